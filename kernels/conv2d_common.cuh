@@ -1,0 +1,275 @@
+/* Device-side pieces every conv2d variant shares: launch arguments, pixel
+ * loads and stores for each plane layout, rounding, and the dispatch from a
+ * run-time plane layout to a kernel instantiated for it. */
+#pragma once
+
+#include <cstdint>
+#include <cuda_runtime.h>
+
+#include "conv2d.h"
+
+namespace cf {
+
+/* Where a launch reads and writes. */
+struct Image
+{
+  const uint8_t *src;
+  uint8_t *dst;
+  size_t src_stride, dst_stride;        /* bytes */
+  int width, height;            /* the whole plane: halos read all of it */
+  int row_begin, row_end;       /* output rows this launch writes */
+  int rotate;                   /* 4 channels with channel 0 kept: lanes are
+                                 * rotated so that the kept one is lane 3 */
+  int word_loads;               /* 4-channel pixels are 4-byte aligned */
+};
+
+/* The mask as a kernel parameter. Kernel parameters live in constant memory
+ * (bank 0): taps are read through the constant cache and broadcast to the
+ * warp like a __constant__ array, and since each launch carries its own copy,
+ * two elements filtering on two streams at once can never overwrite each
+ * other's mask, which a module-wide __constant__ array would allow. Passed
+ * as __grid_constant__ so that indexing it never copies it to local memory. */
+struct Mask
+{
+  int kw, kh, rx, ry;
+  int border;
+  float scale, offset;
+  float taps[2][CF_CONV2D_MAX_TAPS];
+};
+
+/* Host-side bundle a variant's launcher receives. */
+struct Launch
+{
+  Image im;
+  const cf_conv2d_plan *plan;
+  cudaStream_t stream;
+};
+
+/* ---- per-layout vector types ------------------------------------------ */
+
+/* Float lanes holding one pixel: 1 or 2 lanes, else 4 (RGB pads lane 3). */
+template <int C> struct VecOf { typedef float4 type; };
+template <> struct VecOf<1> { typedef float type; };
+template <> struct VecOf<2> { typedef float2 type; };
+template <int C> using Vec = typename VecOf<C>::type;
+
+/* Lanes that are filtered: 4-channel layouts keep their last lane. */
+template <int C> constexpr int FILTERED_LANES = C == 4 ? 3 : C;
+
+__device__ __forceinline__ float lane (float v, int) { return v; }
+__device__ __forceinline__ float lane (float2 v, int l) { return l ? v.y : v.x; }
+__device__ __forceinline__ float
+lane (float4 v, int l)
+{
+  return l == 0 ? v.x : l == 1 ? v.y : l == 2 ? v.z : v.w;
+}
+
+template <typename V> __device__ __forceinline__ V vzero ();
+template <> __device__ __forceinline__ float vzero<float> () { return 0.0f; }
+template <> __device__ __forceinline__ float2 vzero<float2> () { return make_float2 (0.0f, 0.0f); }
+template <> __device__ __forceinline__ float4 vzero<float4> () { return make_float4 (0.0f, 0.0f, 0.0f, 0.0f); }
+
+/* ---- conversions -------------------------------------------------------- */
+
+/* Byte or half-word `sel` of w as a float, exactly: the integer is placed in
+ * the mantissa of 2^23 (one PRMT) and 2^23 subtracted, avoiding the
+ * quarter-rate integer-to-float conversion unit. sel is a __byte_perm
+ * selector whose upper nibbles pick zero bytes and the 0x4B exponent byte. */
+__device__ __forceinline__ float
+bits_to_float (uint32_t w, uint32_t sel)
+{
+  return __uint_as_float (__byte_perm (w, 0x4B000000u, sel)) - 8388608.0f;
+}
+
+#define CF_SEL_BYTE(i) (0x7540u | (i))
+#define CF_SEL_HALF 0x7510u
+
+/* Saturate to [0, maxval] and round to nearest even: adding 2^23 leaves the
+ * rounded integer in the low mantissa bits. Matches the CPU twin's
+ * lrintf(clamp(v)). */
+__device__ __forceinline__ uint32_t
+saturate_round (float v, float maxval)
+{
+  v = fminf (fmaxf (v, 0.0f), maxval);
+  return __float_as_uint (v + 8388608.0f) - 0x4B000000u;
+}
+
+template <typename T> constexpr float MAX_SAMPLE = sizeof (T) == 2 ? 65535.0f : 255.0f;
+
+/* ---- pixel loads ---------------------------------------------------------- */
+
+template <typename T, int C>
+__device__ __forceinline__ Vec<C>
+load_px (const Image & im, int x, int y)
+{
+  const uint8_t *row = im.src + (size_t) y * im.src_stride;
+  if constexpr (sizeof (T) == 2) {
+    static_assert (C == 1, "16-bit planes are single-channel");
+    uint32_t w = __ldg (reinterpret_cast<const uint16_t *>(row) + x);
+    return bits_to_float (w, CF_SEL_HALF);
+  } else if constexpr (C == 1) {
+    return bits_to_float (__ldg (row + x), CF_SEL_BYTE (0));
+  } else if constexpr (C == 2) {
+    const uint8_t *p = row + 2 * x;
+    uint32_t w = __ldg (p) | (uint32_t) __ldg (p + 1) << 8;
+    return make_float2 (bits_to_float (w, CF_SEL_BYTE (0)),
+        bits_to_float (w, CF_SEL_BYTE (1)));
+  } else if constexpr (C == 3) {
+    const uint8_t *p = row + 3 * x;
+    uint32_t w = __ldg (p) | (uint32_t) __ldg (p + 1) << 8
+        | (uint32_t) __ldg (p + 2) << 16;
+    return make_float4 (bits_to_float (w, CF_SEL_BYTE (0)),
+        bits_to_float (w, CF_SEL_BYTE (1)),
+        bits_to_float (w, CF_SEL_BYTE (2)), 0.0f);
+  } else {
+    uint32_t w;
+    if (im.word_loads) {
+      w = __ldg (reinterpret_cast<const uint32_t *>(row) + x);
+    } else {
+      const uint8_t *p = row + 4 * x;
+      w = __ldg (p) | (uint32_t) __ldg (p + 1) << 8
+          | (uint32_t) __ldg (p + 2) << 16 | (uint32_t) __ldg (p + 3) << 24;
+    }
+    if (im.rotate)
+      w = __byte_perm (w, 0, 0x0321);   /* lanes: ch1 ch2 ch3 ch0 */
+    return make_float4 (bits_to_float (w, CF_SEL_BYTE (0)),
+        bits_to_float (w, CF_SEL_BYTE (1)),
+        bits_to_float (w, CF_SEL_BYTE (2)),
+        bits_to_float (w, CF_SEL_BYTE (3)));
+  }
+}
+
+/* Pixel (x, y) of the plane extended by the border mode: zero where a
+ * CONSTANT border reads outside. */
+template <typename T, int C>
+__device__ __forceinline__ Vec<C>
+load_px_border (const Image & im, int border, int x, int y)
+{
+  int bx = cf_border_index (x, im.width, (cf_border) border);
+  int by = cf_border_index (y, im.height, (cf_border) border);
+  if (bx < 0 || by < 0)
+    return vzero<Vec<C>> ();
+  return load_px<T, C> (im, bx, by);
+}
+
+/* ---- results and stores ------------------------------------------------------ */
+
+/* Final sample value of filtered lane sums: a (and b for magnitude masks). */
+template <typename T, int NM>
+__device__ __forceinline__ uint32_t
+finish (float a, float b, float scale, float offset)
+{
+  float v = NM == 2 ? sqrtf (a * a + b * b) : a;
+  return saturate_round (fmaf (v, scale, offset), MAX_SAMPLE<T>);
+}
+
+/* Packs one pixel's integer samples (lane order) into the pixel's bytes in
+ * channel order, as a little-endian word (pixels are at most 4 bytes). */
+template <typename T, int C>
+__device__ __forceinline__ uint32_t
+pack_px (const uint32_t s[4], int rotate)
+{
+  if constexpr (sizeof (T) == 2) {
+    return s[0];
+  } else {
+    uint32_t w = s[0];
+    if (C > 1) w |= s[1] << 8;
+    if (C > 2) w |= s[2] << 16;
+    if (C > 3) w |= s[3] << 24;
+    if (C == 4 && rotate)
+      w = __byte_perm (w, 0, 0x2103);   /* back to ch0 ch1 ch2 ch3 */
+    return w;
+  }
+}
+
+template <typename T, int C>
+__device__ __forceinline__ void
+store_px (const Image & im, int x, int y, uint32_t w)
+{
+  uint8_t *p = im.dst + (size_t) y * im.dst_stride + x * C * sizeof (T);
+  if constexpr (sizeof (T) == 2) {
+    *reinterpret_cast<uint16_t *>(p) = (uint16_t) w;
+  } else if constexpr (C == 4) {
+    if (im.word_loads) {
+      *reinterpret_cast<uint32_t *>(p) = w;
+      return;
+    }
+#pragma unroll
+    for (int c = 0; c < 4; c++)
+      p[c] = (uint8_t) (w >> (8 * c));
+  } else {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      p[c] = (uint8_t) (w >> (8 * c));
+  }
+}
+
+/* Writes a pixel from its lane sums: filtered lanes from a (and b), the kept
+ * lane (4 channels) from `center`, the unfiltered source pixel. */
+template <typename T, int C, int NM>
+__device__ __forceinline__ void
+store_result (const Image & im, const Mask & m, int x, int y,
+    const float *a, const float *b, Vec<C> center)
+{
+  uint32_t s[4];
+#pragma unroll
+  for (int l = 0; l < FILTERED_LANES<C>; l++)
+    s[l] = finish<T, NM> (a[l], NM == 2 ? b[l] : 0.0f, m.scale, m.offset);
+  if (C == 4)
+    s[3] = (uint32_t) lane (center, 3);
+  store_px<T, C> (im, x, y, pack_px<T, C> (s, im.rotate));
+}
+
+/* ---- launch helpers ------------------------------------------------------------ */
+
+Mask make_mask (const cf_conv2d_plan * plan);
+
+/* Largest dynamic shared memory a block may use on the current device. */
+int max_shared_per_block ();
+
+/* Raises a kernel's dynamic shared memory limit to what it needs, once per
+ * device. Returns a CUDA error or CF_ERR_UNSUPPORTED when the device cannot
+ * give that much. */
+int allow_shared (const void *kernel, size_t bytes);
+
+inline unsigned
+div_up (int a, int b)
+{
+  return (unsigned) ((a + b - 1) / b);
+}
+
+/* Calls Variant<T, C>::run (launch) for the plane layout of `f`. */
+template <template <typename, int> class Variant>
+int
+dispatch_layout (const cf_plane_format * f, const Launch & launch)
+{
+  if (f->sample == CF_SAMPLE_U16)
+    return Variant<uint16_t, 1>::run (launch);
+  switch (f->channels) {
+    case 1: return Variant<uint8_t, 1>::run (launch);
+    case 2: return Variant<uint8_t, 2>::run (launch);
+    case 3: return Variant<uint8_t, 3>::run (launch);
+    default: return Variant<uint8_t, 4>::run (launch);
+  }
+}
+
+/* X(k) for every mask size a template is instantiated for. */
+#define CF_ODD_SIZES(X) X(1) X(3) X(5) X(7) X(9) X(11) X(13) X(15) \
+  X(17) X(19) X(21) X(23) X(25) X(27) X(29) X(31)
+
+/* The launch status: the launch's own error if any. */
+inline int
+launch_status ()
+{
+  return (int) cudaGetLastError ();
+}
+
+}  /* namespace cf */
+
+/* Per-variant entry points, called by cf_conv2d_cuda() once it has checked
+ * the arguments. */
+int cf_conv2d_basic (const cf::Launch & launch, const cf_plane_format * f);
+int cf_conv2d_tiled (const cf::Launch & launch, const cf_plane_format * f);
+int cf_conv2d_cached (const cf::Launch & launch, const cf_plane_format * f);
+int cf_conv2d_fast (const cf::Launch & launch, const cf_plane_format * f);
+int cf_conv2d_separable (const cf::Launch & launch, const cf_plane_format * f);

@@ -1,0 +1,115 @@
+/* cf_conv2d_cuda(): argument checks, launch setup and the choice of
+ * variant. The variants live in conv2d_<variant>.cu. */
+#include <cstring>
+
+#include "conv2d_common.cuh"
+
+namespace cf {
+
+Mask
+make_mask (const cf_conv2d_plan * plan)
+{
+  Mask m;
+  int n = plan->kw * plan->kh;
+  m.kw = plan->kw;
+  m.kh = plan->kh;
+  m.rx = plan->kw / 2;
+  m.ry = plan->kh / 2;
+  m.border = plan->border;
+  m.scale = plan->scale;
+  m.offset = plan->offset;
+  memcpy (m.taps[0], plan->taps[0], n * sizeof (float));
+  memcpy (m.taps[1], plan->taps[1], n * sizeof (float));
+  return m;
+}
+
+int
+max_shared_per_block ()
+{
+  int device = 0, bytes = 0;
+  if (cudaGetDevice (&device) != cudaSuccess
+      || cudaDeviceGetAttribute (&bytes,
+          cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess)
+    return 48 * 1024;
+  return bytes;
+}
+
+int
+allow_shared (const void *kernel, size_t bytes)
+{
+  if (bytes <= 48 * 1024)
+    return CF_OK;
+  if (bytes > (size_t) max_shared_per_block ())
+    return CF_ERR_UNSUPPORTED;
+  return (int) cudaFuncSetAttribute (kernel,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+}
+
+}  /* namespace cf */
+
+static int
+run_variant (cf_conv2d_algorithm algorithm, const cf::Launch & launch,
+    const cf_plane_format * f)
+{
+  switch (algorithm) {
+    case CF_CONV2D_BASIC: return cf_conv2d_basic (launch, f);
+    case CF_CONV2D_TILED: return cf_conv2d_tiled (launch, f);
+    case CF_CONV2D_CACHED: return cf_conv2d_cached (launch, f);
+    case CF_CONV2D_FAST: return cf_conv2d_fast (launch, f);
+    case CF_CONV2D_SEPARABLE:
+      if (!launch.plan->separable)
+        return CF_ERR_UNSUPPORTED;
+      return cf_conv2d_separable (launch, f);
+    default: return CF_ERR_INVALID;
+  }
+}
+
+extern "C" int
+cf_conv2d_cuda (cf_conv2d_algorithm algorithm, const cf_conv2d_plan * plan,
+    const cf_plane_format * f, const void *d_src, size_t src_stride,
+    void *d_dst, size_t dst_stride, int row_begin, int row_end,
+    cf_stream stream)
+{
+  int status = cf_plane_format_check (f);
+  size_t pixel_bytes;
+  uintptr_t align;
+  cf::Launch launch;
+
+  if (status != CF_OK)
+    return status;
+  pixel_bytes = cf_plane_format_pixel_bytes (f);
+  align = (uintptr_t) d_src | (uintptr_t) d_dst | src_stride | dst_stride;
+  if (!plan || !d_src || !d_dst || row_begin < 0 || row_end > f->height
+      || row_begin > row_end || src_stride < f->width * pixel_bytes
+      || dst_stride < f->width * pixel_bytes
+      || (f->sample == CF_SAMPLE_U16 && (align & 1))
+      || (unsigned) algorithm >= CF_CONV2D_N_ALGORITHMS)
+    return CF_ERR_INVALID;
+  if (row_begin == row_end)
+    return CF_OK;
+
+  launch.im.src = (const uint8_t *) d_src;
+  launch.im.dst = (uint8_t *) d_dst;
+  launch.im.src_stride = src_stride;
+  launch.im.dst_stride = dst_stride;
+  launch.im.width = f->width;
+  launch.im.height = f->height;
+  launch.im.row_begin = row_begin;
+  launch.im.row_end = row_end;
+  launch.im.rotate = f->channels == 4 && f->keep_channel == 0;
+  launch.im.word_loads = (align & 3) == 0;
+  launch.plan = plan;
+  launch.stream = (cudaStream_t) stream;
+
+  if (algorithm != CF_CONV2D_AUTO)
+    return run_variant (algorithm, launch, f);
+
+  /* auto: the preferred variant, then the general fast one, then the cached
+   * one, which fits any device's shared memory. */
+  status = run_variant (cf_conv2d_choose (plan), launch, f);
+  if (status == CF_ERR_UNSUPPORTED)
+    status = run_variant (CF_CONV2D_FAST, launch, f);
+  if (status == CF_ERR_UNSUPPORTED)
+    status = run_variant (CF_CONV2D_CACHED, launch, f);
+  return status;
+}

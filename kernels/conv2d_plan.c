@@ -1,0 +1,135 @@
+/* Mask validation, rank-1 detection and the choice of variant: everything a
+ * conv2d launch needs that does not depend on the backend. */
+#include <math.h>
+#include <string.h>
+
+#include "conv2d.h"
+
+static int
+size_ok (int n)
+{
+  return n >= 1 && n <= CF_CONV2D_MAX_SIZE && (n & 1) == 1;
+}
+
+static int
+taps_finite (const float *taps, int n)
+{
+  for (int k = 0; k < n; k++)
+    if (!isfinite (taps[k]))
+      return 0;
+  return 1;
+}
+
+/* A mask is separable when it is the outer product col * row. Take the
+ * largest tap M[p][q] as pivot: col = column q, row = row p / M[p][q]; the
+ * mask is rank 1 exactly when every tap matches col[j] * row[i], up to float
+ * rounding relative to the largest tap. */
+static int
+find_separation (cf_conv2d_plan * plan)
+{
+  const float *m = plan->taps[0];
+  int kw = plan->kw, kh = plan->kh, p = 0, q = 0;
+  float big = 0.0f;
+
+  for (int j = 0; j < kh; j++)
+    for (int i = 0; i < kw; i++)
+      if (fabsf (m[j * kw + i]) > big) {
+        big = fabsf (m[j * kw + i]);
+        p = j;
+        q = i;
+      }
+  if (big == 0.0f)
+    return 0;
+  for (int j = 0; j < kh; j++)
+    plan->col[j] = m[j * kw + q];
+  for (int i = 0; i < kw; i++)
+    plan->row[i] = m[p * kw + i] / m[p * kw + q];
+  for (int j = 0; j < kh; j++)
+    for (int i = 0; i < kw; i++)
+      if (fabsf (plan->col[j] * plan->row[i] - m[j * kw + i]) > 1e-6f * big)
+        return 0;
+  return 1;
+}
+
+int
+cf_conv2d_plan_init (cf_conv2d_plan * plan, const cf_conv2d_mask * mask)
+{
+  int n;
+
+  if (!plan || !mask || !mask->taps)
+    return CF_ERR_INVALID;
+  if (!size_ok (mask->width) || !size_ok (mask->height))
+    return CF_ERR_INVALID;
+  n = mask->width * mask->height;
+  if (!taps_finite (mask->taps, n)
+      || (mask->taps2 && !taps_finite (mask->taps2, n)))
+    return CF_ERR_INVALID;
+  if (!isfinite (mask->divisor) || mask->divisor == 0.0
+      || !isfinite (mask->offset) || !isfinite (1.0 / mask->divisor))
+    return CF_ERR_INVALID;
+  if ((int) mask->border < CF_BORDER_CLAMP
+      || (int) mask->border > CF_BORDER_CONSTANT)
+    return CF_ERR_INVALID;
+
+  memset (plan, 0, sizeof (*plan));
+  plan->kw = mask->width;
+  plan->kh = mask->height;
+  plan->magnitude = mask->taps2 != NULL;
+  memcpy (plan->taps[0], mask->taps, n * sizeof (float));
+  if (mask->taps2)
+    memcpy (plan->taps[1], mask->taps2, n * sizeof (float));
+  plan->scale = (float) (1.0 / mask->divisor);
+  plan->offset = (float) mask->offset;
+  plan->border = mask->border;
+  plan->separable = !plan->magnitude && find_separation (plan);
+  return CF_OK;
+}
+
+int
+cf_plane_format_check (const cf_plane_format * f)
+{
+  if (!f || f->width < 1 || f->height < 1)
+    return CF_ERR_INVALID;
+  if (f->sample != CF_SAMPLE_U8 && f->sample != CF_SAMPLE_U16)
+    return CF_ERR_INVALID;
+  if (f->sample == CF_SAMPLE_U8 && (f->channels < 1 || f->channels > 4))
+    return CF_ERR_INVALID;
+  /* 16-bit planes are single-channel (GRAY16): the only 16-bit layout the
+   * kernels are instantiated for. */
+  if (f->sample == CF_SAMPLE_U16 && f->channels != 1)
+    return CF_ERR_UNSUPPORTED;
+  if (f->channels == 4 ? (f->keep_channel != 0 && f->keep_channel != 3)
+      : f->keep_channel != -1)
+    return CF_ERR_INVALID;
+  return CF_OK;
+}
+
+size_t
+cf_plane_format_pixel_bytes (const cf_plane_format * f)
+{
+  return (size_t) f->channels * (f->sample == CF_SAMPLE_U16 ? 2 : 1);
+}
+
+/* Separable wins once the mask has enough taps for the saved multiplies to
+ * pay for its second pass through shared memory (see docs/cudaconv2d.md for
+ * the measured crossover). */
+#define SEPARABLE_MIN_TAPS 25
+
+cf_conv2d_algorithm
+cf_conv2d_choose (const cf_conv2d_plan * plan)
+{
+  if (plan->separable && plan->kw * plan->kh >= SEPARABLE_MIN_TAPS)
+    return CF_CONV2D_SEPARABLE;
+  return CF_CONV2D_FAST;
+}
+
+const char *
+cf_conv2d_algorithm_name (cf_conv2d_algorithm a)
+{
+  static const char *const names[] = {
+    "auto", "basic", "tiled", "cached", "fast", "separable"
+  };
+  if ((unsigned) a >= CF_CONV2D_N_ALGORITHMS)
+    return "invalid";
+  return names[a];
+}

@@ -1,0 +1,71 @@
+/* A thin C layer over the CUDA runtime: device choice, streams, events,
+ * device and pinned host memory, asynchronous copies.
+ *
+ * It keeps CUDA headers out of the GStreamer elements and gives a CPU-only
+ * build (no nvcc) the same API: there every call returns CF_ERR_NO_CUDA and
+ * cf_gpu_device_count() reports no device, so callers take their CPU path.
+ */
+#ifndef CF_GPU_H
+#define CF_GPU_H
+
+#include <stddef.h>
+#include "cf_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The same types as cudaStream_t and cudaEvent_t, declared without the CUDA
+ * headers. */
+typedef struct CUstream_st *cf_stream;
+typedef struct CUevent_st *cf_event;
+
+typedef enum
+{
+  CF_COPY_HOST_TO_DEVICE,
+  CF_COPY_DEVICE_TO_HOST,
+  CF_COPY_DEVICE_TO_DEVICE,
+} cf_copy_kind;
+
+/* 1 when the library was built with CUDA kernels. */
+int cf_gpu_built_with_cuda (void);
+
+/* Number of usable CUDA devices in *count (0 when none). Returns the CUDA
+ * error that made the count fail (no driver, ...) so callers can say why. */
+int cf_gpu_device_count (int *count);
+int cf_gpu_device_name (int device, char *name, size_t size);
+/* Makes `device` current for the calling thread. */
+int cf_gpu_set_device (int device);
+
+int cf_gpu_stream_create (cf_stream * stream);
+int cf_gpu_stream_destroy (cf_stream stream);
+int cf_gpu_stream_sync (cf_stream stream);
+
+int cf_gpu_event_create (cf_event * event);
+int cf_gpu_event_destroy (cf_event event);
+int cf_gpu_event_record (cf_event event, cf_stream stream);
+/* Work submitted to `stream` after this call waits for `event`. */
+int cf_gpu_stream_wait (cf_stream stream, cf_event event);
+
+int cf_gpu_malloc (void **ptr, size_t size);
+int cf_gpu_free (void *ptr);
+/* Page-locked host memory, usable by every device (portable). */
+int cf_gpu_host_alloc (void **ptr, size_t size);
+int cf_gpu_host_free (void *ptr);
+/* 1 when `ptr` lies in page-locked memory the GPU can copy at full speed. */
+int cf_gpu_host_is_pinned (const void *ptr);
+
+/* Copies `rows` rows of `row_bytes` bytes between pitched buffers,
+ * asynchronously on `stream` (synchronously for pageable host memory). */
+int cf_gpu_copy_2d (void *dst, size_t dst_pitch, const void *src,
+    size_t src_pitch, size_t row_bytes, size_t rows, cf_copy_kind kind,
+    cf_stream stream);
+int cf_gpu_memset (void *ptr, int value, size_t size, cf_stream stream);
+
+/* Returns and clears the last CUDA error of the calling thread. */
+int cf_gpu_last_error (void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

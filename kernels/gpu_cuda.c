@@ -1,0 +1,163 @@
+/* The device layer (gpu.h) over the CUDA runtime. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+#include "gpu.h"
+
+const char *
+cf_status_name (int status)
+{
+  switch (status) {
+    case CF_OK: return "CF_OK";
+    case CF_ERR_INVALID: return "CF_ERR_INVALID";
+    case CF_ERR_UNSUPPORTED: return "CF_ERR_UNSUPPORTED";
+    case CF_ERR_NO_CUDA: return "CF_ERR_NO_CUDA";
+    case CF_ERR_NO_MEMORY: return "CF_ERR_NO_MEMORY";
+    default: return status > 0 ? cudaGetErrorName ((cudaError_t) status)
+          : "CF_ERR_UNKNOWN";
+  }
+}
+
+int
+cf_gpu_built_with_cuda (void)
+{
+  return 1;
+}
+
+int
+cf_gpu_device_count (int *count)
+{
+  cudaError_t err = cudaGetDeviceCount (count);
+  if (err != cudaSuccess) {
+    *count = 0;
+    cudaGetLastError ();        /* do not leave it sticky for the next call */
+  }
+  return err;
+}
+
+int
+cf_gpu_device_name (int device, char *name, size_t size)
+{
+  struct cudaDeviceProp prop;
+  cudaError_t err = cudaGetDeviceProperties (&prop, device);
+  if (err == cudaSuccess)
+    snprintf (name, size, "%s (compute %d.%d, %d SMs)", prop.name,
+        prop.major, prop.minor, prop.multiProcessorCount);
+  return err;
+}
+
+int
+cf_gpu_set_device (int device)
+{
+  return cudaSetDevice (device);
+}
+
+int
+cf_gpu_stream_create (cf_stream * stream)
+{
+  return cudaStreamCreateWithFlags (stream, cudaStreamNonBlocking);
+}
+
+int
+cf_gpu_stream_destroy (cf_stream stream)
+{
+  return cudaStreamDestroy (stream);
+}
+
+int
+cf_gpu_stream_sync (cf_stream stream)
+{
+  return cudaStreamSynchronize (stream);
+}
+
+int
+cf_gpu_event_create (cf_event * event)
+{
+  return cudaEventCreateWithFlags (event, cudaEventDisableTiming);
+}
+
+int
+cf_gpu_event_destroy (cf_event event)
+{
+  return cudaEventDestroy (event);
+}
+
+int
+cf_gpu_event_record (cf_event event, cf_stream stream)
+{
+  return cudaEventRecord (event, stream);
+}
+
+int
+cf_gpu_stream_wait (cf_stream stream, cf_event event)
+{
+  return cudaStreamWaitEvent (stream, event, 0);
+}
+
+int
+cf_gpu_malloc (void **ptr, size_t size)
+{
+  return cudaMalloc (ptr, size);
+}
+
+int
+cf_gpu_free (void *ptr)
+{
+  return cudaFree (ptr);
+}
+
+int
+cf_gpu_host_alloc (void **ptr, size_t size)
+{
+  return cudaHostAlloc (ptr, size, cudaHostAllocPortable);
+}
+
+int
+cf_gpu_host_free (void *ptr)
+{
+  return cudaFreeHost (ptr);
+}
+
+int
+cf_gpu_host_is_pinned (const void *ptr)
+{
+  struct cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes (&attr, ptr) != cudaSuccess) {
+    cudaGetLastError ();
+    return 0;
+  }
+  return attr.type == cudaMemoryTypeHost;
+}
+
+static enum cudaMemcpyKind
+copy_kind (cf_copy_kind kind)
+{
+  switch (kind) {
+    case CF_COPY_HOST_TO_DEVICE: return cudaMemcpyHostToDevice;
+    case CF_COPY_DEVICE_TO_HOST: return cudaMemcpyDeviceToHost;
+    default: return cudaMemcpyDeviceToDevice;
+  }
+}
+
+int
+cf_gpu_copy_2d (void *dst, size_t dst_pitch, const void *src,
+    size_t src_pitch, size_t row_bytes, size_t rows, cf_copy_kind kind,
+    cf_stream stream)
+{
+  if (rows == 0 || row_bytes == 0)
+    return CF_OK;
+  return cudaMemcpy2DAsync (dst, dst_pitch, src, src_pitch, row_bytes, rows,
+      copy_kind (kind), stream);
+}
+
+int
+cf_gpu_memset (void *ptr, int value, size_t size, cf_stream stream)
+{
+  return cudaMemsetAsync (ptr, value, size, stream);
+}
+
+int
+cf_gpu_last_error (void)
+{
+  return cudaGetLastError ();
+}

@@ -1,0 +1,537 @@
+/* Kernel tests of the 2D convolution: the CPU twin ("cpu") or every CUDA
+ * variant ("cuda") against a double-precision reference written here, on
+ * random images and masks, for every plane layout, border mode and mask
+ * shape, at sizes around the variants' tile boundaries, with padded strides
+ * and outputs poisoned first.
+ *
+ *   test_conv2d cpu|cuda
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv2d.h"
+#include "gpu.h"
+#include "test_util.h"
+
+/* ---- the reference ------------------------------------------------------ */
+
+/* Where coordinate x reads from, by repeated reflection: an independent
+ * statement of the border modes. -1: outside, reads 0. */
+static int
+ref_index (int x, int n, cf_border border)
+{
+  if (x >= 0 && x < n)
+    return x;
+  switch (border) {
+    case CF_BORDER_CLAMP:
+      return x < 0 ? 0 : n - 1;
+    case CF_BORDER_MIRROR:
+      if (n == 1)
+        return 0;
+      while (x < 0 || x >= n)
+        x = x < 0 ? -x : 2 * (n - 1) - x;
+      return x;
+    case CF_BORDER_WRAP:
+      return ((x % n) + n) % n;
+    default:
+      return -1;
+  }
+}
+
+typedef struct
+{
+  cf_plane_format fmt;
+  size_t stride;
+  uint8_t *data;
+} plane;
+
+static double
+sample (const plane * p, int x, int y, int c)
+{
+  const uint8_t *row = p->data + (size_t) y * p->stride;
+  if (p->fmt.sample == CF_SAMPLE_U16)
+    return ((const uint16_t *) row)[x * p->fmt.channels + c];
+  return row[x * p->fmt.channels + c];
+}
+
+typedef struct
+{
+  int kw, kh;
+  float taps[2][CF_CONV2D_MAX_TAPS];
+  int magnitude;
+  double divisor, offset;
+  cf_border border;
+} test_mask;
+
+/* The exact result of one output sample, and how far float arithmetic may
+ * move it: 2^-24 per accumulated term on the sum of magnitudes. */
+static void
+reference (const plane * in, const test_mask * m, int x, int y, int c,
+    double *value, double *slack)
+{
+  double sum[2] = { 0, 0 }, mag = 0;
+  int rx = m->kw / 2, ry = m->kh / 2, masks = m->magnitude ? 2 : 1;
+  double maxval = in->fmt.sample == CF_SAMPLE_U16 ? 65535 : 255;
+
+  for (int j = 0; j < m->kh; j++) {
+    int sy = ref_index (y + j - ry, in->fmt.height, m->border);
+    for (int i = 0; i < m->kw; i++) {
+      int sx = ref_index (x + i - rx, in->fmt.width, m->border);
+      double v = (sx < 0 || sy < 0) ? 0.0 : sample (in, sx, sy, c);
+      for (int k = 0; k < masks; k++) {
+        sum[k] += m->taps[k][j * m->kw + i] * v;
+        mag += fabs (m->taps[k][j * m->kw + i] * v);
+      }
+    }
+  }
+  double v = m->magnitude ? sqrt (sum[0] * sum[0] + sum[1] * sum[1]) : sum[0];
+  v = v / m->divisor + m->offset;
+  *value = v < 0 ? 0 : (v > maxval ? maxval : v);
+  *slack = 6e-8 * (m->kw * m->kh + 16) * (mag / fabs (m->divisor)
+      + fabs (m->offset) + 1.0);
+}
+
+/* ---- cases ----------------------------------------------------------------- */
+
+typedef struct
+{
+  cf_sample sample;
+  int channels, keep;
+  const char *name;
+} layout;
+
+static const layout layouts[] = {
+  {CF_SAMPLE_U8, 1, -1, "u8x1"},
+  {CF_SAMPLE_U8, 2, -1, "u8x2"},
+  {CF_SAMPLE_U8, 3, -1, "u8x3"},
+  {CF_SAMPLE_U8, 4, 3, "u8x4-keep3"},
+  {CF_SAMPLE_U8, 4, 0, "u8x4-keep0"},
+  {CF_SAMPLE_U16, 1, -1, "u16x1"},
+};
+
+static const int shapes[][2] = {
+  {1, 1}, {3, 3}, {5, 5}, {3, 5}, {5, 3}, {7, 1}, {1, 7}, {9, 9},
+  {15, 15}, {11, 31}, {31, 31},
+};
+
+/* Around the tiles: fast 128 x 32, separable 64 x 32, cached 32 x 16,
+ * tiled 32 - k + 1. */
+static const int sizes[][2] = {
+  {1, 1}, {2, 3}, {7, 5}, {31, 17}, {64, 32}, {65, 33}, {129, 40},
+  {200, 67}, {257, 9},
+};
+
+enum
+{ MASK_RANDOM, MASK_INTEGER, MASK_SEPARABLE, MASK_MAGNITUDE, N_MASK_KINDS };
+static const char *const mask_kinds[] =
+    { "random", "integer", "separable", "magnitude" };
+
+static void
+make_mask (test_mask * m, int kind, int kw, int kh, cf_border border)
+{
+  double abs_sum = 0;
+  float row[CF_CONV2D_MAX_SIZE], col[CF_CONV2D_MAX_SIZE];
+
+  memset (m, 0, sizeof (*m));
+  m->kw = kw;
+  m->kh = kh;
+  m->border = border;
+  m->magnitude = kind == MASK_MAGNITUDE;
+  for (int i = 0; i < kw; i++)
+    row[i] = (float) test_rand_range (0.05, 1.0);
+  for (int j = 0; j < kh; j++)
+    col[j] = (float) test_rand_range (0.05, 1.0);
+  for (int k = 0; k < (m->magnitude ? 2 : 1); k++)
+    for (int t = 0; t < kw * kh; t++) {
+      float v;
+      switch (kind) {
+        case MASK_INTEGER: v = (float) (test_rand_int (9) - 3); break;
+        case MASK_SEPARABLE: v = col[t / kw] * row[t % kw]; break;
+        default: v = (float) test_rand_range (-1.0, 1.0); break;
+      }
+      m->taps[k][t] = v;
+      abs_sum += fabs (v);
+    }
+  /* keep most results inside the sample range, so rounding is exercised */
+  m->divisor = abs_sum > 0 ? abs_sum * test_rand_range (0.3, 1.0) : 1.0;
+  m->offset = kind == MASK_MAGNITUDE ? 0.0 : test_rand_range (0.0, 100.0);
+}
+
+typedef struct
+{
+  plane in;
+  test_mask mask;
+  cf_conv2d_plan plan;
+  size_t out_stride;
+  double *expect, *slack;       /* per sample of the output */
+  char desc[200];
+} test_case;
+
+/* A row pitch of at least `min` bytes: sometimes tight, sometimes padded by
+ * an odd amount, sometimes aligned to 64. */
+static size_t
+random_stride (size_t min, int u16)
+{
+  size_t s;
+  switch (test_rand_int (3)) {
+    case 0: s = min; break;
+    case 1: s = min + 1 + test_rand_int (23); break;
+    default: s = (min + 63) / 64 * 64; break;
+  }
+  return u16 ? (s + 1) & ~(size_t) 1 : s;
+}
+
+static int
+case_init (test_case * tc, const layout * l, int w, int h, int kind, int kw,
+    int kh, cf_border border)
+{
+  plane *in = &tc->in;
+  size_t px;
+  int u16 = l->sample == CF_SAMPLE_U16, n;
+  cf_conv2d_mask cm;
+
+  memset (tc, 0, sizeof (*tc));
+  in->fmt.width = w;
+  in->fmt.height = h;
+  in->fmt.channels = l->channels;
+  in->fmt.sample = l->sample;
+  in->fmt.keep_channel = l->keep;
+  px = cf_plane_format_pixel_bytes (&in->fmt);
+  in->stride = random_stride (w * px, u16);
+  tc->out_stride = random_stride (w * px, u16);
+  in->data = malloc (in->stride * h);
+  test_fill_random (in->data, in->stride * h);
+  make_mask (&tc->mask, kind, kw, kh, border);
+  snprintf (tc->desc, sizeof (tc->desc),
+      "%s %dx%d stride %zu/%zu, %s mask %dx%d, border %d", l->name, w, h,
+      in->stride, tc->out_stride, mask_kinds[kind], kw, kh, border);
+
+  cm.width = kw;
+  cm.height = kh;
+  cm.taps = tc->mask.taps[0];
+  cm.taps2 = tc->mask.magnitude ? tc->mask.taps[1] : NULL;
+  cm.divisor = tc->mask.divisor;
+  cm.offset = tc->mask.offset;
+  cm.border = border;
+  if (!test_check (cf_conv2d_plan_init (&tc->plan, &cm) == CF_OK,
+          "plan_init refused a valid mask: %s", tc->desc))
+    return 0;
+  if (kind == MASK_SEPARABLE)
+    test_check (tc->plan.separable, "rank-1 mask not detected: %s", tc->desc);
+  if (kind == MASK_RANDOM && kw > 1 && kh > 1)
+    test_check (!tc->plan.separable, "random mask called separable: %s",
+        tc->desc);
+
+  n = w * h * l->channels;
+  tc->expect = malloc (sizeof (double) * n);
+  tc->slack = malloc (sizeof (double) * n);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (int c = 0; c < l->channels; c++) {
+        int k = (y * w + x) * l->channels + c;
+        reference (in, &tc->mask, x, y, c, &tc->expect[k], &tc->slack[k]);
+      }
+  return 1;
+}
+
+static void
+case_free (test_case * tc)
+{
+  free (tc->in.data);
+  free (tc->expect);
+  free (tc->slack);
+}
+
+/* Rows [r0, r1) must hold the result, every other byte the poison. */
+static void
+check_output (const test_case * tc, const uint8_t * out,
+    const uint8_t * poison, int r0, int r1, const char *who)
+{
+  const cf_plane_format *f = &tc->in.fmt;
+  size_t px = cf_plane_format_pixel_bytes (f), row_bytes = f->width * px;
+  int bad = 0;
+  char first[160] = "";
+
+  for (int y = 0; y < f->height; y++) {
+    const uint8_t *row = out + y * tc->out_stride;
+    const uint8_t *prow = poison + y * tc->out_stride;
+    size_t from = (y >= r0 && y < r1) ? row_bytes : 0;
+    if (memcmp (row + from, prow + from, tc->out_stride - from) != 0) {
+      if (!bad++)
+        snprintf (first, sizeof (first), "row %d: bytes outside the "
+            "output rows or past the row end were written", y);
+    }
+    if (!from)
+      continue;
+    for (int x = 0; x < f->width; x++)
+      for (int c = 0; c < f->channels; c++) {
+        plane o = { *f, tc->out_stride, (uint8_t *) out };
+        double got = sample (&o, x, y, c);
+        int k = (y * f->width + x) * f->channels + c;
+        int ok = c == f->keep_channel
+            ? got == sample (&tc->in, x, y, c)
+            : fabs (got - tc->expect[k]) <= 0.5 + tc->slack[k];
+        if (!ok && !bad++)
+          snprintf (first, sizeof (first), "(%d,%d) channel %d: got %g, "
+              "expected %.4f", x, y, c, got, c == f->keep_channel
+              ? sample (&tc->in, x, y, c) : tc->expect[k]);
+      }
+  }
+  test_check (!bad, "%s, rows %d..%d: %d wrong, first %s [%s]", who, r0, r1,
+      bad, first, tc->desc);
+}
+
+/* ---- backends ------------------------------------------------------------ */
+
+typedef struct
+{
+  const char *name;
+  /* runs rows [r0, r1) into `out` (host memory, poisoned); returns status */
+  int (*run) (void *ctx, const test_case * tc, cf_conv2d_algorithm a,
+      uint8_t * out, int r0, int r1);
+  void *ctx;
+} backend;
+
+static int
+run_cpu (void *ctx, const test_case * tc, cf_conv2d_algorithm a,
+    uint8_t * out, int r0, int r1)
+{
+  (void) ctx;
+  (void) a;
+  return cf_conv2d_cpu (&tc->plan, &tc->in.fmt, tc->in.data, tc->in.stride,
+      out, tc->out_stride, r0, r1);
+}
+
+typedef struct
+{
+  uint8_t *d_in, *d_out;
+  cf_stream stream;
+} cuda_ctx;
+
+static int
+run_cuda (void *vctx, const test_case * tc, cf_conv2d_algorithm a,
+    uint8_t * out, int r0, int r1)
+{
+  cuda_ctx *ctx = vctx;
+  size_t in_bytes = tc->in.stride * tc->in.fmt.height;
+  size_t out_bytes = tc->out_stride * tc->in.fmt.height;
+  int st;
+
+  if ((st = cf_gpu_malloc ((void **) &ctx->d_in, in_bytes)) != CF_OK
+      || (st = cf_gpu_malloc ((void **) &ctx->d_out, out_bytes)) != CF_OK)
+    return st;
+  st = cf_gpu_copy_2d (ctx->d_in, in_bytes, tc->in.data, in_bytes, in_bytes,
+      1, CF_COPY_HOST_TO_DEVICE, ctx->stream);
+  if (st == CF_OK)
+    st = cf_gpu_copy_2d (ctx->d_out, out_bytes, out, out_bytes, out_bytes, 1,
+        CF_COPY_HOST_TO_DEVICE, ctx->stream);
+  if (st == CF_OK)
+    st = cf_conv2d_cuda (a, &tc->plan, &tc->in.fmt, ctx->d_in,
+        tc->in.stride, ctx->d_out, tc->out_stride, r0, r1, ctx->stream);
+  if (st == CF_OK)
+    st = cf_gpu_copy_2d (out, out_bytes, ctx->d_out, out_bytes, out_bytes, 1,
+        CF_COPY_DEVICE_TO_HOST, ctx->stream);
+  if (st == CF_OK)
+    st = cf_gpu_stream_sync (ctx->stream);
+  cf_gpu_free (ctx->d_in);
+  cf_gpu_free (ctx->d_out);
+  return st;
+}
+
+/* Runs one variant on a case: the whole plane, then the plane as random
+ * strips into the same buffer, then a lone strip (the rest must stay
+ * poisoned). */
+static void
+run_variant (const backend * be, const test_case * tc, cf_conv2d_algorithm a)
+{
+  int h = tc->in.fmt.height, st;
+  size_t bytes = tc->out_stride * h;
+  uint8_t *poison = malloc (bytes), *out = malloc (bytes);
+  char who[64];
+  int cut1 = test_rand_int (h + 1), cut2 = test_rand_int (h + 1), lo, hi;
+
+  lo = cut1 < cut2 ? cut1 : cut2;
+  hi = cut1 < cut2 ? cut2 : cut1;
+  snprintf (who, sizeof (who), "%s/%s", be->name, cf_conv2d_algorithm_name (a));
+  test_fill_random (poison, bytes);
+
+  memcpy (out, poison, bytes);
+  st = be->run (be->ctx, tc, a, out, 0, h);
+  if (a == CF_CONV2D_SEPARABLE && !tc->plan.separable) {
+    test_check (st == CF_ERR_UNSUPPORTED, "%s on a rank > 1 mask returned "
+        "%s, not CF_ERR_UNSUPPORTED [%s]", who, cf_status_name (st), tc->desc);
+    goto done;
+  }
+  if (!test_check (st == CF_OK, "%s failed: %s [%s]", who,
+          cf_status_name (st), tc->desc))
+    goto done;
+  check_output (tc, out, poison, 0, h, who);
+
+  memcpy (out, poison, bytes);
+  st = be->run (be->ctx, tc, a, out, 0, lo);
+  if (st == CF_OK)
+    st = be->run (be->ctx, tc, a, out, lo, hi);
+  if (st == CF_OK)
+    st = be->run (be->ctx, tc, a, out, hi, h);
+  if (test_check (st == CF_OK, "%s strips failed: %s", who,
+          cf_status_name (st)))
+    check_output (tc, out, poison, 0, h, who);
+
+  memcpy (out, poison, bytes);
+  st = be->run (be->ctx, tc, a, out, lo, hi);
+  if (test_check (st == CF_OK, "%s strip failed: %s", who,
+          cf_status_name (st)))
+    check_output (tc, out, poison, lo, hi, who);
+done:
+  free (poison);
+  free (out);
+}
+
+/* ---- contract checks ------------------------------------------------------ */
+
+static void
+check_plan_validation (void)
+{
+  float taps[CF_CONV2D_MAX_TAPS + 64];
+  cf_conv2d_plan plan;
+  cf_conv2d_mask m = { 3, 3, taps, NULL, 1.0, 0.0, CF_BORDER_CLAMP };
+
+  for (int k = 0; k < (int) (sizeof (taps) / sizeof (taps[0])); k++)
+    taps[k] = 1.0f;
+  test_check (cf_conv2d_plan_init (&plan, &m) == CF_OK, "3x3 mask refused");
+  test_check (plan.separable && plan.kw == 3 && plan.kh == 3,
+      "3x3 box not separable");
+  m.width = 4;
+  test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
+      "even width accepted");
+  m.width = 33;
+  test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
+      "33 wide mask accepted");
+  m.width = 3;
+  m.height = 0;
+  test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
+      "empty mask accepted");
+  m.height = 3;
+  m.divisor = 0.0;
+  test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
+      "zero divisor accepted");
+  m.divisor = INFINITY;
+  test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
+      "infinite divisor accepted");
+  m.divisor = 1.0;
+  m.offset = NAN;
+  test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
+      "NaN offset accepted");
+  m.offset = 0.0;
+  taps[4] = NAN;
+  test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
+      "NaN tap accepted");
+  taps[4] = INFINITY;
+  test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
+      "infinite tap accepted");
+  taps[4] = 1.0f;
+  m.border = (cf_border) 9;
+  test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
+      "unknown border accepted");
+}
+
+static void
+check_argument_errors (const backend * be, int cuda)
+{
+  cf_conv2d_plan plan;
+  float taps[9] = { 0, 0, 0, 0, 1, 0, 0, 0, 0 };
+  cf_conv2d_mask m = { 3, 3, taps, NULL, 1.0, 0.0, CF_BORDER_CLAMP };
+  cf_plane_format f = { 8, 8, 4, CF_SAMPLE_U8, 3 };
+  uint8_t buf[8 * 8 * 4];
+  cf_stream s = cuda ? ((cuda_ctx *) be->ctx)->stream : NULL;
+
+#define RUN(fmt, src, ss, dst, ds, r0, r1) (cuda \
+    ? cf_conv2d_cuda (CF_CONV2D_AUTO, &plan, fmt, src, ss, dst, ds, r0, r1, s) \
+    : cf_conv2d_cpu (&plan, fmt, src, ss, dst, ds, r0, r1))
+  cf_conv2d_plan_init (&plan, &m);
+  test_check (RUN (&f, NULL, 32, buf, 32, 0, 8) == CF_ERR_INVALID,
+      "%s: NULL source accepted", be->name);
+  test_check (RUN (&f, buf, 31, buf + 1, 32, 0, 8) == CF_ERR_INVALID,
+      "%s: short stride accepted", be->name);
+  test_check (RUN (&f, buf, 32, buf + 1, 32, 0, 9) == CF_ERR_INVALID,
+      "%s: rows past the end accepted", be->name);
+  test_check (RUN (&f, buf, 32, buf + 1, 32, 5, 4) == CF_ERR_INVALID,
+      "%s: reversed rows accepted", be->name);
+  f.keep_channel = 1;
+  test_check (RUN (&f, buf, 32, buf + 1, 32, 0, 8) == CF_ERR_INVALID,
+      "%s: keep channel 1 accepted", be->name);
+  f.keep_channel = -1;
+  f.channels = 5;
+  test_check (RUN (&f, buf, 32, buf + 1, 32, 0, 8) == CF_ERR_INVALID,
+      "%s: 5 channels accepted", be->name);
+  f.channels = 4;
+  f.keep_channel = 3;
+  test_check (RUN (&f, buf, 32, buf + 1, 32, 3, 3) == CF_OK,
+      "%s: an empty row range is not a no-op", be->name);
+#undef RUN
+}
+
+/* ---- main ------------------------------------------------------------------- */
+
+int
+main (int argc, char **argv)
+{
+  const char *mode = argc > 1 ? argv[1] : "cpu";
+  int cuda = strcmp (mode, "cuda") == 0, count = 0, sid = 0;
+  cuda_ctx cctx = { 0 };
+  backend be = { "cpu", run_cpu, NULL };
+  static const cf_conv2d_algorithm all[] = { CF_CONV2D_AUTO,
+    CF_CONV2D_BASIC, CF_CONV2D_TILED, CF_CONV2D_CACHED, CF_CONV2D_FAST,
+    CF_CONV2D_SEPARABLE
+  };
+  char name[32];
+
+  snprintf (name, sizeof (name), "conv2d-%s", mode);
+  if (cuda) {
+    int st = cf_gpu_device_count (&count);
+    if (!cf_gpu_built_with_cuda ())
+      return test_skip (name, "built without CUDA");
+    if (count == 0)
+      return test_skip (name, st == CF_OK ? "no CUDA device"
+          : cf_status_name (st));
+    if ((st = cf_gpu_stream_create (&cctx.stream)) != CF_OK) {
+      printf ("cannot create a stream: %s\n", cf_status_name (st));
+      return 1;
+    }
+    be.name = "cuda";
+    be.run = run_cuda;
+    be.ctx = &cctx;
+  }
+  test_seed_from_env (name);
+  check_plan_validation ();
+  check_argument_errors (&be, cuda);
+
+  /* every layout x border x mask shape; sizes and mask kinds rotate */
+  for (size_t l = 0; l < sizeof (layouts) / sizeof (layouts[0]); l++)
+    for (int border = 0; border < 4; border++)
+      for (size_t s = 0; s < sizeof (shapes) / sizeof (shapes[0]); s++) {
+        int kw = shapes[s][0], kh = shapes[s][1];
+        int kind = (int) (s + border + l) % N_MASK_KINDS;
+        const int *size = sizes[sid++ % (sizeof (sizes) / sizeof (sizes[0]))];
+        int w = size[0], h = size[1];
+        test_case tc;
+        /* keep the reference affordable for the largest masks */
+        while ((double) w * h * kw * kh > 3e6) {
+          w = (w + 1) / 2;
+          h = (h + 1) / 2;
+        }
+        if (case_init (&tc, &layouts[l], w, h, kind, kw, kh, border)) {
+          if (cuda)
+            for (size_t a = 0; a < sizeof (all) / sizeof (all[0]); a++)
+              run_variant (&be, &tc, all[a]);
+          else
+            run_variant (&be, &tc, CF_CONV2D_AUTO);
+        }
+        case_free (&tc);
+      }
+  if (cuda)
+    cf_gpu_stream_destroy (cctx.stream);
+  return test_finish (name);
+}
