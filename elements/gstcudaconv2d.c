@@ -1,0 +1,864 @@
+/* GStreamer CUDA filters: 2D convolution of video frames
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-cudaconv2d
+ * @title: cudaconv2d
+ *
+ * Convolves video frames with a 2D mask on the GPU: blur, sharpen, edge
+ * detection, emboss or any mask up to 31x31. The mask comes from `kernel`
+ * (rows separated by `;`) or from `preset`; it is applied as written, not
+ * flipped:
+ *
+ *   out(x, y) = sum over i, j of M[j][i] * in(x + i - rx, y + j - ry)
+ *
+ * then divided by `divisor`, shifted by `offset`, rounded and saturated to
+ * the format's range. Pixels outside the frame come from `border`. Packed
+ * RGB formats filter every colour channel and keep alpha; YUV formats filter
+ * the luma plane, or every plane at its own resolution with `planes=all`.
+ *
+ * Without a usable GPU the element runs the same filter on the CPU
+ * (`backend=auto`, the default), or fails to start (`backend=cuda`).
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc ! cudaconv2d preset=gaussian sigma=2.5 ! autovideosink
+ * ]| Gaussian blur.
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=ball ! video/x-raw,format=GRAY8 ! cudaconv2d preset=sobel ! videoconvert ! autovideosink
+ * ]| Edges: the Sobel gradient magnitude.
+ * |[
+ * gst-launch-1.0 videotestsrc ! cudaconv2d kernel="0 -1 0; -1 5 -1; 0 -1 0" border=mirror ! autovideosink
+ * ]| A custom sharpening mask.
+ *
+ * A bad `kernel` or `size` set before the element starts makes the start
+ * fail with a LIBRARY/SETTINGS error naming the problem; set while playing
+ * it is refused with a warning message and the current mask stays.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstcudaconv2d.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_conv2d_debug);
+#define GST_CAT_DEFAULT gst_cuda_conv2d_debug
+
+#define CONV2D_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, " \
+    "RGB, BGR, GRAY8, GRAY16_LE, I420, YV12, NV12, Y444, Y42B }"
+#define CONV2D_CAPS GST_VIDEO_CAPS_MAKE (CONV2D_FORMATS)
+
+#define DEFAULT_KERNEL NULL
+#define DEFAULT_PRESET GST_CUDA_CONV2D_PRESET_GAUSSIAN
+#define DEFAULT_SIZE 0
+#define DEFAULT_SIGMA 1.2
+#define DEFAULT_DIVISOR 0.0
+#define DEFAULT_OFFSET 0.0
+#define DEFAULT_BORDER CF_BORDER_CLAMP
+#define DEFAULT_ALGORITHM CF_CONV2D_AUTO
+#define DEFAULT_PLANES GST_CUDA_CONV2D_PLANES_LUMA
+
+enum
+{
+  PROP_0,
+  PROP_KERNEL,
+  PROP_PRESET,
+  PROP_SIZE,
+  PROP_SIGMA,
+  PROP_DIVISOR,
+  PROP_OFFSET,
+  PROP_BORDER,
+  PROP_ALGORITHM,
+  PROP_PLANES,
+};
+
+#define GST_TYPE_CUDA_CONV2D_ALGORITHM (gst_cuda_conv2d_algorithm_get_type ())
+static GType
+gst_cuda_conv2d_algorithm_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {CF_CONV2D_AUTO, "The fastest variant for the mask", "auto"},
+    {CF_CONV2D_BASIC, "One thread per pixel, global memory", "basic"},
+    {CF_CONV2D_TILED, "Input tile and halo in shared memory", "tiled"},
+    {CF_CONV2D_CACHED, "Output tile in shared memory, halo from the cache",
+        "cached"},
+    {CF_CONV2D_FAST, "Tiled, coarsened, register sliding window", "fast"},
+    {CF_CONV2D_SEPARABLE, "Row pass then column pass (rank-1 masks)",
+        "separable"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConv2dAlgorithm", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_CUDA_CONV2D_PLANES (gst_cuda_conv2d_planes_get_type ())
+static GType
+gst_cuda_conv2d_planes_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CONV2D_PLANES_LUMA, "YUV: the luma plane only", "luma"},
+    {GST_CUDA_CONV2D_PLANES_ALL, "YUV: every plane, chroma at its own "
+          "resolution", "all"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConv2dPlanes", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define gst_cuda_conv2d_parent_class parent_class
+G_DEFINE_TYPE (GstCudaConv2d, gst_cuda_conv2d, GST_TYPE_CUDA_FILTER_BASE);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaconv2d, "cudaconv2d",
+    GST_RANK_NONE, GST_TYPE_CUDA_CONV2D,
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_conv2d_debug, "cudaconv2d", 0,
+        "CUDA 2D convolution"));
+
+static void gst_cuda_conv2d_finalize (GObject * object);
+static void gst_cuda_conv2d_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cuda_conv2d_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static gboolean gst_cuda_conv2d_start (GstBaseTransform * trans);
+static gboolean gst_cuda_conv2d_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_conv2d_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static void gst_cuda_conv2d_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
+static GstFlowReturn gst_cuda_conv2d_transform (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer * outbuf);
+
+static void
+gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+
+  gobject_class->finalize = gst_cuda_conv2d_finalize;
+  gobject_class->set_property = gst_cuda_conv2d_set_property;
+  gobject_class->get_property = gst_cuda_conv2d_get_property;
+
+  /**
+   * GstCudaConv2d:kernel:
+   *
+   * The mask: numbers separated by spaces or commas, rows separated by `;`,
+   * e.g. "1 2 1; 2 4 2; 1 2 1". Every row has the same length; width and
+   * height are odd, at most 31; the anchor is the centre. When set, it is
+   * used instead of `preset`.
+   */
+  g_object_class_install_property (gobject_class, PROP_KERNEL,
+      g_param_spec_string ("kernel", "Kernel",
+          "Mask as rows of numbers separated by ';' (e.g. \"1 2 1; 2 4 2; "
+          "1 2 1\"), odd width and height up to 31; overrides preset",
+          DEFAULT_KERNEL, flags));
+
+  /**
+   * GstCudaConv2d:preset:
+   *
+   * A ready-made mask, used when `kernel` is empty. `box`, `gaussian` and
+   * `unsharp` take `size` (and `sigma` for the last two); the others are
+   * 3x3. `none` with no kernel copies the frames (identity mask).
+   */
+  g_object_class_install_property (gobject_class, PROP_PRESET,
+      g_param_spec_enum ("preset", "Preset",
+          "Ready-made mask, used when kernel is empty",
+          GST_TYPE_CUDA_CONV2D_PRESET, DEFAULT_PRESET, flags));
+
+  /**
+   * GstCudaConv2d:size:
+   *
+   * Odd width and height of the box, gaussian and unsharp presets. 0 picks
+   * 3 for box and 2 * ceil(3 sigma) + 1 (at most 31) for the Gaussians.
+   */
+  g_object_class_install_property (gobject_class, PROP_SIZE,
+      g_param_spec_int ("size", "Size",
+          "Odd size of the box/gaussian/unsharp presets (0 = automatic)",
+          0, CF_CONV2D_MAX_SIZE, DEFAULT_SIZE, flags));
+
+  /**
+   * GstCudaConv2d:sigma:
+   *
+   * Standard deviation, in pixels, of the gaussian and unsharp presets.
+   */
+  g_object_class_install_property (gobject_class, PROP_SIGMA,
+      g_param_spec_double ("sigma", "Sigma",
+          "Standard deviation in pixels of the gaussian/unsharp presets",
+          0.05, 50.0, DEFAULT_SIGMA, flags | GST_PARAM_CONTROLLABLE));
+
+  /**
+   * GstCudaConv2d:divisor:
+   *
+   * The sums are divided by it; 0 means the sum of the mask, or 1 where
+   * that sum is 0 (edge masks) and for the Sobel magnitude.
+   */
+  g_object_class_install_property (gobject_class, PROP_DIVISOR,
+      g_param_spec_double ("divisor", "Divisor",
+          "Divide the sums by this (0 = the sum of the mask, or 1 if that "
+          "is 0)", -1e9, 1e9, DEFAULT_DIVISOR, flags | GST_PARAM_CONTROLLABLE));
+
+  /**
+   * GstCudaConv2d:offset:
+   *
+   * Added after the division, e.g. 128 to see both signs of an edge mask.
+   */
+  g_object_class_install_property (gobject_class, PROP_OFFSET,
+      g_param_spec_double ("offset", "Offset",
+          "Added after the division (e.g. 128 shows negative edges)",
+          -1e9, 1e9, DEFAULT_OFFSET, flags | GST_PARAM_CONTROLLABLE));
+
+  /**
+   * GstCudaConv2d:border:
+   *
+   * Where the mask reads outside the frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_BORDER,
+      g_param_spec_enum ("border", "Border",
+          "Where the mask reads outside the frame",
+          GST_TYPE_CUDA_CONV2D_BORDER, DEFAULT_BORDER, flags));
+
+  /**
+   * GstCudaConv2d:algorithm:
+   *
+   * The GPU kernel variant, for experiments; `auto` picks the fastest for
+   * the mask. The CPU backend ignores it. A variant that cannot run the
+   * mask (separable on a mask of rank > 1) falls back to `auto`, with a
+   * warning.
+   */
+  g_object_class_install_property (gobject_class, PROP_ALGORITHM,
+      g_param_spec_enum ("algorithm", "Algorithm",
+          "GPU kernel variant (auto = the fastest for the mask)",
+          GST_TYPE_CUDA_CONV2D_ALGORITHM, DEFAULT_ALGORITHM, flags));
+
+  /**
+   * GstCudaConv2d:planes:
+   *
+   * For YUV formats: filter the luma plane only, or every plane.
+   */
+  g_object_class_install_property (gobject_class, PROP_PLANES,
+      g_param_spec_enum ("planes", "Planes",
+          "YUV formats: filter the luma plane or all planes",
+          GST_TYPE_CUDA_CONV2D_PLANES, DEFAULT_PLANES, flags));
+
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+          gst_caps_from_string (CONV2D_CAPS)));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+          gst_caps_from_string (CONV2D_CAPS)));
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA 2D convolution", "Filter/Effect/Video",
+      "Convolves video frames with a 2D mask on the GPU: blur, sharpen, "
+      "edges, emboss, any mask", "gst-cuda-filters");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_set_caps);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cuda_conv2d_before_transform);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_transform);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV2D_PRESET, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV2D_BORDER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV2D_ALGORITHM, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV2D_PLANES, 0);
+}
+
+static void
+gst_cuda_conv2d_init (GstCudaConv2d * self)
+{
+  gchar *error = NULL;
+
+  self->settings.kernel = g_strdup (DEFAULT_KERNEL);
+  self->settings.preset = DEFAULT_PRESET;
+  self->settings.size = DEFAULT_SIZE;
+  self->settings.sigma = DEFAULT_SIGMA;
+  self->settings.divisor = DEFAULT_DIVISOR;
+  self->settings.offset = DEFAULT_OFFSET;
+  self->settings.border = DEFAULT_BORDER;
+  self->algorithm = DEFAULT_ALGORITHM;
+  self->planes = DEFAULT_PLANES;
+  self->pending = g_new (cf_conv2d_plan, 1);
+  if (!gst_cuda_conv2d_build_plan (&self->settings, self->pending, &error))
+    g_error ("the default mask is invalid: %s", error);
+  /* a video filter: drop late frames */
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static void
+gst_cuda_conv2d_finalize (GObject * object)
+{
+  GstCudaConv2d *self = GST_CUDA_CONV2D (object);
+
+  g_free (self->settings.kernel);
+  g_free (self->settings_error);
+  g_free (self->pending);
+  g_free (self->plan);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* ---- frames and planes --------------------------------------------------- */
+
+/* Layout of `plane` of a negotiated format, for the kernels. */
+static void
+describe_plane (const GstVideoInfo * info, guint plane, cf_plane_format * f)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+  gst_video_format_info_component (finfo, plane, comp);
+  f->width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
+  f->height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+  f->sample = GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_GRAY16_LE
+      ? CF_SAMPLE_U16 : CF_SAMPLE_U8;
+  f->keep_channel = -1;
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+      f->channels = 4;
+      f->keep_channel = 3;
+      break;
+    case GST_VIDEO_FORMAT_ARGB:
+    case GST_VIDEO_FORMAT_ABGR:
+    case GST_VIDEO_FORMAT_xRGB:
+    case GST_VIDEO_FORMAT_xBGR:
+      f->channels = 4;
+      f->keep_channel = 0;
+      break;
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
+      f->channels = 3;
+      break;
+    case GST_VIDEO_FORMAT_NV12:
+      f->channels = plane == 0 ? 1 : 2;
+      break;
+    default:                   /* gray and planar YUV: one sample a pixel */
+      f->channels = 1;
+      break;
+  }
+}
+
+/* Whether `plane` is filtered (others are copied). */
+static gboolean
+plane_filtered (guint plane, GstCudaConv2dPlanes planes)
+{
+  return plane == 0 || planes == GST_CUDA_CONV2D_PLANES_ALL;
+}
+
+/* Checks that the mask fits inside every filtered plane. Returns NULL, or
+ * why not. */
+static gchar *
+check_mask_fits (const cf_conv2d_plan * plan, const GstVideoInfo * info,
+    GstCudaConv2dPlanes planes)
+{
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    cf_plane_format f;
+    if (!plane_filtered (p, planes))
+      continue;
+    describe_plane (info, p, &f);
+    if (plan->kw > f.width || plan->kh > f.height)
+      return g_strdup_printf ("the %dx%d mask is larger than the %dx%d %s",
+          plan->kw, plan->kh, f.width, f.height, p == 0 ? "frame"
+          : "chroma plane");
+  }
+  return NULL;
+}
+
+/* ---- properties ---------------------------------------------------------- */
+
+static gboolean
+is_mask_property (guint prop_id)
+{
+  return prop_id != PROP_ALGORITHM;
+}
+
+/* Stores `value` into the settings (or planes). Called with object lock. */
+static void
+store_property (GstCudaConv2d * self, guint prop_id, const GValue * value)
+{
+  GstCudaConv2dSettings *s = &self->settings;
+
+  switch (prop_id) {
+    case PROP_KERNEL:
+      g_free (s->kernel);
+      s->kernel = g_value_dup_string (value);
+      break;
+    case PROP_PRESET:
+      s->preset = g_value_get_enum (value);
+      break;
+    case PROP_SIZE:
+      s->size = g_value_get_int (value);
+      break;
+    case PROP_SIGMA:
+      s->sigma = g_value_get_double (value);
+      break;
+    case PROP_DIVISOR:
+      s->divisor = g_value_get_double (value);
+      break;
+    case PROP_OFFSET:
+      s->offset = g_value_get_double (value);
+      break;
+    case PROP_BORDER:
+      s->border = g_value_get_enum (value);
+      break;
+    case PROP_PLANES:
+      self->planes = g_value_get_enum (value);
+      break;
+    case PROP_ALGORITHM:
+      self->algorithm = g_value_get_enum (value);
+      break;
+  }
+}
+
+/* Builds the mask of the current settings into self->pending, for the next
+ * frame. Returns NULL, or why the settings make no usable mask. Called with
+ * object lock. */
+static gchar *
+rebuild_mask (GstCudaConv2d * self)
+{
+  cf_conv2d_plan *plan = g_new (cf_conv2d_plan, 1);
+  gchar *error = NULL;
+
+  if (gst_cuda_conv2d_build_plan (&self->settings, plan, &error)
+      && self->have_info)
+    error = check_mask_fits (plan, &self->info, self->planes);
+  if (error) {
+    g_free (plan);
+    return error;
+  }
+  g_free (self->pending);
+  self->pending = plan;
+  return NULL;
+}
+
+static void
+copy_settings (GstCudaConv2dSettings * dst, const GstCudaConv2dSettings * src)
+{
+  g_free (dst->kernel);
+  *dst = *src;
+  dst->kernel = g_strdup (src->kernel);
+}
+
+static void
+gst_cuda_conv2d_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaConv2d *self = GST_CUDA_CONV2D (object);
+  GstCudaConv2dSettings saved = { 0 };
+  GstCudaConv2dPlanes saved_planes;
+  gchar *error, *refused = NULL;
+
+  if (prop_id < PROP_KERNEL || prop_id > PROP_PLANES) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    return;
+  }
+
+  GST_OBJECT_LOCK (self);
+  copy_settings (&saved, &self->settings);
+  saved_planes = self->planes;
+  store_property (self, prop_id, value);
+  if (is_mask_property (prop_id)) {
+    error = rebuild_mask (self);
+    g_clear_pointer (&self->settings_error, g_free);
+    if (error && self->started) {
+      /* while running a bad value is refused: the current mask stays */
+      copy_settings (&self->settings, &saved);
+      self->planes = saved_planes;
+      refused = error;
+    } else {
+      /* before start the error is kept and reported when starting, since
+       * properties may be set in any order */
+      self->settings_error = error;
+    }
+  }
+  GST_OBJECT_UNLOCK (self);
+  g_free (saved.kernel);
+
+  if (refused) {
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("Refused %s: %s. The current mask stays.", pspec->name, refused),
+        (NULL));
+    g_free (refused);
+  }
+}
+
+static void
+gst_cuda_conv2d_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaConv2d *self = GST_CUDA_CONV2D (object);
+  GstCudaConv2dSettings *s = &self->settings;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_KERNEL:
+      g_value_set_string (value, s->kernel);
+      break;
+    case PROP_PRESET:
+      g_value_set_enum (value, s->preset);
+      break;
+    case PROP_SIZE:
+      g_value_set_int (value, s->size);
+      break;
+    case PROP_SIGMA:
+      g_value_set_double (value, s->sigma);
+      break;
+    case PROP_DIVISOR:
+      g_value_set_double (value, s->divisor);
+      break;
+    case PROP_OFFSET:
+      g_value_set_double (value, s->offset);
+      break;
+    case PROP_BORDER:
+      g_value_set_enum (value, s->border);
+      break;
+    case PROP_ALGORITHM:
+      g_value_set_enum (value, self->algorithm);
+      break;
+    case PROP_PLANES:
+      g_value_set_enum (value, self->planes);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ---- state ------------------------------------------------------------------ */
+
+static gboolean
+gst_cuda_conv2d_start (GstBaseTransform * trans)
+{
+  GstCudaConv2d *self = GST_CUDA_CONV2D (trans);
+  gchar *error;
+
+  GST_OBJECT_LOCK (self);
+  error = g_strdup (self->settings_error);
+  GST_OBJECT_UNLOCK (self);
+  if (error) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Invalid mask: %s.", error), (NULL));
+    g_free (error);
+    return FALSE;
+  }
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  self->started = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  self->fallback_warned = FALSE;
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_conv2d_stop (GstBaseTransform * trans)
+{
+  GstCudaConv2d *self = GST_CUDA_CONV2D (trans);
+
+  if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self))) {
+    gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
+    gst_cuda_strips_clear (&self->strips);
+    gst_cuda_filter_base_free_device (&self->d_src);
+    gst_cuda_filter_base_free_device (&self->d_dst);
+  }
+  GST_OBJECT_LOCK (self);
+  self->started = FALSE;
+  self->have_info = FALSE;
+  /* the next start uses the latest settings */
+  if (self->plan && !self->pending) {
+    self->pending = self->plan;
+    self->plan = NULL;
+  }
+  GST_OBJECT_UNLOCK (self);
+  g_clear_pointer (&self->plan, g_free);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+/* Device copies of every plane, each row padded to 256 bytes so that rows
+ * start aligned for vector loads and stores. */
+static gboolean
+allocate_device_planes (GstCudaConv2d * self, const GstVideoInfo * info)
+{
+  gsize total = 0;
+
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    cf_plane_format f;
+    describe_plane (info, p, &f);
+    self->d_pitch[p] = GST_ROUND_UP_N (f.width
+        * cf_plane_format_pixel_bytes (&f), 256);
+    self->d_offset[p] = total;
+    total += self->d_pitch[p] * f.height;
+  }
+  return gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self))
+      && gst_cuda_filter_base_ensure_device (GST_CUDA_FILTER_BASE (self),
+      &self->d_src, total)
+      && gst_cuda_filter_base_ensure_device (GST_CUDA_FILTER_BASE (self),
+      &self->d_dst, total)
+      && GST_CUDA_FILTER_CHECK (self, gst_cuda_strips_init (&self->strips),
+      "creating events");
+}
+
+static gboolean
+gst_cuda_conv2d_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps G_GNUC_UNUSED)
+{
+  GstCudaConv2d *self = GST_CUDA_CONV2D (trans);
+  GstVideoInfo info;
+  gchar *error;
+
+  if (!gst_video_info_from_caps (&info, incaps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Cannot filter caps %" GST_PTR_FORMAT ".", incaps), (NULL));
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (self);
+  error = check_mask_fits (self->pending ? self->pending : self->plan,
+      &info, self->planes);
+  if (!error) {
+    self->info = info;
+    self->have_info = TRUE;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (error) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Cannot filter %dx%d "
+            "frames: %s.", GST_VIDEO_INFO_WIDTH (&info),
+            GST_VIDEO_INFO_HEIGHT (&info), error), (NULL));
+    g_free (error);
+    return FALSE;
+  }
+  if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self)))
+    return allocate_device_planes (self, &info);
+  return TRUE;
+}
+
+/* ---- processing --------------------------------------------------------------- */
+
+static void
+gst_cuda_conv2d_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment,
+      GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP (buffer));
+
+  /* controllable properties (sigma, divisor, offset) follow the timeline */
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (trans), stream_time);
+}
+
+/* Takes a new mask, if any, for this frame: masks change between frames,
+ * never inside one. */
+static void
+take_pending_mask (GstCudaConv2d * self)
+{
+  GST_OBJECT_LOCK (self);
+  if (self->pending) {
+    g_free (self->plan);
+    self->plan = self->pending;
+    self->pending = NULL;
+    self->fallback_warned = FALSE;
+  }
+  self->frame_algorithm = self->algorithm;
+  self->frame_planes = self->planes;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+copy_plane (const GstVideoFrame * in, GstVideoFrame * out, guint p)
+{
+  cf_plane_format f;
+  const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
+  guint8 *dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+  gint ss = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
+  gint ds = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+  gsize row_bytes;
+
+  describe_plane (&in->info, p, &f);
+  row_bytes = f.width * cf_plane_format_pixel_bytes (&f);
+  for (gint y = 0; y < f.height; y++)
+    memcpy (dst + (gsize) y * ds, src + (gsize) y * ss, row_bytes);
+}
+
+static GstFlowReturn
+process_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
+    GstVideoFrame * out)
+{
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
+    cf_plane_format f;
+    int status;
+
+    if (!plane_filtered (p, self->frame_planes)) {
+      copy_plane (in, out, p);
+      continue;
+    }
+    describe_plane (&in->info, p, &f);
+    status = cf_conv2d_cpu (self->plan, &f, GST_VIDEO_FRAME_PLANE_DATA (in,
+            p), GST_VIDEO_FRAME_PLANE_STRIDE (in, p),
+        GST_VIDEO_FRAME_PLANE_DATA (out, p), GST_VIDEO_FRAME_PLANE_STRIDE (out,
+            p), 0, f.height);
+    if (status != CF_OK) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Filtering failed: %s.",
+              cf_status_name (status)), (NULL));
+      return GST_FLOW_ERROR;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
+/* What the strip callbacks need to filter one plane on the GPU. */
+typedef struct
+{
+  const cf_conv2d_plan *plan;
+  cf_conv2d_algorithm algorithm;
+  cf_plane_format format;
+  const guint8 *d_src;
+  guint8 *d_dst;
+  gsize pitch;
+  gboolean fell_back;
+} PlaneJob;
+
+static int
+compute_strip (gpointer user, gint row_begin, gint row_end, cf_stream stream)
+{
+  PlaneJob *job = user;
+  int status = cf_conv2d_cuda (job->algorithm, job->plan, &job->format,
+      job->d_src, job->pitch, job->d_dst, job->pitch, row_begin, row_end,
+      stream);
+
+  if (status == CF_ERR_UNSUPPORTED && job->algorithm != CF_CONV2D_AUTO) {
+    job->fell_back = TRUE;
+    job->algorithm = CF_CONV2D_AUTO;
+    status = cf_conv2d_cuda (CF_CONV2D_AUTO, job->plan, &job->format,
+        job->d_src, job->pitch, job->d_dst, job->pitch, row_begin, row_end,
+        stream);
+  }
+  return status;
+}
+
+/* The last source row output rows [row_begin, row_end) read, borders
+ * included (wrap reads the other edge). */
+static gint
+last_read_row (gpointer user, gint row_begin, gint row_end)
+{
+  PlaneJob *job = user;
+  gint ry = job->plan->kh / 2, last = row_end - 1;
+
+  for (gint v = row_begin - ry; v < row_end + ry; v++) {
+    if (v >= row_begin && v < row_end)
+      continue;
+    last = MAX (last, cf_border_index (v, job->format.height,
+            job->plan->border));
+  }
+  return last;
+}
+
+static GstFlowReturn
+process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
+    GstVideoFrame * out)
+{
+  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
+  const GstCudaStreams *streams = gst_cuda_filter_base_streams (base);
+  gboolean fell_back = FALSE;
+
+  if (!gst_cuda_filter_base_enter (base))
+    return GST_FLOW_ERROR;
+  /* the GPU works through the filtered planes while the CPU copies the
+   * others */
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
+    PlaneJob job;
+    GstCudaPlaneCopy copy;
+
+    if (!plane_filtered (p, self->frame_planes))
+      continue;
+    job.plan = self->plan;
+    job.algorithm = self->frame_algorithm;
+    describe_plane (&in->info, p, &job.format);
+    job.d_src = (guint8 *) self->d_src.ptr + self->d_offset[p];
+    job.d_dst = (guint8 *) self->d_dst.ptr + self->d_offset[p];
+    job.pitch = self->d_pitch[p];
+    job.fell_back = FALSE;
+    copy.src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
+    copy.src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
+    copy.dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+    copy.dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+    copy.d_src = (guint8 *) job.d_src;
+    copy.d_dst = job.d_dst;
+    copy.d_stride = job.pitch;
+    copy.row_bytes = job.format.width
+        * cf_plane_format_pixel_bytes (&job.format);
+    copy.height = job.format.height;
+    if (!GST_CUDA_FILTER_CHECK (self, gst_cuda_strips_enqueue (&self->strips,
+                streams, &copy, compute_strip, last_read_row, &job),
+            "filtering a plane"))
+      return GST_FLOW_ERROR;
+    fell_back |= job.fell_back;
+  }
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++)
+    if (!plane_filtered (p, self->frame_planes))
+      copy_plane (in, out, p);
+  if (!gst_cuda_filter_base_sync (base))
+    return GST_FLOW_ERROR;
+
+  if (fell_back && !self->fallback_warned) {
+    self->fallback_warned = TRUE;
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("algorithm=%s cannot run this mask; using auto instead.",
+            cf_conv2d_algorithm_name (self->frame_algorithm)),
+        ("the separable variant needs a mask of rank 1, and each variant "
+            "enough shared memory on the device"));
+  }
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_cuda_conv2d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCudaConv2d *self = GST_CUDA_CONV2D (trans);
+  GstVideoFrame in, out;
+  GstFlowReturn ret;
+
+  take_pending_mask (self);
+  if (!self->have_info || !self->plan) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("buffer before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (!gst_video_frame_map (&in, &self->info, inbuf, GST_MAP_READ))
+    goto map_failed;
+  if (!gst_video_frame_map (&out, &self->info, outbuf, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in);
+    goto map_failed;
+  }
+  if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self)))
+    ret = process_cuda (self, &in, &out);
+  else
+    ret = process_cpu (self, &in, &out);
+  gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&in);
+  return ret;
+
+  /* ERRORS */
+map_failed:
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map a video frame."),
+      (NULL));
+  return GST_FLOW_ERROR;
+}

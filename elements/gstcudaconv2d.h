@@ -1,0 +1,51 @@
+#ifndef __GST_CUDA_CONV2D_H__
+#define __GST_CUDA_CONV2D_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include "gstcudafilterbase.h"
+#include "gstcudaconv2dmask.h"
+#include "gstcudastrips.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  GST_CUDA_CONV2D_PLANES_LUMA,
+  GST_CUDA_CONV2D_PLANES_ALL,
+} GstCudaConv2dPlanes;
+
+#define GST_TYPE_CUDA_CONV2D (gst_cuda_conv2d_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaConv2d, gst_cuda_conv2d, GST, CUDA_CONV2D,
+    GstCudaFilterBase)
+
+struct _GstCudaConv2d
+{
+  GstCudaFilterBase parent;
+
+  /* properties, object lock */
+  GstCudaConv2dSettings settings;
+  cf_conv2d_algorithm algorithm;
+  GstCudaConv2dPlanes planes;
+  cf_conv2d_plan *pending;      /* new mask for the next frame, or NULL */
+  gchar *settings_error;        /* why the settings make no mask, or NULL */
+  gboolean started;             /* bad settings are refused, not stored */
+  GstVideoInfo info;            /* the negotiated frames, for size checks */
+  gboolean have_info;
+
+  /* streaming thread */
+  cf_conv2d_plan *plan;         /* the mask in use */
+  cf_conv2d_algorithm frame_algorithm;
+  GstCudaConv2dPlanes frame_planes;
+  gboolean fallback_warned;     /* this plan's algorithm could not run */
+  GstCudaDeviceBuffer d_src, d_dst;
+  gsize d_offset[GST_VIDEO_MAX_PLANES], d_pitch[GST_VIDEO_MAX_PLANES];
+  GstCudaStrips strips;
+};
+
+GST_ELEMENT_REGISTER_DECLARE (cudaconv2d);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,237 @@
+/* cudaconv2d masks: presets, the kernel string, the automatic divisor. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "gstcudaconv2dmask.h"
+#include "gstcudamaskparse.h"
+
+GType
+gst_cuda_conv2d_preset_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CONV2D_PRESET_NONE, "No preset: the kernel property "
+          "(identity when it is empty)", "none"},
+    {GST_CUDA_CONV2D_PRESET_BOX, "Box blur, size x size", "box"},
+    {GST_CUDA_CONV2D_PRESET_GAUSSIAN, "Gaussian blur of sigma", "gaussian"},
+    {GST_CUDA_CONV2D_PRESET_SHARPEN, "Sharpen, 3x3", "sharpen"},
+    {GST_CUDA_CONV2D_PRESET_UNSHARP, "Unsharp mask: 2 x image - Gaussian "
+          "blur of sigma", "unsharp"},
+    {GST_CUDA_CONV2D_PRESET_SOBEL_X, "Sobel horizontal gradient, 3x3",
+        "sobel-x"},
+    {GST_CUDA_CONV2D_PRESET_SOBEL_Y, "Sobel vertical gradient, 3x3",
+        "sobel-y"},
+    {GST_CUDA_CONV2D_PRESET_SOBEL, "Sobel gradient magnitude, 3x3", "sobel"},
+    {GST_CUDA_CONV2D_PRESET_LAPLACIAN, "Laplacian, 3x3", "laplacian"},
+    {GST_CUDA_CONV2D_PRESET_EMBOSS, "Emboss, 3x3", "emboss"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConv2dPreset", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_cuda_conv2d_border_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {CF_BORDER_CLAMP, "Repeat the edge pixel: a a | a b c | c c", "clamp"},
+    {CF_BORDER_MIRROR, "Reflect without repeating the edge: "
+          "c b | a b c | b a", "mirror"},
+    {CF_BORDER_WRAP, "Wrap around: b c | a b c | a b", "wrap"},
+    {CF_BORDER_CONSTANT, "Zero outside the frame", "constant"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConv2dBorder", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+gint
+gst_cuda_conv2d_gaussian_size (gdouble sigma)
+{
+  gint size = 2 * (gint) ceil (3.0 * sigma) + 1;
+  return MIN (size, CF_CONV2D_MAX_SIZE);
+}
+
+/* A mask under construction: up to two masks of w x h taps. */
+typedef struct
+{
+  gint w, h;
+  gfloat taps[2][CF_CONV2D_MAX_TAPS];
+  gboolean magnitude;
+} Mask;
+
+static void
+set_3x3 (Mask * m, gint k, const gfloat taps[9])
+{
+  m->w = m->h = 3;
+  memcpy (m->taps[k], taps, 9 * sizeof (gfloat));
+}
+
+/* Normalised 2D Gaussian of `size`, the outer product of 1D Gaussians. */
+static void
+set_gaussian (Mask * m, gint size, gdouble sigma)
+{
+  gdouble g[CF_CONV2D_MAX_SIZE], sum = 0.0;
+  gint r = size / 2;
+
+  for (gint i = 0; i < size; i++) {
+    g[i] = exp (-(gdouble) ((i - r) * (i - r)) / (2.0 * sigma * sigma));
+    sum += g[i];
+  }
+  m->w = m->h = size;
+  for (gint j = 0; j < size; j++)
+    for (gint i = 0; i < size; i++)
+      m->taps[0][j * size + i] = (gfloat) (g[j] * g[i] / (sum * sum));
+}
+
+static gboolean
+check_size (gint size, const gchar * what, gchar ** error)
+{
+  if (size < 1 || size > CF_CONV2D_MAX_SIZE || size % 2 == 0) {
+    *error = g_strdup_printf ("%s size %d is not possible: it must be odd, "
+        "from 1 to %d", what, size, CF_CONV2D_MAX_SIZE);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+mask_from_kernel (Mask * m, const gchar * text, gchar ** error)
+{
+  gdouble *values;
+  gint rows, cols;
+  gchar *why = NULL;
+
+  if (!gst_cuda_parse_matrix (text, &values, &rows, &cols, &why)) {
+    *error = g_strdup_printf ("kernel \"%s\": %s", text, why);
+    g_free (why);
+    return FALSE;
+  }
+  if (rows % 2 == 0 || cols % 2 == 0 || rows > CF_CONV2D_MAX_SIZE
+      || cols > CF_CONV2D_MAX_SIZE) {
+    *error = g_strdup_printf ("kernel \"%s\" is %d x %d: widths and heights "
+        "must be odd (the anchor is the centre) and at most %d", text,
+        cols, rows, CF_CONV2D_MAX_SIZE);
+    g_free (values);
+    return FALSE;
+  }
+  m->w = cols;
+  m->h = rows;
+  for (gint k = 0; k < rows * cols; k++)
+    m->taps[0][k] = (gfloat) values[k];
+  g_free (values);
+  return TRUE;
+}
+
+static gboolean
+mask_from_preset (Mask * m, const GstCudaConv2dSettings * s, gchar ** error)
+{
+  static const gfloat sharpen[9] = { 0, -1, 0, -1, 5, -1, 0, -1, 0 };
+  static const gfloat sobel_x[9] = { -1, 0, 1, -2, 0, 2, -1, 0, 1 };
+  static const gfloat sobel_y[9] = { -1, -2, -1, 0, 0, 0, 1, 2, 1 };
+  static const gfloat laplacian[9] = { 0, 1, 0, 1, -4, 1, 0, 1, 0 };
+  static const gfloat emboss[9] = { -2, -1, 0, -1, 1, 1, 0, 1, 2 };
+  gint size;
+
+  switch (s->preset) {
+    case GST_CUDA_CONV2D_PRESET_NONE:
+      m->w = m->h = 1;
+      m->taps[0][0] = 1.0f;
+      return TRUE;
+    case GST_CUDA_CONV2D_PRESET_BOX:
+      size = s->size ? s->size : 3;
+      if (!check_size (size, "box", error))
+        return FALSE;
+      m->w = m->h = size;
+      for (gint k = 0; k < size * size; k++)
+        m->taps[0][k] = 1.0f;
+      return TRUE;
+    case GST_CUDA_CONV2D_PRESET_GAUSSIAN:
+    case GST_CUDA_CONV2D_PRESET_UNSHARP:
+      size = s->size ? s->size : gst_cuda_conv2d_gaussian_size (s->sigma);
+      if (!check_size (size, "Gaussian", error))
+        return FALSE;
+      set_gaussian (m, size, s->sigma);
+      if (s->preset == GST_CUDA_CONV2D_PRESET_UNSHARP) {
+        /* 2 x identity - blur: the image plus its high frequencies */
+        for (gint k = 0; k < size * size; k++)
+          m->taps[0][k] = -m->taps[0][k];
+        m->taps[0][size * size / 2] += 2.0f;
+      }
+      return TRUE;
+    case GST_CUDA_CONV2D_PRESET_SHARPEN:
+      set_3x3 (m, 0, sharpen);
+      return TRUE;
+    case GST_CUDA_CONV2D_PRESET_SOBEL_X:
+      set_3x3 (m, 0, sobel_x);
+      return TRUE;
+    case GST_CUDA_CONV2D_PRESET_SOBEL_Y:
+      set_3x3 (m, 0, sobel_y);
+      return TRUE;
+    case GST_CUDA_CONV2D_PRESET_SOBEL:
+      set_3x3 (m, 0, sobel_x);
+      set_3x3 (m, 1, sobel_y);
+      m->magnitude = TRUE;
+      return TRUE;
+    case GST_CUDA_CONV2D_PRESET_LAPLACIAN:
+      set_3x3 (m, 0, laplacian);
+      return TRUE;
+    case GST_CUDA_CONV2D_PRESET_EMBOSS:
+      set_3x3 (m, 0, emboss);
+      return TRUE;
+  }
+  *error = g_strdup_printf ("unknown preset %d", s->preset);
+  return FALSE;
+}
+
+gboolean
+gst_cuda_conv2d_build_plan (const GstCudaConv2dSettings * s,
+    cf_conv2d_plan * plan, gchar ** error)
+{
+  Mask *m = g_new0 (Mask, 1);
+  cf_conv2d_mask cm;
+  gdouble divisor = s->divisor;
+  gboolean ok;
+
+  *error = NULL;
+  if (s->kernel && s->kernel[0])
+    ok = mask_from_kernel (m, s->kernel, error);
+  else
+    ok = mask_from_preset (m, s, error);
+  if (ok && divisor == 0.0) {
+    /* automatic: the sum of the taps, or 1 where they cancel out */
+    for (gint k = 0; k < m->w * m->h; k++)
+      divisor += m->taps[0][k];
+    if (m->magnitude || fabs (divisor) < 1e-6)
+      divisor = 1.0;
+  }
+  if (ok) {
+    cm.width = m->w;
+    cm.height = m->h;
+    cm.taps = m->taps[0];
+    cm.taps2 = m->magnitude ? m->taps[1] : NULL;
+    cm.divisor = divisor;
+    cm.offset = s->offset;
+    cm.border = s->border;
+    if (cf_conv2d_plan_init (plan, &cm) != CF_OK) {
+      *error = g_strdup_printf ("the mask is not usable (divisor %g, "
+          "offset %g)", divisor, s->offset);
+      ok = FALSE;
+    }
+  }
+  g_free (m);
+  return ok;
+}

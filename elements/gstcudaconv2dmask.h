@@ -1,0 +1,55 @@
+/* cudaconv2d's mask from its properties: a parsed `kernel` string or a
+ * preset, validated, with the automatic divisor resolved. */
+#ifndef __GST_CUDA_CONV2D_MASK_H__
+#define __GST_CUDA_CONV2D_MASK_H__
+
+#include <glib-object.h>
+
+#include "conv2d.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  GST_CUDA_CONV2D_PRESET_NONE,
+  GST_CUDA_CONV2D_PRESET_BOX,
+  GST_CUDA_CONV2D_PRESET_GAUSSIAN,
+  GST_CUDA_CONV2D_PRESET_SHARPEN,
+  GST_CUDA_CONV2D_PRESET_UNSHARP,
+  GST_CUDA_CONV2D_PRESET_SOBEL_X,
+  GST_CUDA_CONV2D_PRESET_SOBEL_Y,
+  GST_CUDA_CONV2D_PRESET_SOBEL,
+  GST_CUDA_CONV2D_PRESET_LAPLACIAN,
+  GST_CUDA_CONV2D_PRESET_EMBOSS,
+} GstCudaConv2dPreset;
+
+#define GST_TYPE_CUDA_CONV2D_PRESET (gst_cuda_conv2d_preset_get_type ())
+GType gst_cuda_conv2d_preset_get_type (void);
+
+#define GST_TYPE_CUDA_CONV2D_BORDER (gst_cuda_conv2d_border_get_type ())
+GType gst_cuda_conv2d_border_get_type (void);
+
+/* The properties that define the mask. */
+typedef struct
+{
+  gchar *kernel;                /* NULL or empty: use the preset */
+  GstCudaConv2dPreset preset;
+  gint size;                    /* 0: the preset's default */
+  gdouble sigma;
+  gdouble divisor;              /* 0: automatic */
+  gdouble offset;
+  cf_border border;
+} GstCudaConv2dSettings;
+
+/* Size a Gaussian of this sigma gets when `size` is 0: 2 * ceil(3 sigma) + 1
+ * (the mask then covers +-3 sigma), at most CF_CONV2D_MAX_SIZE. */
+gint gst_cuda_conv2d_gaussian_size (gdouble sigma);
+
+/* Builds the plan the settings describe. On failure returns FALSE and sets
+ * *error to a sentence for the user (free with g_free). */
+gboolean gst_cuda_conv2d_build_plan (const GstCudaConv2dSettings * settings,
+    cf_conv2d_plan * plan, gchar ** error);
+
+G_END_DECLS
+
+#endif

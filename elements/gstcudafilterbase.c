@@ -1,0 +1,465 @@
+/* GStreamer CUDA filters: shared element base
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:gstcudafilterbase
+ * @title: GstCudaFilterBase
+ *
+ * What every element of the plugin shares:
+ *
+ * - `backend` picks the implementation: `auto` runs on the GPU when one is
+ *   usable and otherwise on the CPU twin of the same kernels, saying so once
+ *   in the log; `cuda` fails the READY to PAUSED change with a RESOURCE
+ *   error naming the reason when no GPU is usable; `cpu` never touches CUDA.
+ * - `cuda-device-id` picks the GPU (-1: the first one).
+ * - Three CUDA streams per element, created at start: kernels, uploads and
+ *   downloads, so both copy directions can overlap the kernels.
+ * - Device scratch buffers that grow when needed and are otherwise reused.
+ * - Pinned host memory: a buffer pool of page-locked memory is proposed
+ *   upstream and used for output buffers, so copies run at full PCIe speed.
+ * - Every CUDA failure becomes a GST_ELEMENT_ERROR with the CUDA error name.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/video/video.h>
+
+#include "gstcudafilterbase.h"
+#include "gstcudapinnedallocator.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_filter_base_debug);
+#define GST_CAT_DEFAULT gst_cuda_filter_base_debug
+
+#define DEFAULT_CUDA_DEVICE_ID -1
+#define DEFAULT_BACKEND GST_CUDA_FILTER_BACKEND_AUTO
+/* Buffers the pinned pool keeps so upstream can work one frame ahead. */
+#define PINNED_POOL_MIN_BUFFERS 2
+
+enum
+{
+  PROP_0,
+  PROP_CUDA_DEVICE_ID,
+  PROP_BACKEND,
+};
+
+typedef struct
+{
+  /* properties, object lock */
+  gint device_id;
+  GstCudaFilterBackend backend;
+
+  /* between start and stop */
+  gboolean use_cuda;
+  gint active_device;
+  GstCudaStreams streams;
+  gboolean fallback_logged;
+} GstCudaFilterBasePrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCudaFilterBase, gst_cuda_filter_base,
+    GST_TYPE_BASE_TRANSFORM, G_ADD_PRIVATE (GstCudaFilterBase)
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_filter_base_debug, "cudafilterbase", 0,
+        "CUDA filter base"));
+
+#define PRIV(self) ((GstCudaFilterBasePrivate *) \
+    gst_cuda_filter_base_get_instance_private (GST_CUDA_FILTER_BASE (self)))
+
+GType
+gst_cuda_filter_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_FILTER_BACKEND_AUTO,
+        "The GPU when one is usable, else the CPU", "auto"},
+    {GST_CUDA_FILTER_BACKEND_CUDA, "The GPU; fail without one", "cuda"},
+    {GST_CUDA_FILTER_BACKEND_CPU, "The CPU", "cpu"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaFilterBackend", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static void gst_cuda_filter_base_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_cuda_filter_base_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static gboolean gst_cuda_filter_base_start (GstBaseTransform * trans);
+static gboolean gst_cuda_filter_base_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_filter_base_propose_allocation (GstBaseTransform *
+    trans, GstQuery * decide_query, GstQuery * query);
+static gboolean gst_cuda_filter_base_decide_allocation (GstBaseTransform *
+    trans, GstQuery * query);
+
+static void
+gst_cuda_filter_base_class_init (GstCudaFilterBaseClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_cuda_filter_base_set_property;
+  gobject_class->get_property = gst_cuda_filter_base_get_property;
+
+  /**
+   * GstCudaFilterBase:cuda-device-id:
+   *
+   * The CUDA device to run on; -1 picks the first one.
+   */
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to run on (-1 = the first one)", -1, G_MAXINT16,
+          DEFAULT_CUDA_DEVICE_ID,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  /**
+   * GstCudaFilterBase:backend:
+   *
+   * Where buffers are processed. `auto` uses the GPU when one is usable and
+   * otherwise the CPU implementation of the same operation (logged once);
+   * `cuda` fails to start without a usable GPU; `cpu` never uses the GPU.
+   */
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Where buffers are processed: auto (GPU if usable, else CPU), "
+          "cuda (GPU, fail without one) or cpu",
+          GST_TYPE_CUDA_FILTER_BACKEND, DEFAULT_BACKEND,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_filter_base_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_filter_base_stop);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_filter_base_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_filter_base_decide_allocation);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FILTER_BASE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FILTER_BACKEND, 0);
+}
+
+static void
+gst_cuda_filter_base_init (GstCudaFilterBase * self)
+{
+  GstCudaFilterBasePrivate *priv = PRIV (self);
+
+  priv->device_id = DEFAULT_CUDA_DEVICE_ID;
+  priv->backend = DEFAULT_BACKEND;
+}
+
+static void
+gst_cuda_filter_base_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaFilterBasePrivate *priv = PRIV (object);
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_CUDA_DEVICE_ID:
+      priv->device_id = g_value_get_int (value);
+      break;
+    case PROP_BACKEND:
+      priv->backend = g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+gst_cuda_filter_base_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaFilterBasePrivate *priv = PRIV (object);
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, priv->device_id);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, priv->backend);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+destroy_streams (GstCudaStreams * s)
+{
+  cf_stream *all[] = { &s->compute, &s->upload, &s->download };
+
+  for (guint k = 0; k < G_N_ELEMENTS (all); k++) {
+    if (*all[k]) {
+      cf_gpu_stream_sync (*all[k]);
+      cf_gpu_stream_destroy (*all[k]);
+      *all[k] = NULL;
+    }
+  }
+}
+
+/* Opens `device` for this element: makes it current and creates the
+ * streams. Returns NULL, or why the device is not usable. */
+static gchar *
+open_device (GstCudaFilterBasePrivate * priv, gint device)
+{
+  int count = 0, status = cf_gpu_device_count (&count);
+  char name[256];
+
+  if (!cf_gpu_built_with_cuda ())
+    return g_strdup ("the plugin was built without CUDA");
+  if (count == 0)
+    return g_strdup_printf ("no CUDA device (%s)", status == CF_OK
+        ? "none present" : cf_status_name (status));
+  if (device >= count)
+    return g_strdup_printf ("cuda-device-id is %d but there %s %d device%s",
+        device, count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
+  if ((status = cf_gpu_set_device (device)) != CF_OK
+      || (status = cf_gpu_stream_create (&priv->streams.compute)) != CF_OK
+      || (status = cf_gpu_stream_create (&priv->streams.upload)) != CF_OK
+      || (status = cf_gpu_stream_create (&priv->streams.download)) != CF_OK) {
+    destroy_streams (&priv->streams);
+    return g_strdup_printf ("device %d cannot be used: %s", device,
+        cf_status_name (status));
+  }
+  if (cf_gpu_device_name (device, name, sizeof (name)) == CF_OK)
+    GST_INFO ("using CUDA device %d: %s", device, name);
+  return NULL;
+}
+
+static gboolean
+gst_cuda_filter_base_start (GstBaseTransform * trans)
+{
+  GstCudaFilterBasePrivate *priv = PRIV (trans);
+  GstCudaFilterBackend backend;
+  gint device;
+  gchar *reason = NULL;
+
+  GST_OBJECT_LOCK (trans);
+  backend = priv->backend;
+  device = priv->device_id < 0 ? 0 : priv->device_id;
+  GST_OBJECT_UNLOCK (trans);
+
+  priv->use_cuda = FALSE;
+  if (backend == GST_CUDA_FILTER_BACKEND_CPU) {
+    GST_INFO_OBJECT (trans, "processing on the CPU, as requested");
+    return TRUE;
+  }
+  reason = open_device (priv, device);
+  if (!reason) {
+    priv->use_cuda = TRUE;
+    priv->active_device = device;
+    return TRUE;
+  }
+  if (backend == GST_CUDA_FILTER_BACKEND_CUDA) {
+    GST_ELEMENT_ERROR (trans, RESOURCE, NOT_FOUND,
+        ("No usable CUDA device: %s.", reason),
+        ("backend=cuda needs a GPU; backend=auto would use the CPU"));
+    g_free (reason);
+    return FALSE;
+  }
+  if (!priv->fallback_logged) {
+    GST_WARNING_OBJECT (trans, "processing on the CPU: %s", reason);
+    priv->fallback_logged = TRUE;
+  }
+  g_free (reason);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_filter_base_stop (GstBaseTransform * trans)
+{
+  GstCudaFilterBasePrivate *priv = PRIV (trans);
+
+  if (priv->use_cuda) {
+    cf_gpu_set_device (priv->active_device);
+    destroy_streams (&priv->streams);
+  }
+  priv->use_cuda = FALSE;
+  return TRUE;
+}
+
+gboolean
+gst_cuda_filter_base_uses_cuda (GstCudaFilterBase * self)
+{
+  return PRIV (self)->use_cuda;
+}
+
+const GstCudaStreams *
+gst_cuda_filter_base_streams (GstCudaFilterBase * self)
+{
+  return &PRIV (self)->streams;
+}
+
+gboolean
+gst_cuda_filter_base_enter (GstCudaFilterBase * self)
+{
+  return gst_cuda_filter_base_check (self,
+      cf_gpu_set_device (PRIV (self)->active_device), "selecting the device");
+}
+
+gboolean
+gst_cuda_filter_base_check (GstCudaFilterBase * self, int status,
+    const gchar * what)
+{
+  if (G_LIKELY (status == CF_OK))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("CUDA failure while %s: %s.", what, cf_status_name (status)),
+      ("status %d", status));
+  return FALSE;
+}
+
+gboolean
+gst_cuda_filter_base_ensure_device (GstCudaFilterBase * self,
+    GstCudaDeviceBuffer * buf, gsize size)
+{
+  int status;
+
+  if (buf->ptr && buf->size >= size)
+    return TRUE;
+  gst_cuda_filter_base_free_device (buf);
+  status = cf_gpu_malloc (&buf->ptr, size);
+  if (status != CF_OK) {
+    buf->ptr = NULL;
+    return gst_cuda_filter_base_check (self, status,
+        "allocating device memory");
+  }
+  buf->size = size;
+  return TRUE;
+}
+
+void
+gst_cuda_filter_base_free_device (GstCudaDeviceBuffer * buf)
+{
+  if (buf->ptr)
+    cf_gpu_free (buf->ptr);
+  buf->ptr = NULL;
+  buf->size = 0;
+}
+
+gboolean
+gst_cuda_filter_base_sync (GstCudaFilterBase * self)
+{
+  const GstCudaStreams *s = &PRIV (self)->streams;
+  int status = cf_gpu_stream_sync (s->upload);
+
+  if (status == CF_OK)
+    status = cf_gpu_stream_sync (s->compute);
+  if (status == CF_OK)
+    status = cf_gpu_stream_sync (s->download);
+  return gst_cuda_filter_base_check (self, status, "processing a buffer");
+}
+
+/* ---- pinned memory for the data path ------------------------------------ */
+
+/* A pool of pinned buffers for `caps`: a video pool for video caps (so
+ * upstream can add video metas), a plain one otherwise. */
+static GstBufferPool *
+new_pinned_pool (GstCaps * caps, guint size, guint min)
+{
+  GstVideoInfo info;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstAllocator *allocator = gst_cuda_pinned_allocator_get ();
+  gboolean video = gst_video_info_from_caps (&info, caps);
+
+  pool = video ? gst_video_buffer_pool_new () : gst_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, min, 0);
+  gst_buffer_pool_config_set_allocator (config, allocator, NULL);
+  if (video)
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_object_unref (allocator);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+static guint
+caps_buffer_size (GstCaps * caps)
+{
+  GstVideoInfo info;
+  return gst_video_info_from_caps (&info, caps) ? (guint) info.size : 0;
+}
+
+static gboolean
+gst_cuda_filter_base_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstCaps *caps;
+  GstAllocator *allocator;
+  guint size;
+
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_filter_base_parent_class)->
+      propose_allocation (trans, decide_query, query))
+    return FALSE;
+  if (!PRIV (trans)->use_cuda)
+    return TRUE;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps)
+    return TRUE;
+  allocator = gst_cuda_pinned_allocator_get ();
+  gst_query_add_allocation_param (query, allocator, NULL);
+  gst_object_unref (allocator);
+  size = caps_buffer_size (caps);
+  if (size > 0) {
+    GstBufferPool *pool = new_pinned_pool (caps, size,
+        PINNED_POOL_MIN_BUFFERS);
+    if (pool) {
+      gst_query_add_allocation_pool (query, pool, size,
+          PINNED_POOL_MIN_BUFFERS, 0);
+      gst_object_unref (pool);
+    }
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  }
+  return TRUE;
+}
+
+/* Output buffers come from pinned memory unless downstream offers a pool of
+ * its own (it may need special memory, e.g. for display). */
+static gboolean
+gst_cuda_filter_base_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  if (PRIV (trans)->use_cuda) {
+    GstCaps *caps;
+    guint size;
+
+    gst_query_parse_allocation (query, &caps, NULL);
+    size = caps ? caps_buffer_size (caps) : 0;
+    if (gst_query_get_n_allocation_pools (query) == 0 && size > 0) {
+      GstBufferPool *pool = new_pinned_pool (caps, size,
+          PINNED_POOL_MIN_BUFFERS);
+      if (pool) {
+        gst_query_add_allocation_pool (query, pool, size,
+            PINNED_POOL_MIN_BUFFERS, 0);
+        gst_object_unref (pool);
+      }
+    }
+    if (gst_query_get_n_allocation_params (query) == 0) {
+      GstAllocator *allocator = gst_cuda_pinned_allocator_get ();
+      gst_query_add_allocation_param (query, allocator, NULL);
+      gst_object_unref (allocator);
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_filter_base_parent_class)->
+      decide_allocation (trans, query);
+}

@@ -1,0 +1,86 @@
+/* Strip pipelining of a plane through the GPU; see gstcudastrips.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudastrips.h"
+
+/* Strips of at least this many bytes: each strip costs a few API calls on
+ * the host, so strips must be large enough for the copies to dominate. */
+#define MIN_STRIP_BYTES (2u << 20)
+
+int
+gst_cuda_strips_init (GstCudaStrips * s)
+{
+  int status = CF_OK;
+
+  if (s->ready)
+    return CF_OK;
+  for (int k = 0; k < GST_CUDA_STRIPS_MAX && status == CF_OK; k++) {
+    status = cf_gpu_event_create (&s->uploaded[k]);
+    if (status == CF_OK)
+      status = cf_gpu_event_create (&s->computed[k]);
+  }
+  s->ready = status == CF_OK;
+  if (!s->ready)
+    gst_cuda_strips_clear (s);
+  return status;
+}
+
+void
+gst_cuda_strips_clear (GstCudaStrips * s)
+{
+  for (int k = 0; k < GST_CUDA_STRIPS_MAX; k++) {
+    if (s->uploaded[k])
+      cf_gpu_event_destroy (s->uploaded[k]);
+    if (s->computed[k])
+      cf_gpu_event_destroy (s->computed[k]);
+    s->uploaded[k] = s->computed[k] = NULL;
+  }
+  s->ready = FALSE;
+}
+
+int
+gst_cuda_strips_enqueue (GstCudaStrips * s, const GstCudaStreams * st,
+    const GstCudaPlaneCopy * p, GstCudaStripCompute compute,
+    GstCudaStripLastRead last_read, gpointer user)
+{
+  gsize bytes = p->row_bytes * p->height;
+  gint n = CLAMP ((gint) (bytes / MIN_STRIP_BYTES), 1, GST_CUDA_STRIPS_MAX);
+  gint rows = (p->height + n - 1) / n;
+  int status = CF_OK;
+
+  n = (p->height + rows - 1) / rows;
+
+  /* uploads; the events are recorded before any stream waits on them */
+  for (gint k = 0; k < n && status == CF_OK; k++) {
+    gint r0 = k * rows, r1 = MIN (p->height, r0 + rows);
+    status = cf_gpu_copy_2d (p->d_src + r0 * p->d_stride, p->d_stride,
+        p->src + r0 * p->src_stride, p->src_stride, p->row_bytes, r1 - r0,
+        CF_COPY_HOST_TO_DEVICE, st->upload);
+    if (status == CF_OK)
+      status = cf_gpu_event_record (s->uploaded[k], st->upload);
+  }
+
+  /* kernels, each after the upload of the last strip it reads */
+  for (gint k = 0; k < n && status == CF_OK; k++) {
+    gint r0 = k * rows, r1 = MIN (p->height, r0 + rows);
+    gint need = last_read (user, r0, r1) / rows;
+    status = cf_gpu_stream_wait (st->compute, s->uploaded[MIN (need, n - 1)]);
+    if (status == CF_OK)
+      status = compute (user, r0, r1, st->compute);
+    if (status == CF_OK)
+      status = cf_gpu_event_record (s->computed[k], st->compute);
+  }
+
+  /* downloads, each after its kernel */
+  for (gint k = 0; k < n && status == CF_OK; k++) {
+    gint r0 = k * rows, r1 = MIN (p->height, r0 + rows);
+    status = cf_gpu_stream_wait (st->download, s->computed[k]);
+    if (status == CF_OK)
+      status = cf_gpu_copy_2d (p->dst + r0 * p->dst_stride, p->dst_stride,
+          p->d_dst + r0 * p->d_stride, p->d_stride, p->row_bytes, r1 - r0,
+          CF_COPY_DEVICE_TO_HOST, st->download);
+  }
+  return status;
+}

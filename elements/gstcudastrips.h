@@ -1,0 +1,57 @@
+/* Upload, filter and download a plane in horizontal strips, on three
+ * streams, so that the copies in both directions and the kernels overlap:
+ * while strip s is filtered, strip s + 1 is uploaded and strip s - 1
+ * downloaded. A strip is filtered once every source row it reads (its halo
+ * included) has arrived. */
+#ifndef __GST_CUDA_STRIPS_H__
+#define __GST_CUDA_STRIPS_H__
+
+#include <glib.h>
+
+#include "gstcudafilterbase.h"
+
+G_BEGIN_DECLS
+
+#define GST_CUDA_STRIPS_MAX 8
+
+typedef struct
+{
+  cf_event uploaded[GST_CUDA_STRIPS_MAX];
+  cf_event computed[GST_CUDA_STRIPS_MAX];
+  gboolean ready;
+} GstCudaStrips;
+
+/* One plane: host source and destination, and their device copies (one
+ * pitch for both). */
+typedef struct
+{
+  const guint8 *src;
+  gsize src_stride;
+  guint8 *dst;
+  gsize dst_stride;
+  guint8 *d_src, *d_dst;
+  gsize d_stride;
+  gsize row_bytes;
+  gint height;
+} GstCudaPlaneCopy;
+
+/* Filters output rows [row_begin, row_end) on `stream`; returns a status. */
+typedef int (*GstCudaStripCompute) (gpointer user, gint row_begin,
+    gint row_end, cf_stream stream);
+/* The last source row that output rows [row_begin, row_end) read. */
+typedef gint (*GstCudaStripLastRead) (gpointer user, gint row_begin,
+    gint row_end);
+
+int gst_cuda_strips_init (GstCudaStrips * strips);
+void gst_cuda_strips_clear (GstCudaStrips * strips);
+
+/* Enqueues the whole plane; returns a status. The work is finished once
+ * the element's streams are synchronised. */
+int gst_cuda_strips_enqueue (GstCudaStrips * strips,
+    const GstCudaStreams * streams, const GstCudaPlaneCopy * plane,
+    GstCudaStripCompute compute, GstCudaStripLastRead last_read,
+    gpointer user);
+
+G_END_DECLS
+
+#endif
