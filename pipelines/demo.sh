@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The demo: builds the plugin (installing the build dependencies first),
+# makes a test picture, runs it through cudaconv2d presets and writes one
+# PNG per preset into demo-output/. Runs on the GPU when one is usable and
+# on the CPU otherwise (same results).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/build.sh
+export GST_PLUGIN_PATH="$PWD/build/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+out=${1:-demo-output}
+mkdir -p "$out"
+
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  echo "GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)"
+else
+  echo "No GPU found: cudaconv2d runs its CPU implementation."
+fi
+
+# The test picture: colour bars (hard edges) beside a zone plate (every
+# spatial frequency), 640x360.
+gst-launch-1.0 -q compositor name=mix sink_1::xpos=320 \
+  ! video/x-raw,width=640,height=360 ! videoconvert ! pngenc \
+  ! filesink location="$out/input.png" \
+  videotestsrc num-buffers=1 pattern=smpte \
+  ! video/x-raw,width=320,height=360 ! mix. \
+  videotestsrc num-buffers=1 pattern=zone-plate kx2=20 ky2=20 \
+  ! video/x-raw,width=320,height=360 ! mix.
+echo "wrote $out/input.png"
+
+# filter NAME FORMAT cudaconv2d-properties...
+filter() {
+  local name=$1 format=$2; shift 2
+  gst-launch-1.0 -q filesrc location="$out/input.png" ! pngdec \
+    ! videoconvert ! "video/x-raw,format=$format" ! cudaconv2d "$@" \
+    ! videoconvert ! pngenc ! filesink location="$out/$name.png"
+  echo "wrote $out/$name.png  (cudaconv2d $*)"
+}
+
+filter gaussian RGBA preset=gaussian sigma=3
+filter box RGBA preset=box size=9
+filter sharpen RGBA preset=sharpen
+filter unsharp RGBA preset=unsharp sigma=2
+filter sobel GRAY8 preset=sobel divisor=4
+filter sobel-x GRAY8 preset=sobel-x offset=128
+filter laplacian GRAY8 preset=laplacian offset=128
+filter emboss GRAY8 preset=emboss
+filter motion-blur RGBA kernel="1 1 1 1 1 1 1 1 1 1 1 1 1 1 1" border=mirror
+filter luma-blur I420 preset=gaussian sigma=4 planes=luma

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The GPU suite in one command: the CUDA kernel tests, the element tests on
+# the GPU, the kernel and pipeline benchmarks, then one summary table.
+#
+#   tests/gpu/run-gpu-suite.sh [RUNTIME_DIR]
+#
+# Binaries come from RUNTIME_DIR when given: a self-contained folder with
+# env.sh, bin/ (the test and benchmark programs, gst-launch-1.0, ...) and
+# plugins/ (this plugin and the stock ones the tests use), for a GPU machine
+# without GStreamer. Otherwise from build/, with the system's GStreamer.
+# Logs go to $OUT (or /tmp/gpu-suite). Exit status: 0 when every test passed.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+logs=${OUT:-/tmp/gpu-suite}
+mkdir -p "$logs"
+
+if [ $# -gt 0 ]; then
+  # shellcheck disable=SC1091
+  source "$1/env.sh"
+  bin() { command -v "$1"; }
+else
+  export GST_PLUGIN_PATH_1_0="$root/build/plugin"
+  bin() { find "$root/build/tests" -maxdepth 1 -name "$1" -type f; }
+fi
+export CK_FORK=no
+export CF_TEST_SEED=${CF_TEST_SEED:-$(date +%s)}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm \
+  --format=csv,noheader 2>&1 | sed 's/^/GPU: /'
+
+names=() results=() times=() lines=()
+failed=0
+
+# run NAME KIND PROGRAM [ARGS...]: KIND is test (must pass or skip) or bench
+run() {
+  local name=$1 kind=$2 prog=$3; shift 3
+  local exe; exe=$(bin "$prog")
+  local log="$logs/$name.log" t0 t1 rc result
+  echo "== $name: $prog $*"
+  if [ -z "$exe" ]; then
+    result=MISSING; rc=127; echo "$prog not found" > "$log"
+  else
+    t0=$(date +%s.%N)
+    "$exe" "$@" > "$log" 2>&1
+    rc=$?
+    t1=$(date +%s.%N)
+    case $rc in
+      0) result=PASS ;;
+      77) result=SKIP ;;
+      *) result=FAIL ;;
+    esac
+  fi
+  [ "$kind" = test ] && [ "$result" != PASS ] && failed=1
+  [ "$kind" = bench ] && [ "$result" = FAIL ] && failed=1
+  grep -E "^FAIL|: [0-9]+ passed|Checks:|SKIP|error" "$log" | head -n 12
+  names+=("$name") results+=("$result")
+  times+=("$(awk -v a="${t0:-0}" -v b="${t1:-0}" 'BEGIN{printf "%.1f", b-a}')")
+  lines+=("$(grep -E ': [0-9]+ passed, [0-9]+ failed|[0-9]+%: Checks' "$log" | tail -n 1)")
+}
+
+run conv2d-cuda test test_conv2d cuda
+run conv2d-cpu test test_conv2d cpu
+run cudaconv2d test test_cudaconv2d
+run cudaconv2d-gpu test test_cudaconv2d --gpu
+run bench-conv2d bench bench_conv2d
+run bench-pipeline bench bench_pipeline
+
+echo
+echo "== benchmark summaries"
+sed -n '/conv2d kernel summary/,$p' "$logs/bench-conv2d.log" 2>/dev/null
+sed -n '/pipeline summary/,$p' "$logs/bench-pipeline.log" 2>/dev/null
+echo
+echo "== GPU suite (seed $CF_TEST_SEED, logs in $logs)"
+printf '%-16s %-8s %8s  %s\n' name result seconds detail
+for i in "${!names[@]}"; do
+  printf '%-16s %-8s %8s  %s\n' "${names[$i]}" "${results[$i]}" \
+    "${times[$i]}" "${lines[$i]}"
+done
+exit $failed
