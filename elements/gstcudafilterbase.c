@@ -1,9 +1,6 @@
-/* GStreamer CUDA filters: shared element base
+/* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * This library is free software; you can redistribute it and/or
- * modify it under the terms of the GNU Library General Public
- * License as published by the Free Software Foundation; either
- * version 2.1 of the License, or (at your option) any later version.
+ * GStreamer CUDA filters: shared element base
  */
 
 /**
