@@ -21,6 +21,7 @@ struct Image
   int rotate;                   /* 4 channels with channel 0 kept: lanes are
                                  * rotated so that the kept one is lane 3 */
   int word_loads;               /* 4-channel pixels are 4-byte aligned */
+  int chunk_loads;              /* source rows are 16-byte aligned */
 };
 
 /* The mask as a kernel parameter. Kernel parameters live in constant memory

@@ -98,6 +98,7 @@ cf_conv2d_cuda (cf_conv2d_algorithm algorithm, const cf_conv2d_plan * plan,
   launch.im.row_end = row_end;
   launch.im.rotate = f->channels == 4 && f->keep_channel == 0;
   launch.im.word_loads = (align & 3) == 0;
+  launch.im.chunk_loads = (((uintptr_t) d_src | src_stride) & 15) == 0;
   launch.plan = plan;
   launch.stream = (cudaStream_t) stream;
 

@@ -35,7 +35,7 @@ conv2d_fast_kernel (Image im, const __grid_constant__ Mask m, int cy)
   int tid = threadIdx.y * FAST_BX + threadIdx.x;
 
   /* load the input tile, halo included */
-  load_tile<T, C, COLS, SROW> (im, m.border, tile, x0 - m.rx, y0 - m.ry,
+  fill_tile<T, C, COLS, SROW> (im, m.border, tile, x0 - m.rx, y0 - m.ry,
       th + m.kh - 1, tid, FAST_BX * FAST_BY);
   __syncthreads ();
 

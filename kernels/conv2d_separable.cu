@@ -46,7 +46,7 @@ conv2d_separable_kernel (Image im, const __grid_constant__ SepMask m)
   int tid = threadIdx.x;
 
   /* 1. load the input tile, halo included */
-  load_tile<T, C, COLS, SROW> (im, m.border, tile, x0 - R, y0 - R, ROWS,
+  fill_tile<T, C, COLS, SROW> (im, m.border, tile, x0 - R, y0 - R, ROWS,
       tid, SEP_THREADS);
   __syncthreads ();
 

@@ -35,6 +35,98 @@ load_tile (const Image & im, int border, Vec<C> * tile, int gx0, int gy0,
   }
 }
 
+/* Pixels in a 16-byte chunk, or 0 when a pixel does not divide 16 bytes
+ * (RGB). */
+template <typename T, int C>
+constexpr int CHUNK_PX = 16 % (C * (int) sizeof (T)) == 0
+    ? 16 / (C * (int) sizeof (T)) : 0;
+
+/* Pixel k of a 16-byte chunk held as four little-endian words. */
+template <typename T, int C>
+__device__ __forceinline__ Vec<C>
+unpack_chunk (const uint4 & v, int k, int rotate)
+{
+  uint32_t w[4] = { v.x, v.y, v.z, v.w };
+  if constexpr (sizeof (T) == 2) {
+    return bits_to_float (w[k / 2] >> (16 * (k % 2)), CF_SEL_HALF);
+  } else if constexpr (C == 1) {
+    return bits_to_float (w[k / 4], CF_SEL_BYTE (k % 4));
+  } else if constexpr (C == 2) {
+    int b = 2 * (k % 2);
+    return make_float2 (bits_to_float (w[k / 2], CF_SEL_BYTE (b)),
+        bits_to_float (w[k / 2], CF_SEL_BYTE (b + 1)));
+  } else {
+    uint32_t p = w[k];
+    if (rotate)
+      p = __byte_perm (p, 0, 0x0321);
+    return make_float4 (bits_to_float (p, CF_SEL_BYTE (0)),
+        bits_to_float (p, CF_SEL_BYTE (1)),
+        bits_to_float (p, CF_SEL_BYTE (2)),
+        bits_to_float (p, CF_SEL_BYTE (3)));
+  }
+}
+
+/* load_tile() with 16-byte loads: a thread fetches a whole aligned chunk
+ * of pixels, so each load moves 4 to 16 times more bytes and far more
+ * bytes are in flight per thread. Needs 16-byte aligned rows
+ * (Image::chunk_loads); chunks cut by the plane's edge fall back to pixel
+ * loads with the border mode. */
+template <typename T, int C, int COLS, int SROW>
+__device__ __forceinline__ void
+load_tile_chunks (const Image & im, int border, Vec<C> * tile, int gx0,
+    int gy0, int rows, int tid, int nthreads)
+{
+  constexpr int PX = CHUNK_PX<T, C>;
+  constexpr int P = C * sizeof (T);
+  /* first chunk: gx0 rounded down to a multiple of PX */
+  int ax = gx0 >= 0 ? gx0 - gx0 % PX : -((PX - 1 - gx0) / PX) * PX;
+  int chunks = (gx0 - ax + COLS + PX - 1) / PX;
+  int total = rows * chunks;
+
+#pragma unroll 2
+  for (int idx = tid; idx < total; idx += nthreads) {
+    int r = idx / chunks;
+    int x = ax + (idx - r * chunks) * PX;
+    int gy = cf_border_index (gy0 + r, im.height, (cf_border) border);
+    Vec<C> px[PX];
+    if (gy >= 0 && x >= 0 && x + PX <= im.width) {
+      uint4 v = __ldg (reinterpret_cast<const uint4 *>(im.src
+              + (size_t) gy * im.src_stride + (size_t) x * P));
+#pragma unroll
+      for (int k = 0; k < PX; k++)
+        px[k] = unpack_chunk<T, C> (v, k, im.rotate);
+    } else {
+#pragma unroll
+      for (int k = 0; k < PX; k++)
+        px[k] = load_px_border<T, C> (im, border, x + k, gy0 + r);
+    }
+#pragma unroll
+    for (int k = 0; k < PX; k++) {
+      int c = x + k - gx0;
+      if (c >= 0 && c < COLS)
+        tile[r * SROW + padded (c)] = px[k];
+    }
+  }
+}
+
+/* The input tile of `rows` rows and COLS columns at (gx0, gy0), through
+ * 16-byte chunks where the layout and alignment allow. */
+template <typename T, int C, int COLS, int SROW>
+__device__ __forceinline__ void
+fill_tile (const Image & im, int border, Vec<C> * tile, int gx0, int gy0,
+    int rows, int tid, int nthreads)
+{
+  if constexpr (CHUNK_PX<T, C> > 0) {
+    if (im.chunk_loads) {
+      load_tile_chunks<T, C, COLS, SROW> (im, border, tile, gx0, gy0, rows,
+          tid, nthreads);
+      return;
+    }
+  }
+  load_tile<T, C, COLS, SROW> (im, border, tile, gx0, gy0, rows, tid,
+      nthreads);
+}
+
 /* Stores NW words at p with the widest accesses its alignment allows. */
 template <int NW>
 __device__ __forceinline__ void
