@@ -63,12 +63,23 @@ run conv2d-cpu test test_conv2d cpu
 run cudaconv2d test test_cudaconv2d
 run cudaconv2d-gpu test test_cudaconv2d --gpu
 run bench-conv2d bench bench_conv2d
+
+# Hardware counters of each variant: how much global traffic tiling saves.
+if command -v ncu >/dev/null && [ -n "$(bin profile_conv2d)" ]; then
+  echo "== tiling: profiling every variant once"
+  ncu --clock-control none --csv --log-file "$logs/profile-ncu.csv" \
+    --metrics l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
+    "$(bin profile_conv2d)" > "$logs/profile-launches.csv" 2>&1
+  python3 "$root/tests/gpu/tiling_report.py" "$logs/profile-launches.csv" \
+    "$logs/profile-ncu.csv" > "$logs/tiling.log" 2>&1
+fi
 run bench-pipeline bench bench_pipeline
 
 echo
 echo "== benchmark summaries"
 sed -n '/conv2d kernel summary/,$p' "$logs/bench-conv2d.log" 2>/dev/null
 sed -n '/pipeline summary/,$p' "$logs/bench-pipeline.log" 2>/dev/null
+cat "$logs/tiling.log" 2>/dev/null
 echo
 echo "== GPU suite (seed $CF_TEST_SEED, logs in $logs)"
 printf '%-16s %-8s %8s  %s\n' name result seconds detail

@@ -1,0 +1,99 @@
+/* Launches every conv2d variant exactly once per case, on 1080p RGBA with
+ * square masks of 3, 5, 9 and 15 taps, so that a profiler reading hardware
+ * counters (global load bytes per kernel) can measure how much each tiling
+ * saves. Prints one line per launch, in launch order, with the load bytes
+ * per output pixel the tiling formulas predict:
+ *
+ *   basic   K^2 pixels per output pixel
+ *   tiled   (32^2 / (33 - K)^2): the 32x32 input tile per (33-K)^2 outputs
+ *   cached  1 own pixel + the halo taps that fall outside the 32x16 tile
+ *   fast    (128 + K - 1)(32 + K - 1) / (128 x 32)
+ *
+ * tests/gpu/tiling_report.py joins these lines with the profiler's CSV. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "conv2d.h"
+
+#define W 1920
+#define H 1080
+
+static int
+check (int status, const char *what)
+{
+  if (status != CF_OK) {
+    printf ("%s failed: %s\n", what, cf_status_name (status));
+    exit (1);
+  }
+  return 0;
+}
+
+/* Pixels the cached variant reads from global memory per output pixel:
+ * its own, plus the taps outside the 32x16 block, averaged over a block. */
+static double
+cached_pixels (int k)
+{
+  int r = k / 2;
+  double outside = 0;
+  for (int ty = 0; ty < 16; ty++)
+    for (int tx = 0; tx < 32; tx++)
+      for (int j = -r; j <= r; j++)
+        for (int i = -r; i <= r; i++)
+          outside += (tx + i < 0 || tx + i >= 32 || ty + j < 0
+              || ty + j >= 16);
+  return 1.0 + outside / (32 * 16);
+}
+
+int
+main (void)
+{
+  static const int sizes[] = { 3, 5, 9, 15 };
+  static const cf_conv2d_algorithm variants[] = { CF_CONV2D_BASIC,
+    CF_CONV2D_TILED, CF_CONV2D_CACHED, CF_CONV2D_FAST
+  };
+  cf_plane_format f = { W, H, 4, CF_SAMPLE_U8, 3 };
+  size_t bytes = (size_t) W * H * 4;
+  unsigned char *h = malloc (bytes), *d_in, *d_out;
+  int count = 0, index = 0;
+
+  if (cudaGetDeviceCount (&count) != cudaSuccess || count == 0) {
+    printf ("SKIP profile-conv2d: no CUDA device\n");
+    return 77;
+  }
+  for (size_t k = 0; k < bytes; k++)
+    h[k] = (unsigned char) (k * 2654435761u >> 13);
+  check (cudaMalloc ((void **) &d_in, bytes), "cudaMalloc");
+  check (cudaMalloc ((void **) &d_out, bytes), "cudaMalloc");
+  check (cudaMemcpy (d_in, h, bytes, cudaMemcpyHostToDevice), "upload");
+
+  printf ("launch,variant,k,predicted_pixels_per_output\n");
+  for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++) {
+    int k = sizes[s];
+    float taps[CF_CONV2D_MAX_TAPS];
+    cf_conv2d_mask m = { k, k, taps, NULL, 1.0, 0.0, CF_BORDER_CLAMP };
+    cf_conv2d_plan plan;
+    double predicted[4];
+
+    /* a mask of rank > 1, so that no variant takes a shortcut */
+    for (int t = 0; t < k * k; t++)
+      taps[t] = (float) ((t * 7) % 5) - 2.0f;
+    m.divisor = k * k;
+    check (cf_conv2d_plan_init (&plan, &m), "plan");
+    predicted[0] = (double) k * k;
+    predicted[1] = 32.0 * 32.0 / ((33.0 - k) * (33.0 - k));
+    predicted[2] = cached_pixels (k);
+    predicted[3] = (128.0 + k - 1) * (32.0 + k - 1) / (128.0 * 32.0);
+    for (int v = 0; v < 4; v++) {
+      check (cf_conv2d_cuda (variants[v], &plan, &f, d_in, W * 4, d_out,
+              W * 4, 0, H, NULL), cf_conv2d_algorithm_name (variants[v]));
+      check (cudaDeviceSynchronize (), "kernel");
+      printf ("%d,%s,%d,%.3f\n", index++, cf_conv2d_algorithm_name
+          (variants[v]), k, predicted[v]);
+    }
+  }
+  cudaFree (d_in);
+  cudaFree (d_out);
+  free (h);
+  return 0;
+}
