@@ -212,10 +212,15 @@ gst_cuda_conv2d_build_plan (const GstCudaConv2dSettings * s,
   else
     ok = mask_from_preset (m, s, error);
   if (ok && divisor == 0.0) {
-    /* automatic: the sum of the taps, or 1 where they cancel out */
-    for (gint k = 0; k < m->w * m->h; k++)
+    /* automatic: the sum of the taps, or 1 where they cancel out; "cancel"
+     * is relative to the taps' size, so that a mask of small taps still
+     * divides by its (small) sum */
+    gdouble size = 0.0;
+    for (gint k = 0; k < m->w * m->h; k++) {
       divisor += m->taps[0][k];
-    if (m->magnitude || fabs (divisor) < 1e-6)
+      size += fabs (m->taps[0][k]);
+    }
+    if (m->magnitude || fabs (divisor) <= 1e-6 * size)
       divisor = 1.0;
   }
   if (ok) {
