@@ -1,0 +1,2131 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Element tests of cudaconv2d, through GstHarness.
+ *
+ *   test_cudaconv2d          every behaviour, with backend=cpu and
+ *                            backend=auto (the GPU where one is usable)
+ *   test_cudaconv2d --gpu    backend=cuda against backend=cpu and the
+ *                            reference; exits 77 when no GPU is usable
+ *
+ * Output frames are checked sample by sample against a double-precision
+ * reference written here from the element's documentation: the mask applied
+ * as written (not flipped), sums divided by the divisor, offset added,
+ * rounded to nearest and saturated; alpha and padding channels and
+ * unfiltered planes copied. Inputs are random (CF_TEST_SEED replays a run),
+ * output buffers are poisoned before the element writes them.
+ *
+ * The plugin is found as GStreamer finds plugins (GST_PLUGIN_PATH_1_0 and
+ * friends), so the same binary runs from the build tree and from a packed
+ * runtime. CUDA does not survive fork(): the tests run in one process.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <gst/gst.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#define MAX_SIZE 31
+#define MAX_TAPS (MAX_SIZE * MAX_SIZE)
+/* What output memory holds before the element writes it. */
+#define POISON 0xA5
+
+/* The element's documented defaults, which the reference assumes where a
+ * test leaves a property alone (test_properties checks them). */
+#define DEFAULT_PRESET "gaussian"
+#define DEFAULT_SIGMA 1.2
+
+/* A general (rank > 1) 5x3 mask with a non-zero sum (12). */
+#define K_GENERAL "1 -2 3 0 1; 2 5 -1 2 0; 0 1 2 -3 1"
+/* Another one, 3x5, with decimals, sum 1. */
+#define K_TALL "0.5 -0.25 0; 0.1 0.2 0.3; -0.4 1.1 0.15; 0 0.05 -0.5; " \
+    "0.25 0 -0.25"
+/* A 7x5 mask of decimals, sum 4.7. */
+#define K_7X5 "0.1 -0.3 0.5 0.2 0 0.4 -0.1; 0.3 0.2 -0.6 0.8 0.1 0 0.2; " \
+    "-0.2 0.4 0.9 1.5 0.7 -0.5 0.1; 0 0.6 0.3 -0.4 0.2 0.1 0.3; " \
+    "0.2 -0.1 0 0.4 -0.3 0.5 0.1"
+
+static const gchar *const formats[] = {
+  "RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR", "xRGB", "xBGR", "RGB",
+  "BGR", "GRAY8", "GRAY16_LE", "I420", "YV12", "NV12", "Y444", "Y42B",
+};
+
+static const gchar *const borders[] = { "clamp", "mirror", "wrap",
+  "constant"
+};
+
+enum
+{
+  BORDER_CLAMP,
+  BORDER_MIRROR,
+  BORDER_WRAP,
+  BORDER_CONSTANT,
+};
+
+static const gchar *const algorithms[] = { "auto", "basic", "tiled",
+  "cached", "fast", "separable"
+};
+
+/* Backends of the default run, one per iteration of the loop tests. */
+static const gchar *const backends[] = { "cpu", "auto" };
+
+static GRand *rng;
+static guint32 seed;
+static guint64 frames_checked, samples_checked;
+
+/* ---- plane layouts, written from the formats' definitions ------------- */
+
+typedef struct
+{
+  gint width, height;           /* pixels */
+  gint channels;                /* interleaved samples a pixel */
+  gint bytes;                   /* a sample: 1 or 2 (little endian) */
+  gint keep;                    /* channel copied unchanged, or -1 */
+} PlaneDesc;
+
+static void
+plane_set (PlaneDesc * d, gint w, gint h, gint channels, gint bytes,
+    gint keep)
+{
+  d->width = w;
+  d->height = h;
+  d->channels = channels;
+  d->bytes = bytes;
+  d->keep = keep;
+}
+
+/* Fills planes[] for a w x h frame; returns the number of planes.
+ * Subsampled chroma rounds up (a 37 wide I420 frame has 19 wide chroma). */
+static guint
+describe_planes (GstVideoFormat format, gint w, gint h, PlaneDesc * planes)
+{
+  gint cw = (w + 1) / 2, ch = (h + 1) / 2;
+
+  switch (format) {
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+      plane_set (&planes[0], w, h, 4, 1, 3);
+      return 1;
+    case GST_VIDEO_FORMAT_ARGB:
+    case GST_VIDEO_FORMAT_ABGR:
+    case GST_VIDEO_FORMAT_xRGB:
+    case GST_VIDEO_FORMAT_xBGR:
+      plane_set (&planes[0], w, h, 4, 1, 0);
+      return 1;
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
+      plane_set (&planes[0], w, h, 3, 1, -1);
+      return 1;
+    case GST_VIDEO_FORMAT_GRAY8:
+      plane_set (&planes[0], w, h, 1, 1, -1);
+      return 1;
+    case GST_VIDEO_FORMAT_GRAY16_LE:
+      plane_set (&planes[0], w, h, 1, 2, -1);
+      return 1;
+    case GST_VIDEO_FORMAT_I420:
+    case GST_VIDEO_FORMAT_YV12:
+      plane_set (&planes[0], w, h, 1, 1, -1);
+      plane_set (&planes[1], cw, ch, 1, 1, -1);
+      plane_set (&planes[2], cw, ch, 1, 1, -1);
+      return 3;
+    case GST_VIDEO_FORMAT_NV12:
+      plane_set (&planes[0], w, h, 1, 1, -1);
+      plane_set (&planes[1], cw, ch, 2, 1, -1);
+      return 2;
+    case GST_VIDEO_FORMAT_Y444:
+      plane_set (&planes[0], w, h, 1, 1, -1);
+      plane_set (&planes[1], w, h, 1, 1, -1);
+      plane_set (&planes[2], w, h, 1, 1, -1);
+      return 3;
+    case GST_VIDEO_FORMAT_Y42B:
+      plane_set (&planes[0], w, h, 1, 1, -1);
+      plane_set (&planes[1], cw, h, 1, 1, -1);
+      plane_set (&planes[2], cw, h, 1, 1, -1);
+      return 3;
+    default:
+      fail ("no plane layout for %s", gst_video_format_to_string (format));
+      return 0;
+  }
+}
+
+static guint
+get_sample (const GstVideoFrame * f, guint p, const PlaneDesc * d, gint x,
+    gint y, gint c)
+{
+  const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (f, p)
+      + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
+  gint k = x * d->channels + c;
+
+  return d->bytes == 2 ? GST_READ_UINT16_LE (row + 2 * k) : row[k];
+}
+
+/* ---- the reference ------------------------------------------------------ */
+
+typedef struct
+{
+  gint w, h;
+  gdouble taps[2][MAX_TAPS];    /* h rows of w; [1] only for magnitude */
+  gboolean magnitude;           /* sqrt(a^2 + b^2) of the two sums */
+  gdouble divisor;              /* resolved: never 0 */
+  gdouble offset;
+  gint border;                  /* BORDER_* */
+} Mask;
+
+/* Where coordinate v of an axis of n samples reads from; -1 reads 0. */
+static gint
+border_source (gint v, gint n, gint border)
+{
+  if (v >= 0 && v < n)
+    return v;
+  switch (border) {
+    case BORDER_CLAMP:
+      return v < 0 ? 0 : n - 1;
+    case BORDER_MIRROR:
+      /* fold at the edge samples, which are not repeated: -1 reads 1 */
+      while (n > 1 && (v < 0 || v >= n)) {
+        if (v < 0)
+          v = -v;
+        if (v >= n)
+          v = 2 * (n - 1) - v;
+      }
+      return n > 1 ? v : 0;
+    case BORDER_WRAP:
+      v %= n;
+      return v < 0 ? v + n : v;
+    default:
+      return -1;
+  }
+}
+
+/* The exact value of output sample (x, y, c) of a plane, saturated, and how
+ * far float arithmetic may move it: about 2^-23 per term on the sum of the
+ * terms' magnitudes (taps are floats in the element, doubles here). */
+static void
+reference (const GstVideoFrame * in, guint p, const PlaneDesc * d,
+    const Mask * m, gint x, gint y, gint c, gdouble * value,
+    gdouble * slack)
+{
+  gdouble sum[2] = { 0.0, 0.0 }, size = 0.0, v;
+  gdouble maxval = d->bytes == 2 ? 65535.0 : 255.0;
+  gint n_masks = m->magnitude ? 2 : 1;
+
+  for (gint j = 0; j < m->h; j++) {
+    gint sy = border_source (y + j - m->h / 2, d->height, m->border);
+    for (gint i = 0; i < m->w; i++) {
+      gint sx = border_source (x + i - m->w / 2, d->width, m->border);
+      gdouble s = sx < 0 || sy < 0 ? 0.0 : get_sample (in, p, d, sx, sy, c);
+      for (gint k = 0; k < n_masks; k++) {
+        sum[k] += m->taps[k][j * m->w + i] * s;
+        size += fabs (m->taps[k][j * m->w + i] * s);
+      }
+    }
+  }
+  v = m->magnitude ? sqrt (sum[0] * sum[0] + sum[1] * sum[1]) : sum[0];
+  v = v / m->divisor + m->offset;
+  *value = CLAMP (v, 0.0, maxval);
+  *slack = 1.2e-7 * (m->w * m->h + 16) * (size / fabs (m->divisor)
+      + fabs (m->offset) + 1.0);
+}
+
+/* ---- masks from the properties, independently of the element ----------- */
+
+/* The properties of one run. NULL and 0 leave the element's default. */
+typedef struct
+{
+  const gchar *kernel;
+  const gchar *preset;
+  gint size;
+  gdouble sigma;
+  gdouble divisor;
+  gdouble offset;
+  const gchar *border;
+  const gchar *planes;
+  const gchar *algorithm;
+} Settings;
+
+/* Parses a valid kernel string: rows split at ';', numbers at spaces, tabs
+ * or commas, one empty last row allowed. */
+static void
+parse_kernel (const gchar * text, Mask * m)
+{
+  gchar **rows = g_strsplit (text, ";", -1);
+  GArray *values = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  gint n_rows = 0, width = 0;
+
+  for (guint r = 0; rows[r]; r++) {
+    gchar **tokens = g_strsplit_set (rows[r], " ,\t", -1);
+    gint n = 0;
+
+    for (guint t = 0; tokens[t]; t++) {
+      gchar *end;
+      gdouble v;
+
+      if (!tokens[t][0])
+        continue;
+      v = g_ascii_strtod (tokens[t], &end);
+      fail_unless (*end == '\0', "test kernel \"%s\": bad number \"%s\"",
+          text, tokens[t]);
+      g_array_append_val (values, v);
+      n++;
+    }
+    g_strfreev (tokens);
+    if (n == 0)
+      continue;
+    fail_unless (n_rows == 0 || n == width, "test kernel \"%s\" is ragged",
+        text);
+    width = n;
+    n_rows++;
+  }
+  g_strfreev (rows);
+  fail_unless (n_rows > 0 && n_rows <= MAX_SIZE && width <= MAX_SIZE,
+      "test kernel \"%s\" has no usable size", text);
+  m->w = width;
+  m->h = n_rows;
+  memcpy (m->taps[0], values->data, sizeof (gdouble) * width * n_rows);
+  g_array_free (values, TRUE);
+}
+
+static void
+set_taps_3x3 (Mask * m, gint k, const gdouble taps[9])
+{
+  m->w = m->h = 3;
+  memcpy (m->taps[k], taps, 9 * sizeof (gdouble));
+}
+
+/* Normalised Gaussian: the outer product of exp(-d^2 / (2 sigma^2)) with
+ * itself, divided by the total. */
+static void
+set_gaussian (Mask * m, gint size, gdouble sigma)
+{
+  gdouble total = 0.0;
+
+  m->w = m->h = size;
+  for (gint j = 0; j < size; j++)
+    for (gint i = 0; i < size; i++) {
+      gdouble dx = i - size / 2, dy = j - size / 2;
+      m->taps[0][j * size + i] = exp (-dx * dx / (2 * sigma * sigma))
+          * exp (-dy * dy / (2 * sigma * sigma));
+      total += m->taps[0][j * size + i];
+    }
+  for (gint k = 0; k < size * size; k++)
+    m->taps[0][k] /= total;
+}
+
+static void
+preset_mask (const gchar * preset, gint size, gdouble sigma, Mask * m)
+{
+  static const gdouble sharpen[9] = { 0, -1, 0, -1, 5, -1, 0, -1, 0 };
+  static const gdouble sobel_x[9] = { -1, 0, 1, -2, 0, 2, -1, 0, 1 };
+  static const gdouble laplacian[9] = { 0, 1, 0, 1, -4, 1, 0, 1, 0 };
+  static const gdouble emboss[9] = { -2, -1, 0, -1, 1, 1, 0, 1, 2 };
+  gdouble sobel_y[9];
+
+  /* sobel-y is the transpose of sobel-x */
+  for (gint j = 0; j < 3; j++)
+    for (gint i = 0; i < 3; i++)
+      sobel_y[j * 3 + i] = sobel_x[i * 3 + j];
+
+  if (!strcmp (preset, "none")) {
+    m->w = m->h = 1;
+    m->taps[0][0] = 1.0;
+  } else if (!strcmp (preset, "box")) {
+    m->w = m->h = size ? size : 3;
+    for (gint k = 0; k < m->w * m->h; k++)
+      m->taps[0][k] = 1.0;
+  } else if (!strcmp (preset, "gaussian") || !strcmp (preset, "unsharp")) {
+    gint n = size ? size : MIN (2 * (gint) ceil (3 * sigma) + 1, MAX_SIZE);
+    set_gaussian (m, n, sigma);
+    if (!strcmp (preset, "unsharp")) {
+      /* 2 x identity - Gaussian */
+      for (gint k = 0; k < n * n; k++)
+        m->taps[0][k] = (k == n * n / 2 ? 2.0 : 0.0) - m->taps[0][k];
+    }
+  } else if (!strcmp (preset, "sharpen")) {
+    set_taps_3x3 (m, 0, sharpen);
+  } else if (!strcmp (preset, "sobel-x")) {
+    set_taps_3x3 (m, 0, sobel_x);
+  } else if (!strcmp (preset, "sobel-y")) {
+    set_taps_3x3 (m, 0, sobel_y);
+  } else if (!strcmp (preset, "sobel")) {
+    set_taps_3x3 (m, 0, sobel_x);
+    set_taps_3x3 (m, 1, sobel_y);
+    m->magnitude = TRUE;
+  } else if (!strcmp (preset, "laplacian")) {
+    set_taps_3x3 (m, 0, laplacian);
+  } else if (!strcmp (preset, "emboss")) {
+    set_taps_3x3 (m, 0, emboss);
+  } else {
+    fail ("the test knows no preset \"%s\"", preset);
+  }
+}
+
+static gint
+border_index (const gchar * nick)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (borders); k++)
+    if (!strcmp (nick, borders[k]))
+      return k;
+  fail ("the test knows no border \"%s\"", nick);
+  return -1;
+}
+
+static void
+mask_from_settings (const Settings * s, Mask * m)
+{
+  gdouble sum = 0.0, size = 0.0;
+
+  memset (m, 0, sizeof (*m));
+  if (s->kernel && s->kernel[0])
+    parse_kernel (s->kernel, m);
+  else
+    preset_mask (s->preset ? s->preset : DEFAULT_PRESET, s->size,
+        s->sigma ? s->sigma : DEFAULT_SIGMA, m);
+  /* divisor 0: the sum of the mask, or 1 when the taps cancel out and for
+   * the Sobel magnitude */
+  for (gint k = 0; k < m->w * m->h; k++) {
+    sum += m->taps[0][k];
+    size += fabs (m->taps[0][k]);
+  }
+  if (s->divisor != 0.0)
+    m->divisor = s->divisor;
+  else if (m->magnitude || fabs (sum) <= 1e-9 * size)
+    m->divisor = 1.0;
+  else
+    m->divisor = sum;
+  m->offset = s->offset;
+  m->border = border_index (s->border ? s->border : "clamp");
+}
+
+static gboolean
+all_planes (const Settings * s)
+{
+  return s->planes && !strcmp (s->planes, "all");
+}
+
+/* ---- element and harness ------------------------------------------------- */
+
+/* Sets a property from a string, as gst-launch does; the kernel directly,
+ * so that NULL clears it. */
+static void
+set_prop (GstElement * e, const gchar * name, const gchar * value)
+{
+  if (!strcmp (name, "kernel"))
+    g_object_set (e, "kernel", value, NULL);
+  else
+    gst_util_set_object_arg (G_OBJECT (e), name, value);
+}
+
+static void
+set_prop_double (GstElement * e, const gchar * name, gdouble value)
+{
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+  set_prop (e, name, g_ascii_dtostr (buf, sizeof (buf), value));
+}
+
+static void
+apply_settings (GstElement * e, const Settings * s)
+{
+  if (s->kernel)
+    set_prop (e, "kernel", s->kernel);
+  if (s->preset)
+    set_prop (e, "preset", s->preset);
+  if (s->size)
+    g_object_set (e, "size", s->size, NULL);
+  if (s->sigma)
+    set_prop_double (e, "sigma", s->sigma);
+  if (s->divisor)
+    set_prop_double (e, "divisor", s->divisor);
+  if (s->offset)
+    set_prop_double (e, "offset", s->offset);
+  if (s->border)
+    set_prop (e, "border", s->border);
+  if (s->planes)
+    set_prop (e, "planes", s->planes);
+  if (s->algorithm)
+    set_prop (e, "algorithm", s->algorithm);
+}
+
+static GstElement *
+make_conv (const gchar * backend, const Settings * s)
+{
+  GstElement *e = gst_element_factory_make ("cudaconv2d", NULL);
+
+  fail_unless (e != NULL, "no cudaconv2d element: is GST_PLUGIN_PATH_1_0 "
+      "set to the folder of libgstcudafilters.so?");
+  set_prop (e, "backend", backend);
+  if (s)
+    apply_settings (e, s);
+  return e;
+}
+
+/* The nick of the value of enum property `prop`. */
+static const gchar *
+enum_nick (GObject * obj, const gchar * prop)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (obj),
+      prop);
+  GEnumClass *klass = G_PARAM_SPEC_ENUM (pspec)->enum_class;
+  GEnumValue *v;
+  gint value;
+
+  g_object_get (obj, prop, &value, NULL);
+  v = g_enum_get_value (klass, value);
+  fail_unless (v != NULL, "%s reads back %d, no value of its enum", prop,
+      value);
+  return v->value_nick;
+}
+
+/* An allocator for the element's output buffers: system memory filled
+ * with POISON, so a sample the element does not write shows. The memory
+ * it returns belongs to the system allocator, which also frees it. */
+typedef struct
+{
+  GstAllocator parent;
+} PoisonAllocator;
+
+typedef struct
+{
+  GstAllocatorClass parent_class;
+} PoisonAllocatorClass;
+
+GType poison_allocator_get_type (void);
+G_DEFINE_TYPE (PoisonAllocator, poison_allocator, GST_TYPE_ALLOCATOR);
+
+static GstMemory *
+poison_allocator_alloc (GstAllocator * allocator G_GNUC_UNUSED, gsize size,
+    GstAllocationParams * params)
+{
+  GstMemory *mem = gst_allocator_alloc (NULL, size, params);
+  GstMapInfo map;
+
+  if (mem && gst_memory_map (mem, &map, GST_MAP_WRITE)) {
+    memset (map.data, POISON, map.size);
+    gst_memory_unmap (mem, &map);
+  }
+  return mem;
+}
+
+static void
+poison_allocator_free (GstAllocator * allocator G_GNUC_UNUSED,
+    GstMemory * mem)
+{
+  gst_allocator_free (mem->allocator, mem);
+}
+
+static void
+poison_allocator_class_init (PoisonAllocatorClass * klass)
+{
+  klass->parent_class.alloc = poison_allocator_alloc;
+  klass->parent_class.free = poison_allocator_free;
+}
+
+static void
+poison_allocator_init (PoisonAllocator * self G_GNUC_UNUSED)
+{
+}
+
+/* A started element in a harness, with a bus for its messages. */
+typedef struct
+{
+  GstHarness *h;
+  GstElement *conv;
+  GstBus *bus;
+} Conv;
+
+static void
+conv_start (Conv * c, const gchar * backend, const Settings * s)
+{
+  GstElement *e = make_conv (backend, s);
+
+  c->bus = gst_bus_new ();
+  gst_element_set_bus (e, c->bus);
+  c->h = gst_harness_new_with_element (e, "sink", "src");
+  c->conv = c->h->element;
+  gst_object_unref (e);
+  gst_harness_set_propose_allocator (c->h,
+      g_object_new (poison_allocator_get_type (), NULL), NULL);
+}
+
+static void
+conv_set_caps (Conv * c, const GstVideoInfo * info)
+{
+  gst_harness_set_src_caps (c->h, gst_video_info_to_caps (info));
+}
+
+/* Fails on an error or warning message nobody expected. */
+static void
+expect_no_message (GstBus * bus, const gchar * what)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus,
+      GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+  GError *err = NULL;
+
+  if (!msg)
+    return;
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+    gst_message_parse_error (msg, &err, NULL);
+  else
+    gst_message_parse_warning (msg, &err, NULL);
+  fail ("%s: unexpected %s message: %s", what,
+      GST_MESSAGE_TYPE_NAME (msg), err->message);
+}
+
+/* Pops the next error or warning and checks its domain, code and that its
+ * text holds `part`. Returns the message text (g_free it). */
+static gchar *
+expect_message (GstBus * bus, GstMessageType type, GQuark domain, gint code,
+    const gchar * part, const gchar * what)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus,
+      GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+  GError *err = NULL;
+  gchar *text;
+
+  fail_unless (msg != NULL, "%s: no %s message was posted", what,
+      type == GST_MESSAGE_ERROR ? "error" : "warning");
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+    gst_message_parse_error (msg, &err, NULL);
+  else
+    gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (GST_MESSAGE_TYPE (msg) == type, "%s: got %s \"%s\", "
+      "expected a %s", what, GST_MESSAGE_TYPE_NAME (msg), err->message,
+      gst_message_type_get_name (type));
+  fail_unless (err->domain == domain && err->code == code,
+      "%s: message \"%s\" is %s/%d, expected %s/%d", what, err->message,
+      g_quark_to_string (err->domain), err->code,
+      g_quark_to_string (domain), code);
+  fail_unless (part == NULL || strstr (err->message, part) != NULL,
+      "%s: message \"%s\" does not say \"%s\"", what, err->message, part);
+  text = g_strdup (err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  return text;
+}
+
+static void
+drain_messages (GstBus * bus, GstMessageType types)
+{
+  GstMessage *msg;
+
+  while ((msg = gst_bus_pop_filtered (bus, types)))
+    gst_message_unref (msg);
+}
+
+static void
+conv_stop (Conv * c, const gchar * what)
+{
+  expect_no_message (c->bus, what);
+  gst_harness_teardown (c->h);
+  gst_object_unref (c->bus);
+  memset (c, 0, sizeof (*c));
+}
+
+/* Pushes `in` (which stays the caller's) and returns the output frame. */
+static GstBuffer *
+conv_push (Conv * c, GstBuffer * in, const gchar * what)
+{
+  GstFlowReturn ret = gst_harness_push (c->h, gst_buffer_ref (in));
+  GstBuffer *out;
+
+  fail_unless (ret == GST_FLOW_OK, "%s: pushing a frame returned %s", what,
+      gst_flow_get_name (ret));
+  out = gst_harness_try_pull (c->h);
+  fail_unless (out != NULL, "%s: no output frame", what);
+  return out;
+}
+
+/* Poisons an output frame again before releasing it: a buffer pool (the
+ * GPU path's pinned pool) hands the same memory out again. */
+static void
+release_output (GstBuffer * out)
+{
+  GstMapInfo map;
+
+  if (gst_buffer_is_writable (out) && gst_buffer_map (out, &map,
+          GST_MAP_WRITE)) {
+    memset (map.data, POISON, map.size);
+    gst_buffer_unmap (out, &map);
+  }
+  gst_buffer_unref (out);
+}
+
+/* ---- frames -------------------------------------------------------------- */
+
+static void
+video_info (GstVideoInfo * info, const gchar * format, gint w, gint h)
+{
+  GstVideoFormat f = gst_video_format_from_string (format);
+
+  fail_unless (f != GST_VIDEO_FORMAT_UNKNOWN, "unknown format %s", format);
+  fail_unless (gst_video_info_set_format (info, f, w, h));
+}
+
+/* A frame of random bytes (padding included). */
+static GstBuffer *
+random_frame (const GstVideoInfo * info)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo map;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (gsize k = 0; k < map.size; k += 4) {
+    guint32 r = g_rand_int (rng);
+    memcpy (map.data + k, &r, MIN (4, map.size - k));
+  }
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+/* Checks every sample of `outbuf`, the output of `inbuf` through `m`:
+ * filtered channels within rounding of the reference (m NULL: within one
+ * level of `twin` only), kept channels and unfiltered planes equal to the
+ * input. With `twin` (the CPU backend's output of the same frame), filtered
+ * 8-bit samples must also be at most one level from it. */
+static void
+check_frame (const gchar * what, const GstVideoInfo * info,
+    GstBuffer * inbuf, GstBuffer * outbuf, const Mask * m, gboolean all,
+    GstBuffer * twin)
+{
+  GstVideoFrame in, out, tw;
+  PlaneDesc planes[GST_VIDEO_MAX_PLANES];
+  guint n_planes, bad = 0, total = 0;
+  gchar first[256] = "";
+
+  fail_unless (m != NULL || twin != NULL);
+  fail_unless (gst_video_frame_map (&in, info, inbuf, GST_MAP_READ),
+      "%s: cannot map the input frame", what);
+  fail_unless (gst_video_frame_map (&out, info, outbuf, GST_MAP_READ),
+      "%s: cannot map the output frame", what);
+  if (twin)
+    fail_unless (gst_video_frame_map (&tw, info, twin, GST_MAP_READ),
+        "%s: cannot map the CPU backend's frame", what);
+  n_planes = describe_planes (GST_VIDEO_INFO_FORMAT (info),
+      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), planes);
+  fail_unless_equals_int (n_planes, GST_VIDEO_FRAME_N_PLANES (&in));
+
+  for (guint p = 0; p < n_planes; p++) {
+    const PlaneDesc *d = &planes[p];
+    gboolean filtered_plane = p == 0 || all;
+
+    for (gint y = 0; y < d->height; y++)
+      for (gint x = 0; x < d->width; x++)
+        for (gint c = 0; c < d->channels; c++) {
+          gboolean filtered = filtered_plane && c != d->keep;
+          guint got = get_sample (&out, p, d, x, y, c);
+          gdouble expect, slack = 0.0, tol = 0.0;
+          gboolean ok = TRUE;
+
+          if (!filtered) {
+            expect = get_sample (&in, p, d, x, y, c);
+          } else if (m) {
+            reference (&in, p, d, m, x, y, c, &expect, &slack);
+            tol = 0.5 + slack;
+          } else {
+            expect = get_sample (&tw, p, d, x, y, c);
+            tol = 1.0;
+          }
+          ok = fabs (got - expect) <= tol;
+          if (ok && twin && filtered && m) {
+            /* 16-bit sums carry more float error than one level */
+            gdouble twin_tol = d->bytes == 1 ? 1.0 : 1.0 + 2 * slack;
+            guint t = get_sample (&tw, p, d, x, y, c);
+            ok = fabs ((gdouble) got - t) <= twin_tol;
+            if (!ok && !bad)
+              g_snprintf (first, sizeof (first), "plane %u, x %d, y %d, "
+                  "channel %d: got %u, the CPU backend %u (reference %.3f)",
+                  p, x, y, c, got, t, expect);
+          } else if (!ok && !bad) {
+            g_snprintf (first, sizeof (first), "plane %u, x %d, y %d, "
+                "channel %d: got %u, expected %.3f%s%.3g", p, x, y, c, got,
+                expect, tol > 0 ? " +- " : "", tol);
+          }
+          bad += !ok;
+          total++;
+        }
+  }
+  if (twin)
+    gst_video_frame_unmap (&tw);
+  gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&in);
+  frames_checked++;
+  samples_checked += total;
+  fail_unless (bad == 0, "%s: %u of %u samples wrong; first at %s", what,
+      bad, total, first);
+}
+
+/* One random w x h frame of `format` through an element with settings `s`,
+ * checked against the reference. */
+static void
+run_one_frame (const gchar * backend, const gchar * format, gint w, gint h,
+    const Settings * s, const gchar * label)
+{
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  Conv c;
+  Mask m;
+  gchar *what = g_strdup_printf ("%s [%s, %s %dx%d]", label, backend,
+      format, w, h);
+
+  mask_from_settings (s, &m);
+  video_info (&info, format, w, h);
+  conv_start (&c, backend, s);
+  conv_set_caps (&c, &info);
+  in = random_frame (&info);
+  out = conv_push (&c, in, what);
+  check_frame (what, &info, in, out, &m, all_planes (s), NULL);
+  release_output (out);
+  gst_buffer_unref (in);
+  conv_stop (&c, what);
+  g_free (what);
+}
+
+/* ---- 1. formats ---------------------------------------------------------- */
+
+GST_START_TEST (test_formats)
+{
+  const gchar *backend = backends[__i__];
+
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    for (gint all = 0; all < 2; all++) {
+      Settings s = {.kernel = K_GENERAL,.offset = 5,
+        .border = borders[(f + all) % G_N_ELEMENTS (borders)],
+        .planes = all ? "all" : "luma"
+      };
+      gchar *label = g_strdup_printf ("format planes=%s border=%s",
+          s.planes, s.border);
+      run_one_frame (backend, formats[f], 37, 23, &s, label);
+      g_free (label);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Input frames whose rows are padded further than GstVideoInfo would pad
+ * them, described by a GstVideoMeta: the element must follow the meta. */
+GST_START_TEST (test_padded_strides)
+{
+  const gchar *backend = backends[__i__];
+  static const gchar *const padded[] = { "RGBA", "RGB", "GRAY16_LE",
+    "I420", "NV12", "Y42B"
+  };
+
+  for (guint f = 0; f < G_N_ELEMENTS (padded); f++) {
+    Settings s = {.kernel = K_TALL,.border = "mirror",.planes = "all" };
+    GstVideoInfo info, padinfo;
+    gsize offset[GST_VIDEO_MAX_PLANES], size = 0;
+    gint stride[GST_VIDEO_MAX_PLANES];
+    GstBuffer *in, *out;
+    Conv c;
+    Mask m;
+    gchar *what = g_strdup_printf ("padded strides [%s, %s 35x21]",
+        backend, padded[f]);
+
+    mask_from_settings (&s, &m);
+    video_info (&info, padded[f], 35, 21);
+    padinfo = info;
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+      /* an odd gap before each plane, rows padded by 6 + 4 p bytes */
+      gint rows = p == 0 || GST_VIDEO_INFO_FORMAT (&info)
+          == GST_VIDEO_FORMAT_Y42B ? 21 : 11;
+      stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (&info, p) + 6 + 4 * p;
+      offset[p] = size + 3;
+      size = offset[p] + (gsize) stride[p] * rows;
+      padinfo.stride[p] = stride[p];
+      padinfo.offset[p] = offset[p];
+    }
+    padinfo.size = size;
+    in = random_frame (&padinfo);
+    gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (&info), 35, 21, GST_VIDEO_INFO_N_PLANES (&info),
+        offset, stride);
+
+    conv_start (&c, backend, &s);
+    conv_set_caps (&c, &info);
+    out = conv_push (&c, in, what);
+    check_frame (what, &info, in, out, &m, TRUE, NULL);
+    release_output (out);
+    gst_buffer_unref (in);
+    conv_stop (&c, what);
+    g_free (what);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- 2. presets, divisor, offset, borders, mask shapes ------------------- */
+
+GST_START_TEST (test_presets)
+{
+  const gchar *backend = backends[__i__];
+  static const Settings presets[] = {
+    {.preset = "none"},
+    {.preset = "box"},
+    {.preset = "box",.size = 1},
+    {.preset = "box",.size = 5},
+    {.preset = "gaussian"},
+    {.preset = "gaussian",.sigma = 0.8},
+    {.preset = "gaussian",.sigma = 1.7,.size = 5},
+    {.preset = "gaussian",.sigma = 0.5,.size = 9},
+    /* 2 ceil(3 sigma) + 1 = 37: capped to 31 */
+    {.preset = "gaussian",.sigma = 6.0},
+    {.preset = "sharpen"},
+    {.preset = "unsharp",.sigma = 1.0},
+    {.preset = "unsharp",.sigma = 2.0,.size = 3},
+    {.preset = "sobel-x"},
+    {.preset = "sobel-x",.offset = 128},
+    {.preset = "sobel-y",.offset = 128},
+    {.preset = "sobel"},
+    {.preset = "sobel",.divisor = 4},
+    {.preset = "laplacian",.offset = 128},
+    {.preset = "emboss"},
+    {.preset = "emboss",.divisor = 2,.offset = 64,.border = "wrap"},
+  };
+  static const gchar *const preset_formats[] = { "GRAY8", "GRAY16_LE",
+    "BGRx"
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (presets); k++)
+    for (guint f = 0; f < G_N_ELEMENTS (preset_formats); f++) {
+      Settings s = presets[k];
+      gchar *label;
+
+      /* borders rotate where the case names none */
+      if (!s.border)
+        s.border = borders[(k + f) % G_N_ELEMENTS (borders)];
+      label = g_strdup_printf ("preset=%s size=%d sigma=%g divisor=%g "
+          "offset=%g border=%s", s.preset, s.size, s.sigma, s.divisor,
+          s.offset, s.border);
+      /* at least 31 x 31, for the capped Gaussian */
+      run_one_frame (backend, preset_formats[f], 41, 33, &s, label);
+      g_free (label);
+    }
+}
+
+GST_END_TEST;
+
+/* `kernel` wins over `preset`; cleared, the preset comes back. */
+GST_START_TEST (test_kernel_wins)
+{
+  const gchar *backend = backends[__i__];
+  Settings shift = {.kernel = "0 0 0; 0 0 1; 0 0 0",.preset = "sharpen" };
+  Settings sharpen = {.preset = "sharpen" };
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  Mask m;
+  Conv c;
+
+  run_one_frame (backend, "RGB", 37, 23, &shift, "kernel over preset");
+
+  /* the same element, with the kernel cleared while playing */
+  video_info (&info, "GRAY8", 37, 23);
+  conv_start (&c, backend, &shift);
+  conv_set_caps (&c, &info);
+  in = random_frame (&info);
+  out = conv_push (&c, in, "kernel set");
+  mask_from_settings (&shift, &m);
+  check_frame ("kernel set, preset sharpen", &info, in, out, &m, FALSE,
+      NULL);
+  release_output (out);
+  fail_unless_equals_string (enum_nick (G_OBJECT (c.conv), "preset"),
+      "sharpen");
+
+  set_prop (c.conv, "kernel", NULL);
+  out = conv_push (&c, in, "kernel cleared");
+  mask_from_settings (&sharpen, &m);
+  check_frame ("kernel cleared: the preset", &info, in, out, &m, FALSE,
+      NULL);
+  release_output (out);
+
+  /* an empty string clears it too (documented: "used when kernel is
+   * empty") */
+  set_prop (c.conv, "kernel", "1 2 1");
+  set_prop (c.conv, "kernel", "");
+  out = conv_push (&c, in, "kernel empty");
+  check_frame ("kernel \"\": the preset", &info, in, out, &m, FALSE, NULL);
+  release_output (out);
+  gst_buffer_unref (in);
+  conv_stop (&c, "kernel wins");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_divisor_offset)
+{
+  const gchar *backend = backends[__i__];
+  static const Settings cases[] = {
+    {.kernel = K_GENERAL,.divisor = 3.5,.offset = -20},
+    /* a negative divisor turns the image over */
+    {.kernel = K_GENERAL,.divisor = -4,.offset = 255},
+    {.kernel = "1 -1 0",.offset = 128},   /* sum 0: divisor 1 */
+    {.kernel = "1 -2 1; 2 -4 2; 1 -2 1",.offset = 100},
+    {.kernel = "0.25 0.5 0.25"},
+    {.kernel = "2"},            /* divisor 2: a copy */
+    {.kernel = "2",.divisor = 1},       /* saturates */
+    {.kernel = "3",.divisor = 7,.offset = 0.25},
+    {.kernel = K_7X5,.divisor = 0.5,.offset = -300},
+    /* small taps: the sum (4e-7) is small, not zero */
+    {.kernel = "1e-7 2e-7 1e-7"},
+    /* cancels out up to float rounding: divisor 1 */
+    {.kernel = "0.1 0.2 -0.3",.offset = 128},
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    gchar *label = g_strdup_printf ("kernel \"%s\" divisor=%g offset=%g",
+        cases[k].kernel, cases[k].divisor, cases[k].offset);
+    run_one_frame (backend, k % 2 ? "GRAY16_LE" : "RGBx", 37, 23, &cases[k],
+        label);
+    g_free (label);
+  }
+}
+
+GST_END_TEST;
+
+/* Halfway values round to even: with kernel "1" and offset +-0.5 every
+ * output sample is a tie, so this checks the rounding exactly. */
+GST_START_TEST (test_rounding)
+{
+  const gchar *backend = backends[__i__];
+  static const gdouble offsets[] = { 0.5, -0.5, 2.5 };
+  GstVideoInfo info;
+
+  video_info (&info, "GRAY8", 37, 23);
+  for (guint k = 0; k < G_N_ELEMENTS (offsets); k++) {
+    Settings s = {.kernel = "1",.offset = offsets[k] };
+    GstVideoFrame in, out;
+    GstBuffer *inbuf, *outbuf;
+    Conv c;
+
+    conv_start (&c, backend, &s);
+    conv_set_caps (&c, &info);
+    inbuf = random_frame (&info);
+    outbuf = conv_push (&c, inbuf, "rounding");
+    fail_unless (gst_video_frame_map (&in, &info, inbuf, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&out, &info, outbuf, GST_MAP_READ));
+    for (gint y = 0; y < 23; y++)
+      for (gint x = 0; x < 37; x++) {
+        PlaneDesc d = { 37, 23, 1, 1, -1 };
+        gdouble v = get_sample (&in, 0, &d, x, y, 0) + offsets[k];
+        guint expect = (guint) CLAMP (nearbyint (v), 0, 255);
+        guint got = get_sample (&out, 0, &d, x, y, 0);
+        fail_unless (got == expect, "rounding [%s] offset %g: x %d, y %d: "
+            "got %u, expected %u (%g to even)", backend, offsets[k], x, y,
+            got, expect, v);
+      }
+    samples_checked += 37 * 23;
+    frames_checked++;
+    gst_video_frame_unmap (&out);
+    gst_video_frame_unmap (&in);
+    release_output (outbuf);
+    gst_buffer_unref (inbuf);
+    conv_stop (&c, "rounding");
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_borders)
+{
+  const gchar *backend = backends[__i__];
+  static const struct
+  {
+    const gchar *format;
+    gint w, h;
+    const gchar *kernel;
+  } cases[] = {
+    {"GRAY8", 9, 7, K_7X5},
+    {"GRAY8", 7, 5, K_7X5},     /* the mask as large as the frame */
+    {"RGB", 11, 8, K_GENERAL},
+    {"GRAY8", 3, 3, "1 2 3; 4 5 6; 7 8 9"},
+    {"GRAY16_LE", 5, 3, K_GENERAL},
+    {"GRAY8", 1, 9, "1; 2; 3; -1; 2"},  /* one column */
+    {"GRAY8", 9, 1, "1 2 3 -1 2"},      /* one row */
+    {"NV12", 13, 10, "1 2 1; 0 3 1; -1 2 1"},   /* 7x5 two-channel chroma */
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    for (guint b = 0; b < G_N_ELEMENTS (borders); b++) {
+      Settings s = {.kernel = cases[k].kernel,.border = borders[b],
+        .planes = "all"
+      };
+      gchar *label = g_strdup_printf ("border=%s kernel \"%s\"", borders[b],
+          cases[k].kernel);
+      run_one_frame (backend, cases[k].format, cases[k].w, cases[k].h, &s,
+          label);
+      g_free (label);
+    }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_mask_shapes)
+{
+  const gchar *backend = backends[__i__];
+  static const struct
+  {
+    const gchar *kernel;
+    gint w, h;
+  } shapes[] = {
+    {"1 2 1", 3, 1},
+    {"1;2;1", 1, 3},
+    {"1 2 3 4 5 6 7", 7, 1},
+    {"1;-2;3;4;5", 1, 5},
+    {" 1, 2 ,1 ;\t2 4  2 ;1,2,1; ", 3, 3},
+    {"  3  ", 1, 1},
+    {"1e-1 2.5E0 -0.5", 3, 1},
+    {"1,,2,,1", 3, 1},
+    {K_TALL, 3, 5},
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (shapes); k++) {
+    Settings s = {.kernel = shapes[k].kernel,.border = "mirror" };
+    Mask m;
+    gchar *label = g_strdup_printf ("kernel \"%s\"", shapes[k].kernel);
+
+    mask_from_settings (&s, &m);
+    fail_unless (m.w == shapes[k].w && m.h == shapes[k].h,
+        "the test reads \"%s\" as %dx%d", shapes[k].kernel, m.w, m.h);
+    run_one_frame (backend, "GRAY8", 37, 23, &s, label);
+    g_free (label);
+  }
+}
+
+GST_END_TEST;
+
+/* Random masks (odd sizes up to 9x9, taps in [-1, 1] written with three
+ * decimals), divisors, offsets, borders, formats and frame sizes. */
+GST_START_TEST (test_random_masks)
+{
+  const gchar *backend = backends[__i__];
+
+  for (gint k = 0; k < 60; k++) {
+    gint kw = 2 * g_rand_int_range (rng, 0, 5) + 1;
+    gint kh = 2 * g_rand_int_range (rng, 0, 5) + 1;
+    /* at least twice the mask, so that 4:2:0 chroma fits too */
+    gint w = g_rand_int_range (rng, 2 * kw, 70);
+    gint h = g_rand_int_range (rng, 2 * kh, 50);
+    GString *kernel = g_string_new (NULL);
+    Settings s = {.border = borders[g_rand_int_range (rng, 0, 4)],
+      .planes = g_rand_boolean (rng) ? "all" : "luma",
+      .divisor = g_rand_boolean (rng) ? 0.0 : g_rand_double_range (rng, -9,
+          9),
+      .offset = g_rand_double_range (rng, -50, 150)
+    };
+    gchar *label;
+
+    for (gint j = 0; j < kh; j++) {
+      for (gint i = 0; i < kw; i++) {
+        gint v = g_rand_int_range (rng, -1000, 1001);
+        g_string_append_printf (kernel, "%s%s%d.%03d", i ? " " : "",
+            v < 0 ? "-" : "", ABS (v) / 1000, ABS (v) % 1000);
+      }
+      g_string_append (kernel, j + 1 < kh ? "; " : "");
+    }
+    s.kernel = kernel->str;
+    label = g_strdup_printf ("random mask %d: kernel \"%s\" divisor=%g "
+        "offset=%g border=%s planes=%s", k, s.kernel, s.divisor, s.offset,
+        s.border, s.planes);
+    run_one_frame (backend, formats[g_rand_int_range (rng, 0,
+                G_N_ELEMENTS (formats))], w, h, &s, label);
+    g_free (label);
+    g_string_free (kernel, TRUE);
+  }
+}
+
+GST_END_TEST;
+
+/* Every algorithm value gives the same frames (the CPU backend ignores it;
+ * on a GPU, separable falls back to auto for rank > 1 masks, with a
+ * warning that this test lets pass). */
+GST_START_TEST (test_algorithms)
+{
+  const gchar *backend = backends[__i__];
+  static const Settings masks[] = {
+    {.kernel = K_GENERAL},
+    {.preset = "gaussian",.sigma = 1.5},
+    {.preset = "sobel"},
+  };
+  GstVideoInfo info;
+
+  video_info (&info, "RGBA", 45, 29);
+  for (guint a = 0; a < G_N_ELEMENTS (algorithms); a++)
+    for (guint k = 0; k < G_N_ELEMENTS (masks); k++) {
+      Settings s = masks[k];
+      GstBuffer *in, *out;
+      Mask m;
+      Conv c;
+      gchar *what = g_strdup_printf ("algorithm=%s mask %u [%s]",
+          algorithms[a], k, backend);
+
+      s.algorithm = algorithms[a];
+      mask_from_settings (&s, &m);
+      conv_start (&c, backend, &s);
+      conv_set_caps (&c, &info);
+      in = random_frame (&info);
+      out = conv_push (&c, in, what);
+      check_frame (what, &info, in, out, &m, FALSE, NULL);
+      release_output (out);
+      gst_buffer_unref (in);
+      drain_messages (c.bus, GST_MESSAGE_WARNING);
+      conv_stop (&c, what);
+      g_free (what);
+    }
+}
+
+GST_END_TEST;
+
+/* ---- 3. changes while playing ------------------------------------------- */
+
+typedef struct
+{
+  const gchar *format;
+  Settings before;
+  const gchar *prop, *value;
+  Settings after;
+} ChangeCase;
+
+static const ChangeCase changes[] = {
+  {"GRAY8", {.kernel = "1 2 1; 2 4 2; 1 2 1"}, "kernel", K_GENERAL,
+      {.kernel = K_GENERAL}},
+  {"RGBA", {.preset = "gaussian",.sigma = 1.0}, "sigma", "0.6",
+      {.preset = "gaussian",.sigma = 0.6}},
+  {"GRAY8", {.kernel = K_7X5}, "border", "wrap",
+      {.kernel = K_7X5,.border = "wrap"}},
+  {"GRAY8", {.kernel = K_7X5,.border = "wrap"}, "border", "constant",
+      {.kernel = K_7X5,.border = "constant"}},
+  {"RGB", {.kernel = K_GENERAL}, "divisor", "30",
+      {.kernel = K_GENERAL,.divisor = 30}},
+  {"GRAY16_LE", {.preset = "sobel-x"}, "offset", "32768",
+      {.preset = "sobel-x",.offset = 32768}},
+  {"GRAY8", {.preset = "gaussian"}, "preset", "emboss",
+      {.preset = "emboss"}},
+  {"GRAY8", {.preset = "box"}, "size", "5", {.preset = "box",.size = 5}},
+  {"I420", {.kernel = K_GENERAL}, "planes", "all",
+      {.kernel = K_GENERAL,.planes = "all"}},
+  {"NV12", {.kernel = K_GENERAL,.planes = "all"}, "planes", "luma",
+      {.kernel = K_GENERAL,.planes = "luma"}},
+  /* the kernel still wins: the same output */
+  {"GRAY8", {.kernel = K_GENERAL,.preset = "sharpen"}, "preset", "emboss",
+      {.kernel = K_GENERAL,.preset = "emboss"}},
+};
+
+GST_START_TEST (test_change_while_playing)
+{
+  const gchar *backend = backends[__i__];
+
+  for (guint k = 0; k < G_N_ELEMENTS (changes); k++) {
+    const ChangeCase *cc = &changes[k];
+    GstVideoInfo info;
+    GstBuffer *in1, *in2, *out1, *out2;
+    Mask m1, m2;
+    Conv c;
+    gchar *what = g_strdup_printf ("%s=%s while playing [%s, %s]", cc->prop,
+        cc->value, backend, cc->format);
+    gchar *old_frame = g_strconcat (what, ", frame 1 (old mask)", NULL);
+    gchar *new_frame = g_strconcat (what, ", frame 2 (new mask)", NULL);
+
+    mask_from_settings (&cc->before, &m1);
+    mask_from_settings (&cc->after, &m2);
+    video_info (&info, cc->format, 37, 23);
+    conv_start (&c, backend, &cc->before);
+    conv_set_caps (&c, &info);
+    in1 = random_frame (&info);
+    in2 = random_frame (&info);
+    /* both frames queued before the change would not show which mask
+     * each used: push, change, push */
+    out1 = conv_push (&c, in1, old_frame);
+    set_prop (c.conv, cc->prop, cc->value);
+    out2 = conv_push (&c, in2, new_frame);
+    check_frame (old_frame, &info, in1, out1, &m1, all_planes (&cc->before),
+        NULL);
+    check_frame (new_frame, &info, in2, out2, &m2, all_planes (&cc->after),
+        NULL);
+    release_output (out1);
+    release_output (out2);
+    gst_buffer_unref (in1);
+    gst_buffer_unref (in2);
+    conv_stop (&c, what);
+    g_free (old_frame);
+    g_free (new_frame);
+    g_free (what);
+  }
+}
+
+GST_END_TEST;
+
+/* New caps while playing: another size and format, device buffers (on a
+ * GPU) growing and shrinking. */
+GST_START_TEST (test_caps_change)
+{
+  const gchar *backend = backends[__i__];
+  static const struct
+  {
+    const gchar *format;
+    gint w, h;
+  } steps[] = {
+    {"RGBA", 37, 23}, {"GRAY8", 19, 31}, {"I420", 129, 67},
+    {"GRAY16_LE", 7, 5}, {"NV12", 41, 21}, {"RGBA", 37, 23},
+  };
+  Settings s = {.kernel = K_GENERAL,.border = "mirror",.planes = "all" };
+  Mask m;
+  Conv c;
+
+  mask_from_settings (&s, &m);
+  conv_start (&c, backend, &s);
+  for (guint k = 0; k < G_N_ELEMENTS (steps); k++) {
+    GstVideoInfo info;
+    GstBuffer *in, *out;
+    gchar *what = g_strdup_printf ("caps change %u to %s %dx%d [%s]", k,
+        steps[k].format, steps[k].w, steps[k].h, backend);
+
+    video_info (&info, steps[k].format, steps[k].w, steps[k].h);
+    conv_set_caps (&c, &info);
+    in = random_frame (&info);
+    out = conv_push (&c, in, what);
+    check_frame (what, &info, in, out, &m, TRUE, NULL);
+    release_output (out);
+    gst_buffer_unref (in);
+    g_free (what);
+  }
+  conv_stop (&c, "caps change");
+}
+
+GST_END_TEST;
+
+/* Stopped and started again, the element uses the latest settings,
+ * whether they were set while playing or while stopped. */
+GST_START_TEST (test_restart)
+{
+  const gchar *backend = backends[__i__];
+  Settings first = {.kernel = K_GENERAL };
+  Settings second = {.kernel = K_TALL };
+  Settings third = {.preset = "emboss",.border = "wrap" };
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  Mask m;
+  Conv c;
+
+  video_info (&info, "GRAY8", 37, 23);
+  in = random_frame (&info);
+  conv_start (&c, backend, &first);
+  conv_set_caps (&c, &info);
+  release_output (conv_push (&c, in, "restart: first frame"));
+
+  set_prop (c.conv, "kernel", second.kernel);
+  fail_unless_equals_int (gst_element_set_state (c.conv, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (gst_element_set_state (c.conv,
+          GST_STATE_PLAYING), GST_STATE_CHANGE_SUCCESS);
+  out = conv_push (&c, in, "restart: set while playing");
+  mask_from_settings (&second, &m);
+  check_frame ("restart: kernel set while playing, before the stop", &info,
+      in, out, &m, FALSE, NULL);
+  release_output (out);
+
+  fail_unless_equals_int (gst_element_set_state (c.conv, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  set_prop (c.conv, "kernel", NULL);
+  apply_settings (c.conv, &third);
+  fail_unless_equals_int (gst_element_set_state (c.conv,
+          GST_STATE_PLAYING), GST_STATE_CHANGE_SUCCESS);
+  out = conv_push (&c, in, "restart: set while stopped");
+  mask_from_settings (&third, &m);
+  check_frame ("restart: settings changed while stopped", &info, in, out,
+      &m, FALSE, NULL);
+  release_output (out);
+  gst_buffer_unref (in);
+  conv_stop (&c, "restart");
+}
+
+GST_END_TEST;
+
+/* ---- 4. errors ----------------------------------------------------------- */
+
+#define ONES_11 "1 1 1 1 1 1 1 1 1 1 1 "
+#define ROWS_11 "1;1;1;1;1;1;1;1;1;1;1;"
+
+static const struct
+{
+  const gchar *kernel;
+  const gchar *why;             /* what the message must say */
+} bad_kernels[] = {
+  {"1 2; 3", "same length"},
+  {" ", "empty"},
+  {" ; ;", "empty"},
+  {"1;;1", "row 2 is empty"},
+  {"1 x 1", "\"x\" is not a number"},
+  {"1 2a 1", "not a number"},
+  {"nan", "not a finite number"},
+  {"inf", "not a finite number"},
+  {"1 1e999 1", "not a finite number"},
+  {"1 1", "odd"},
+  {"1;1", "odd"},
+  {"1 2 3 4; 5 6 7 8; 1 2 3 4", "odd"},
+  {ONES_11 ONES_11 ONES_11, "at most 31"},
+  {ROWS_11 ROWS_11 ROWS_11, "at most 31"},
+};
+
+/* Sets `e` (not in a harness) to PAUSED, expecting the start to fail with
+ * `domain`/`code` and a message holding `part`. */
+static void
+expect_start_failure (GstElement * e, GQuark domain, gint code,
+    const gchar * part, const gchar * what)
+{
+  GstBus *bus = gst_bus_new ();
+  GstStateChangeReturn ret;
+
+  gst_element_set_bus (e, bus);
+  ret = gst_element_set_state (e, GST_STATE_PAUSED);
+  fail_unless (ret == GST_STATE_CHANGE_FAILURE, "%s: the start did not "
+      "fail (%s)", what, gst_element_state_change_return_get_name (ret));
+  g_free (expect_message (bus, GST_MESSAGE_ERROR, domain, code, part, what));
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+}
+
+GST_START_TEST (test_bad_kernel_before_start)
+{
+  const gchar *backend = backends[__i__];
+
+  for (guint k = 0; k < G_N_ELEMENTS (bad_kernels); k++) {
+    Settings s = {.kernel = bad_kernels[k].kernel };
+    GstElement *e = make_conv (backend, &s);
+    gchar *what = g_strdup_printf ("kernel \"%s\" before start [%s]",
+        bad_kernels[k].kernel, backend);
+
+    expect_start_failure (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        bad_kernels[k].why, what);
+
+    /* a good kernel set afterwards clears the error */
+    set_prop (e, "kernel", "1 2 1");
+    fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_SUCCESS);
+    gst_element_set_state (e, GST_STATE_NULL);
+    gst_object_unref (e);
+    g_free (what);
+  }
+
+  /* preset sizes must be odd */
+  {
+    Settings box = {.preset = "box",.size = 4 };
+    Settings gauss = {.preset = "gaussian",.size = 2 };
+    GstElement *e = make_conv (backend, &box);
+    expect_start_failure (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "odd", "box size 4 before start");
+    gst_object_unref (e);
+    e = make_conv (backend, &gauss);
+    expect_start_failure (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "odd", "gaussian size 2 before start");
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+/* Refused while playing: a warning, the property keeps its value, the
+ * next frame uses the old mask. */
+static void
+expect_refused (Conv * c, const GstVideoInfo * info, const Mask * m,
+    const gchar * prop, const gchar * value, const gchar * why,
+    const gchar * what)
+{
+  GstBuffer *in = random_frame (info), *out;
+  gchar *text;
+
+  set_prop (c->conv, prop, value);
+  text = expect_message (c->bus, GST_MESSAGE_WARNING, GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, why, what);
+  fail_unless (strstr (text, prop) != NULL, "%s: the warning \"%s\" does "
+      "not name the property", what, text);
+  g_free (text);
+  expect_no_message (c->bus, what);
+  out = conv_push (c, in, what);
+  check_frame (what, info, in, out, m, FALSE, NULL);
+  release_output (out);
+  gst_buffer_unref (in);
+}
+
+GST_START_TEST (test_bad_kernel_while_playing)
+{
+  const gchar *backend = backends[__i__];
+  Settings s = {.kernel = K_GENERAL };
+  Settings box = {.preset = "box" };
+  GstVideoInfo info;
+  gchar *kernel;
+  Mask m;
+  Conv c;
+
+  mask_from_settings (&s, &m);
+  video_info (&info, "GRAY8", 37, 23);
+  conv_start (&c, backend, &s);
+  conv_set_caps (&c, &info);
+  for (guint k = 0; k < G_N_ELEMENTS (bad_kernels); k++) {
+    gchar *what = g_strdup_printf ("kernel \"%s\" while playing [%s]",
+        bad_kernels[k].kernel, backend);
+
+    expect_refused (&c, &info, &m, "kernel", bad_kernels[k].kernel,
+        bad_kernels[k].why, what);
+    g_object_get (c.conv, "kernel", &kernel, NULL);
+    fail_unless (g_strcmp0 (kernel, K_GENERAL) == 0, "%s: kernel reads "
+        "back \"%s\", not the current mask", what, kernel);
+    g_free (kernel);
+    g_free (what);
+  }
+  conv_stop (&c, "bad kernel while playing");
+
+  /* an even preset size, and a mask that would not fit the frames */
+  mask_from_settings (&box, &m);
+  video_info (&info, "GRAY8", 16, 16);
+  conv_start (&c, backend, &box);
+  conv_set_caps (&c, &info);
+  expect_refused (&c, &info, &m, "size", "4", "odd",
+      "box size 4 while playing");
+  expect_refused (&c, &info, &m, "kernel", ONES_11 "1 1 1 1 1 1",
+      "larger than", "17x1 kernel on 16x16 frames while playing");
+  conv_stop (&c, "bad size while playing");
+
+  /* planes=all where the chroma is smaller than the mask */
+  mask_from_settings (&s, &m);
+  video_info (&info, "I420", 6, 4);
+  conv_start (&c, backend, &s);
+  conv_set_caps (&c, &info);
+  expect_refused (&c, &info, &m, "planes", "all", "chroma plane",
+      "planes=all on 3x2 chroma while playing");
+  conv_stop (&c, "bad planes while playing");
+}
+
+GST_END_TEST;
+
+/* Caps pushed into `c`, expecting refusal: the next buffer push returns
+ * not-negotiated. */
+static void
+expect_not_negotiated (Conv * c, const GstVideoInfo * info,
+    const gchar * what)
+{
+  GstSegment segment;
+  GstBuffer *in = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstFlowReturn ret;
+
+  gst_buffer_memset (in, 0, 0x42, info->size);
+  /* a refused caps event still reads as handled (sticky events are kept
+   * for later): the buffer push tells */
+  gst_harness_push_event (c->h, gst_event_new_caps (gst_video_info_to_caps
+          (info)));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  gst_harness_push_event (c->h, gst_event_new_segment (&segment));
+  ret = gst_harness_push (c->h, in);
+  fail_unless (ret == GST_FLOW_NOT_NEGOTIATED, "%s: pushing a frame "
+      "returned %s, not not-negotiated", what, gst_flow_get_name (ret));
+  fail_unless (gst_harness_try_pull (c->h) == NULL, "%s: a frame came out",
+      what);
+}
+
+GST_START_TEST (test_mask_larger_than_frame)
+{
+  const gchar *backend = backends[__i__];
+  static const struct
+  {
+    Settings s;
+    const gchar *format;
+    gint w, h;
+    const gchar *why;
+  } cases[] = {
+    {{.preset = "box",.size = 31}, "GRAY8", 16, 16, "larger than the 16x16 "
+          "frame"},
+    {{.kernel = K_7X5}, "RGBA", 6, 30, "larger than the 6x30 frame"},
+    {{.kernel = "1;1;1"}, "BGR", 30, 2, "larger than"},
+    {{.preset = "sharpen",.planes = "all"}, "I420", 2, 2, "larger than"},
+    {{.preset = "sharpen",.planes = "all"}, "I420", 4, 4, "larger than the "
+          "2x2 chroma plane"},
+    {{.kernel = "1 1 1",.planes = "all"}, "Y42B", 4, 4, "chroma plane"},
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    GstVideoInfo info;
+    Conv c;
+    gchar *what = g_strdup_printf ("mask larger than %s %dx%d [%s]",
+        cases[k].format, cases[k].w, cases[k].h, backend);
+
+    video_info (&info, cases[k].format, cases[k].w, cases[k].h);
+    conv_start (&c, backend, &cases[k].s);
+    expect_not_negotiated (&c, &info, what);
+    g_free (expect_message (c.bus, GST_MESSAGE_ERROR, GST_CORE_ERROR,
+            GST_CORE_ERROR_NEGOTIATION, cases[k].why, what));
+    drain_messages (c.bus, GST_MESSAGE_ANY);
+    conv_stop (&c, what);
+    g_free (what);
+  }
+
+  /* the same 3x3 mask on the luma plane alone fits */
+  {
+    Settings s = {.preset = "sharpen" };
+    run_one_frame (backend, "I420", 4, 4, &s, "3x3 on 4x4 luma");
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_unsupported_caps)
+{
+  const gchar *backend = backends[__i__];
+  static const gchar *const refused[] = {
+    "video/x-raw,format=UYVY,width=16,height=16,framerate=0/1",
+    "video/x-raw,format=GRAY16_BE,width=16,height=16,framerate=0/1",
+    "video/x-raw(memory:CUDAMemory),format=RGBA,width=16,height=16,"
+        "framerate=0/1",
+    "audio/x-raw,format=S16LE,rate=48000,channels=1,layout=interleaved",
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (refused); k++) {
+    GstCaps *caps = gst_caps_from_string (refused[k]);
+    GstSegment segment;
+    GstFlowReturn ret;
+    GstPad *sink;
+    Conv c;
+
+    conv_start (&c, backend, NULL);
+    sink = gst_element_get_static_pad (c.conv, "sink");
+    fail_if (gst_pad_query_accept_caps (sink, caps), "%s accepted",
+        refused[k]);
+    gst_object_unref (sink);
+    gst_harness_push_event (c.h, gst_event_new_caps (caps));
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    gst_harness_push_event (c.h, gst_event_new_segment (&segment));
+    ret = gst_harness_push (c.h, gst_buffer_new_allocate (NULL, 512, NULL));
+    fail_unless (ret == GST_FLOW_NOT_NEGOTIATED, "%s: push returned %s",
+        refused[k], gst_flow_get_name (ret));
+    drain_messages (c.bus, GST_MESSAGE_ANY);
+    conv_stop (&c, refused[k]);
+  }
+}
+
+GST_END_TEST;
+
+/* backend=cuda where no GPU is usable: the start fails. */
+GST_START_TEST (test_cuda_without_gpu)
+{
+  GstElement *e = make_conv ("cuda", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstStateChangeReturn ret;
+
+  gst_element_set_bus (e, bus);
+  ret = gst_element_set_state (e, GST_STATE_PAUSED);
+  if (ret != GST_STATE_CHANGE_FAILURE) {
+    /* the check is about machines without a GPU; this one has one */
+    g_print ("test_cuda_without_gpu: a GPU is usable here; the no-GPU "
+        "error is not checked\n");
+    expect_no_message (bus, "backend=cuda with a GPU");
+  } else {
+    gchar *text = expect_message (bus, GST_MESSAGE_ERROR,
+        GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "CUDA",
+        "backend=cuda without a GPU");
+    g_print ("test_cuda_without_gpu: %s\n", text);
+    g_free (text);
+  }
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* ---- 5. properties ------------------------------------------------------- */
+
+static void
+check_enum (GObject * obj, const gchar * prop, const gchar * def,
+    const gchar * const *nicks, guint n_nicks)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (obj),
+      prop);
+
+  fail_unless (pspec && G_IS_PARAM_SPEC_ENUM (pspec), "no enum %s", prop);
+  fail_unless_equals_string (enum_nick (obj, prop), def);
+  fail_unless_equals_int (G_PARAM_SPEC_ENUM (pspec)->enum_class->n_values,
+      n_nicks);
+  for (guint k = 0; k < n_nicks; k++) {
+    gst_util_set_object_arg (obj, prop, nicks[k]);
+    fail_unless (!strcmp (enum_nick (obj, prop), nicks[k]),
+        "%s=%s reads back %s", prop, nicks[k], enum_nick (obj, prop));
+  }
+}
+
+static void
+check_double (GObject * obj, const gchar * prop, gdouble def, gdouble min,
+    gdouble max, gdouble other, gboolean controllable)
+{
+  GParamSpecDouble *pspec = (GParamSpecDouble *)
+      g_object_class_find_property (G_OBJECT_GET_CLASS (obj), prop);
+  gdouble v;
+
+  fail_unless (pspec && G_IS_PARAM_SPEC_DOUBLE (pspec), "no double %s",
+      prop);
+  g_object_get (obj, prop, &v, NULL);
+  fail_unless (v == def, "%s defaults to %g, not %g", prop, v, def);
+  fail_unless (pspec->minimum == min && pspec->maximum == max,
+      "%s ranges over [%g, %g], not [%g, %g]", prop, pspec->minimum,
+      pspec->maximum, min, max);
+  fail_unless (!!(G_PARAM_SPEC (pspec)->flags & GST_PARAM_CONTROLLABLE) ==
+      controllable, "%s is%s controllable", prop, controllable ? " not" : "");
+  g_object_set (obj, prop, other, NULL);
+  g_object_get (obj, prop, &v, NULL);
+  fail_unless (v == other, "%s=%g reads back %g", prop, other, v);
+}
+
+static void
+check_int (GObject * obj, const gchar * prop, gint def, gint min, gint max,
+    gint other)
+{
+  GParamSpecInt *pspec = (GParamSpecInt *)
+      g_object_class_find_property (G_OBJECT_GET_CLASS (obj), prop);
+  gint v;
+
+  fail_unless (pspec && G_IS_PARAM_SPEC_INT (pspec), "no int %s", prop);
+  g_object_get (obj, prop, &v, NULL);
+  fail_unless_equals_int (v, def);
+  fail_unless (pspec->minimum == min && pspec->maximum == max,
+      "%s ranges over [%d, %d], not [%d, %d]", prop, pspec->minimum,
+      pspec->maximum, min, max);
+  g_object_set (obj, prop, other, NULL);
+  g_object_get (obj, prop, &v, NULL);
+  fail_unless_equals_int (v, other);
+}
+
+GST_START_TEST (test_properties)
+{
+  static const gchar *const presets[] = { "none", "box", "gaussian",
+    "sharpen", "unsharp", "sobel-x", "sobel-y", "sobel", "laplacian",
+    "emboss"
+  };
+  static const gchar *const planes[] = { "luma", "all" };
+  static const gchar *const backend_nicks[] = { "auto", "cuda", "cpu" };
+  GstElement *e = gst_element_factory_make ("cudaconv2d", NULL);
+  GObject *obj;
+  GParamSpec *pspec;
+  gchar *kernel;
+
+  fail_unless (e != NULL, "no cudaconv2d element");
+  obj = G_OBJECT (e);
+
+  g_object_get (obj, "kernel", &kernel, NULL);
+  fail_unless (kernel == NULL, "kernel defaults to \"%s\"", kernel);
+  g_object_set (obj, "kernel", "1, 2 ,1", NULL);
+  g_object_get (obj, "kernel", &kernel, NULL);
+  fail_unless_equals_string (kernel, "1, 2 ,1");
+  g_free (kernel);
+
+  check_enum (obj, "preset", DEFAULT_PRESET, presets,
+      G_N_ELEMENTS (presets));
+  check_enum (obj, "border", "clamp", borders, G_N_ELEMENTS (borders));
+  check_enum (obj, "algorithm", "auto", algorithms,
+      G_N_ELEMENTS (algorithms));
+  check_enum (obj, "planes", "luma", planes, G_N_ELEMENTS (planes));
+  check_enum (obj, "backend", "auto", backend_nicks,
+      G_N_ELEMENTS (backend_nicks));
+
+  check_int (obj, "size", 0, 0, MAX_SIZE, 7);
+  check_int (obj, "cuda-device-id", -1, -1, G_MAXINT16, 0);
+  check_double (obj, "sigma", DEFAULT_SIGMA, 0.05, 50.0, 2.5, TRUE);
+  check_double (obj, "divisor", 0.0, -1e9, 1e9, -3.5, TRUE);
+  check_double (obj, "offset", 0.0, -1e9, 1e9, 17.25, TRUE);
+
+  /* the device is chosen at start */
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (obj), "backend");
+  fail_unless (pspec->flags & GST_PARAM_MUTABLE_READY);
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (obj),
+      "cuda-device-id");
+  fail_unless (pspec->flags & GST_PARAM_MUTABLE_READY);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* ---- the GPU suite: backend=cuda against backend=cpu --------------------- */
+
+/* Why backend=cuda cannot start here, or NULL when it can. Runs before
+ * the suite, where check's assertions cannot be used. */
+static gchar *
+cuda_unusable_reason (void)
+{
+  GstElement *e = gst_element_factory_make ("cudaconv2d", NULL);
+  GstBus *bus = gst_bus_new ();
+  gchar *why = NULL;
+
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "cuda");
+  gst_element_set_bus (e, bus);
+  if (gst_element_set_state (e, GST_STATE_PAUSED) ==
+      GST_STATE_CHANGE_FAILURE) {
+    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    GError *err = NULL;
+
+    if (msg) {
+      gst_message_parse_error (msg, &err, NULL);
+      why = g_strdup (err->message);
+      g_error_free (err);
+      gst_message_unref (msg);
+    } else {
+      why = g_strdup ("backend=cuda does not start");
+    }
+  }
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+  return why;
+}
+
+/* One frame through backend=cpu and backend=cuda with the same settings.
+ * `check_reference`: also against the reference (off for the largest
+ * frames, where the CPU backend, itself checked, stands in). Returns the
+ * number of warnings the GPU element posted. */
+static guint
+compare_gpu (const gchar * format, gint w, gint h, const Settings * s,
+    gboolean check_reference, const gchar * label)
+{
+  GstVideoInfo info;
+  GstBuffer *in, *cpu_out, *gpu_out;
+  Conv cpu, gpu;
+  Mask m;
+  guint warnings = 0;
+  GstMessage *msg;
+  gchar *what = g_strdup_printf ("%s [%s %dx%d]", label, format, w, h);
+
+  mask_from_settings (s, &m);
+  video_info (&info, format, w, h);
+  in = random_frame (&info);
+  conv_start (&cpu, "cpu", s);
+  conv_start (&gpu, "cuda", s);
+  conv_set_caps (&cpu, &info);
+  conv_set_caps (&gpu, &info);
+  cpu_out = conv_push (&cpu, in, what);
+  gpu_out = conv_push (&gpu, in, what);
+  check_frame (what, &info, in, gpu_out, check_reference ? &m : NULL,
+      all_planes (s), cpu_out);
+  release_output (cpu_out);
+  release_output (gpu_out);
+  gst_buffer_unref (in);
+  while ((msg = gst_bus_pop_filtered (gpu.bus, GST_MESSAGE_WARNING))) {
+    warnings++;
+    gst_message_unref (msg);
+  }
+  conv_stop (&cpu, what);
+  conv_stop (&gpu, what);
+  g_free (what);
+  return warnings;
+}
+
+/* Every format x mask x border x algorithm, at two odd sizes (the larger
+ * spans several tiles of every variant). */
+GST_START_TEST (test_gpu_matches_cpu)
+{
+  const gchar *format = formats[__i__];
+  static const Settings masks[] = {
+    {.kernel = K_GENERAL,.offset = 7},
+    {.preset = "gaussian",.sigma = 1.5},        /* separable, 11x11 */
+    {.preset = "sobel"},
+  };
+  static const gint sizes[][2] = { {37, 23}, {131, 45} };
+
+  for (guint k = 0; k < G_N_ELEMENTS (masks); k++)
+    for (guint b = 0; b < G_N_ELEMENTS (borders); b++)
+      for (guint a = 0; a < G_N_ELEMENTS (algorithms); a++) {
+        Settings s = masks[k];
+        const gint *size = sizes[(k + b + a) % 2];
+        gchar *label;
+
+        s.border = borders[b];
+        s.algorithm = algorithms[a];
+        /* planar YUV: chroma filtered on every other run */
+        s.planes = (b + a) % 2 ? "all" : "luma";
+        label = g_strdup_printf ("cuda vs cpu: mask %u border=%s "
+            "algorithm=%s planes=%s", k, s.border, s.algorithm, s.planes);
+        compare_gpu (format, size[0], size[1], &s, TRUE, label);
+        g_free (label);
+      }
+}
+
+GST_END_TEST;
+
+/* Frames at the edges of the tiles: one row, one column, the mask as large
+ * as the frame, a 31x31 mask. */
+GST_START_TEST (test_gpu_edge_frames)
+{
+  static const struct
+  {
+    const gchar *format;
+    gint w, h;
+    Settings s;
+  } cases[] = {
+    {"GRAY8", 1, 67, {.kernel = "1; 2; 3; -1; 2"}},
+    {"GRAY8", 301, 1, {.kernel = "1 2 3 -1 2"}},
+    {"RGBA", 7, 5, {.kernel = K_7X5}},
+    {"GRAY16_LE", 5, 3, {.kernel = K_GENERAL}},
+    {"GRAY8", 33, 35, {.preset = "box",.size = 31}},
+    {"RGB", 40, 31, {.preset = "gaussian",.sigma = 6.0}},
+    /* chroma 3x3, as large as the mask */
+    {"NV12", 6, 6, {.kernel = "1 2 1; 0 3 1; -1 2 1",.planes = "all"}},
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    for (guint b = 0; b < G_N_ELEMENTS (borders); b++)
+      for (guint a = 0; a < G_N_ELEMENTS (algorithms); a++) {
+        Settings s = cases[k].s;
+        gchar *label;
+
+        s.border = borders[b];
+        s.algorithm = algorithms[a];
+        label = g_strdup_printf ("edge frame %u border=%s algorithm=%s", k,
+            s.border, s.algorithm);
+        compare_gpu (cases[k].format, cases[k].w, cases[k].h, &s, TRUE,
+            label);
+        g_free (label);
+      }
+}
+
+GST_END_TEST;
+
+/* Planes large enough to go through the GPU in several strips (2 MiB a
+ * strip), with a tall mask whose halo crosses strip edges and, with wrap,
+ * reads the other end of the frame. */
+GST_START_TEST (test_gpu_strips)
+{
+  static const struct
+  {
+    const gchar *format;
+    gint w, h;
+  } frames[] = {
+    {"GRAY8", 2053, 2051},      /* 2 strips */
+    {"RGBA", 1031, 1029},       /* 2 strips */
+    {"RGBA", 2049, 2047},       /* 8 strips */
+  };
+
+  for (guint f = 0; f < G_N_ELEMENTS (frames); f++)
+    for (guint b = 0; b < G_N_ELEMENTS (borders); b++) {
+      Settings s = {.kernel = K_TALL,.border = borders[b] };
+      Settings tall = {.preset = "box",.size = 31,.border = borders[b],
+        .algorithm = "basic"
+      };
+      gchar *label = g_strdup_printf ("strips border=%s", borders[b]);
+
+      compare_gpu (frames[f].format, frames[f].w, frames[f].h, &s, FALSE,
+          label);
+      compare_gpu (frames[f].format, frames[f].w, frames[f].h, &tall, FALSE,
+          label);
+      g_free (label);
+    }
+}
+
+GST_END_TEST;
+
+/* algorithm=separable on a mask of rank > 1: right output through the
+ * fallback, and one warning for the mask however many frames. */
+GST_START_TEST (test_gpu_separable_fallback)
+{
+  Settings general = {.kernel = K_GENERAL,.algorithm = "separable" };
+  Settings rank1 = {.preset = "gaussian",.algorithm = "separable" };
+  GstVideoInfo info;
+  Mask m;
+  Conv c;
+
+  mask_from_settings (&general, &m);
+  video_info (&info, "RGBA", 131, 45);
+  conv_start (&c, "cuda", &general);
+  conv_set_caps (&c, &info);
+  for (gint k = 0; k < 3; k++) {
+    GstBuffer *in = random_frame (&info), *out;
+    gchar *what = g_strdup_printf ("separable fallback, frame %d", k);
+
+    out = conv_push (&c, in, what);
+    check_frame (what, &info, in, out, &m, FALSE, NULL);
+    if (k == 0)
+      g_free (expect_message (c.bus, GST_MESSAGE_WARNING, GST_LIBRARY_ERROR,
+              GST_LIBRARY_ERROR_SETTINGS, "separable", what));
+    expect_no_message (c.bus, what);
+    release_output (out);
+    gst_buffer_unref (in);
+    g_free (what);
+  }
+  conv_stop (&c, "separable fallback");
+
+  fail_unless_equals_int (compare_gpu ("GRAY8", 37, 23, &rank1, TRUE,
+          "separable on a Gaussian"), 0);
+}
+
+GST_END_TEST;
+
+/* Changes while playing on the GPU: masks, caps (device buffers grow and
+ * shrink), planes. */
+GST_START_TEST (test_gpu_changes)
+{
+  static const struct
+  {
+    const gchar *format;
+    gint w, h;
+    const gchar *prop, *value;
+  } steps[] = {
+    {"RGBA", 37, 23, NULL, NULL},
+    {"RGBA", 37, 23, "kernel", K_7X5},
+    {"GRAY8", 640, 481, "border", "wrap"},
+    {"I420", 129, 67, "planes", "all"},
+    {"GRAY16_LE", 9, 7, "algorithm", "tiled"},
+    {"NV12", 301, 203, "preset", "sobel"},
+    {"NV12", 301, 203, "kernel", NULL},
+    {"RGBx", 37, 23, "sigma", "0.7"},
+  };
+  Settings s = {.kernel = K_GENERAL };
+  Conv c;
+
+  conv_start (&c, "cuda", &s);
+  for (guint k = 0; k < G_N_ELEMENTS (steps); k++) {
+    GstVideoInfo info;
+    GstBuffer *in, *out;
+    Mask m;
+    gchar *what = g_strdup_printf ("GPU change %u: %s=%s, %s %dx%d", k,
+        steps[k].prop, steps[k].value, steps[k].format, steps[k].w,
+        steps[k].h);
+
+    if (steps[k].prop) {
+      set_prop (c.conv, steps[k].prop, steps[k].value);
+      if (!strcmp (steps[k].prop, "kernel"))
+        s.kernel = steps[k].value;
+      else if (!strcmp (steps[k].prop, "border"))
+        s.border = steps[k].value;
+      else if (!strcmp (steps[k].prop, "planes"))
+        s.planes = steps[k].value;
+      else if (!strcmp (steps[k].prop, "preset"))
+        s.preset = steps[k].value;
+      else if (!strcmp (steps[k].prop, "sigma"))
+        s.sigma = g_ascii_strtod (steps[k].value, NULL);
+    }
+    mask_from_settings (&s, &m);
+    video_info (&info, steps[k].format, steps[k].w, steps[k].h);
+    conv_set_caps (&c, &info);
+    in = random_frame (&info);
+    out = conv_push (&c, in, what);
+    check_frame (what, &info, in, out, &m, all_planes (&s), NULL);
+    release_output (out);
+    gst_buffer_unref (in);
+    g_free (what);
+  }
+  conv_stop (&c, "GPU changes");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_bad_device)
+{
+  GstElement *e = make_conv ("cuda", NULL);
+
+  g_object_set (e, "cuda-device-id", G_MAXINT16, NULL);
+  expect_start_failure (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "cuda-device-id", "cuda-device-id beyond the devices");
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* ---- suites -------------------------------------------------------------- */
+
+static Suite *
+cudaconv2d_suite (void)
+{
+  Suite *s = suite_create ("cudaconv2d");
+  TCase *tc = tcase_create ("general");
+  gint n = G_N_ELEMENTS (backends);
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_properties);
+  tcase_add_test (tc, test_cuda_without_gpu);
+  tcase_add_loop_test (tc, test_formats, 0, n);
+  tcase_add_loop_test (tc, test_padded_strides, 0, n);
+  tcase_add_loop_test (tc, test_presets, 0, n);
+  tcase_add_loop_test (tc, test_kernel_wins, 0, n);
+  tcase_add_loop_test (tc, test_divisor_offset, 0, n);
+  tcase_add_loop_test (tc, test_rounding, 0, n);
+  tcase_add_loop_test (tc, test_borders, 0, n);
+  tcase_add_loop_test (tc, test_mask_shapes, 0, n);
+  tcase_add_loop_test (tc, test_random_masks, 0, n);
+  tcase_add_loop_test (tc, test_algorithms, 0, n);
+  tcase_add_loop_test (tc, test_change_while_playing, 0, n);
+  tcase_add_loop_test (tc, test_caps_change, 0, n);
+  tcase_add_loop_test (tc, test_restart, 0, n);
+  tcase_add_loop_test (tc, test_bad_kernel_before_start, 0, n);
+  tcase_add_loop_test (tc, test_bad_kernel_while_playing, 0, n);
+  tcase_add_loop_test (tc, test_mask_larger_than_frame, 0, n);
+  tcase_add_loop_test (tc, test_unsupported_caps, 0, n);
+  return s;
+}
+
+static Suite *
+cudaconv2d_gpu_suite (void)
+{
+  Suite *s = suite_create ("cudaconv2d-gpu");
+  TCase *tc = tcase_create ("gpu");
+
+  suite_add_tcase (s, tc);
+  tcase_add_loop_test (tc, test_gpu_matches_cpu, 0, G_N_ELEMENTS (formats));
+  tcase_add_test (tc, test_gpu_edge_frames);
+  tcase_add_test (tc, test_gpu_strips);
+  tcase_add_test (tc, test_gpu_separable_fallback);
+  tcase_add_test (tc, test_gpu_changes);
+  tcase_add_test (tc, test_gpu_bad_device);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gboolean gpu = FALSE;
+  const gchar *name, *env;
+  GstElementFactory *factory;
+  gint n = 1, ret;
+  Suite *s;
+
+  for (gint k = 1; k < argc; k++) {
+    if (!strcmp (argv[k], "--gpu"))
+      gpu = TRUE;
+    else
+      argv[n++] = argv[k];
+  }
+  argc = n;
+  argv[argc] = NULL;
+  name = gpu ? "cudaconv2d-gpu" : "cudaconv2d";
+
+  /* a CUDA context does not survive fork(): no forked tests unless asked */
+  g_setenv ("CK_FORK", "no", FALSE);
+  gst_check_init (&argc, &argv);
+
+  env = g_getenv ("CF_TEST_SEED");
+  seed = env ? (guint32) g_ascii_strtoull (env, NULL, 0)
+      : (guint32) g_get_real_time ();
+  g_print ("%s: seed %u (set CF_TEST_SEED to replay)\n", name, seed);
+  rng = g_rand_new_with_seed (seed);
+
+  factory = gst_element_factory_find ("cudaconv2d");
+  if (!factory) {
+    g_print ("%s: no cudaconv2d element: set GST_PLUGIN_PATH_1_0 to the "
+        "folder of libgstcudafilters.so\n", name);
+    return 1;
+  }
+  gst_object_unref (factory);
+  if (gpu) {
+    gchar *why = cuda_unusable_reason ();
+    if (why) {
+      g_print ("SKIP %s: %s\n", name, why);
+      return 77;
+    }
+    s = cudaconv2d_gpu_suite ();
+  } else {
+    s = cudaconv2d_suite ();
+  }
+  ret = gst_check_run_suite (s, name, __FILE__);
+  g_print ("%s: %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT
+      " samples checked (seed %u)\n", name, frames_checked, samples_checked,
+      seed);
+  g_rand_free (rng);
+  return ret;
+}
