@@ -32,7 +32,7 @@ GType gst_cuda_conv2d_border_get_type (void);
 /* The properties that define the mask. */
 typedef struct
 {
-  gchar *kernel;                /* NULL or empty: use the preset */
+  gchar *kernel;                /* unset (NULL or blank): use the preset */
   GstCudaConv2dPreset preset;
   gint size;                    /* 0: the preset's default */
   gdouble sigma;
@@ -40,6 +40,10 @@ typedef struct
   gdouble offset;
   cf_border border;
 } GstCudaConv2dSettings;
+
+/* Whether `kernel` holds anything but blanks; an unset kernel (NULL, empty
+ * or blank) leaves the mask to the preset. */
+gboolean gst_cuda_conv2d_kernel_is_set (const gchar * kernel);
 
 /* Size a Gaussian of this sigma gets when `size` is 0: 2 * ceil(3 sigma) + 1
  * (the mask then covers +-3 sigma), at most CF_CONV2D_MAX_SIZE. */

@@ -75,8 +75,9 @@ gst_cuda_parse_matrix (const gchar * text, gdouble ** values, gint * rows,
       continue;
     }
     if (n_rows > 0 && n != width)
-      *error = g_strdup_printf ("row %d has %d numbers but row 1 has %d: "
-          "every row must have the same length", k + 1, n, width);
+      *error = g_strdup_printf ("row %d has %d number%s but row 1 has %d: "
+          "every row must have the same length", k + 1, n, n == 1 ? "" : "s",
+          width);
     width = n;
     n_rows++;
   }

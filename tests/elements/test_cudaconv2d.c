@@ -947,6 +947,14 @@ GST_START_TEST (test_kernel_wins)
   out = conv_push (&c, in, "kernel empty");
   check_frame ("kernel \"\": the preset", &info, in, out, &m, FALSE, NULL);
   release_output (out);
+
+  /* so does a string of blanks: nothing is written in it */
+  set_prop (c.conv, "kernel", "1 2 1");
+  set_prop (c.conv, "kernel", " \t ");
+  out = conv_push (&c, in, "kernel blank");
+  check_frame ("kernel of blanks: the preset", &info, in, out, &m, FALSE,
+      NULL);
+  release_output (out);
   gst_buffer_unref (in);
   conv_stop (&c, "kernel wins");
 }
@@ -1353,7 +1361,7 @@ static const struct
   const gchar *why;             /* what the message must say */
 } bad_kernels[] = {
   {"1 2; 3", "same length"},
-  {" ", "empty"},
+  {";", "empty"},
   {" ; ;", "empty"},
   {"1;;1", "row 2 is empty"},
   {"1 x 1", "\"x\" is not a number"},
