@@ -44,6 +44,8 @@
 #include <string.h>
 
 #include "gstcudaconv2d.h"
+#include "gstcudapin.h"
+#include "gstcudarows.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_conv2d_debug);
 #define GST_CAT_DEFAULT gst_cuda_conv2d_debug
@@ -694,23 +696,49 @@ copy_plane (const GstVideoFrame * in, GstVideoFrame * out, guint p)
     memcpy (dst + (gsize) y * ds, src + (gsize) y * ss, row_bytes);
 }
 
+/* One plane on the CPU, for gst_cuda_rows_parallel(). */
+typedef struct
+{
+  const cf_conv2d_plan *plan;
+  cf_plane_format format;
+  const guint8 *src;
+  gsize src_stride;
+  guint8 *dst;
+  gsize dst_stride;
+} CpuJob;
+
+static int
+filter_rows_cpu (gpointer user, gint row_begin, gint row_end)
+{
+  CpuJob *job = user;
+  return cf_conv2d_cpu (job->plan, &job->format, job->src, job->src_stride,
+      job->dst, job->dst_stride, row_begin, row_end);
+}
+
+/* Rows a CPU thread takes at least: below that, starting a strip (its
+ * ring of kh rows) costs more than it saves. */
+#define CPU_MIN_ROWS 32
+
 static GstFlowReturn
 process_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     GstVideoFrame * out)
 {
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
-    cf_plane_format f;
+    CpuJob job;
     int status;
 
     if (!plane_filtered (p, self->frame_planes)) {
       copy_plane (in, out, p);
       continue;
     }
-    describe_plane (&in->info, p, &f);
-    status = cf_conv2d_cpu (self->plan, &f, GST_VIDEO_FRAME_PLANE_DATA (in,
-            p), GST_VIDEO_FRAME_PLANE_STRIDE (in, p),
-        GST_VIDEO_FRAME_PLANE_DATA (out, p), GST_VIDEO_FRAME_PLANE_STRIDE (out,
-            p), 0, f.height);
+    job.plan = self->plan;
+    describe_plane (&in->info, p, &job.format);
+    job.src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
+    job.src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
+    job.dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+    job.dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+    status = gst_cuda_rows_parallel (job.format.height, CPU_MIN_ROWS,
+        filter_rows_cpu, &job);
     if (status != CF_OK) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Filtering failed: %s.",
               cf_status_name (status)), (NULL));
@@ -838,6 +866,10 @@ gst_cuda_conv2d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
         ("buffer before caps"));
     return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self))) {
+    gst_cuda_pin_buffer (inbuf);
+    gst_cuda_pin_buffer (outbuf);
   }
   if (!gst_video_frame_map (&in, &self->info, inbuf, GST_MAP_READ))
     goto map_failed;

@@ -65,6 +65,20 @@ lane (float4 v, int l)
   return l == 0 ? v.x : l == 1 ? v.y : l == 2 ? v.z : v.w;
 }
 
+/* Sets lane l (a constant after unrolling) without taking an address, which
+ * would move the vector to local memory. */
+__device__ __forceinline__ void set_lane (float & v, int, float x) { v = x; }
+__device__ __forceinline__ void
+set_lane (float2 & v, int l, float x)
+{
+  if (l) v.y = x; else v.x = x;
+}
+__device__ __forceinline__ void
+set_lane (float4 & v, int l, float x)
+{
+  if (l == 0) v.x = x; else if (l == 1) v.y = x; else if (l == 2) v.z = x; else v.w = x;
+}
+
 template <typename V> __device__ __forceinline__ V vzero ();
 template <> __device__ __forceinline__ float vzero<float> () { return 0.0f; }
 template <> __device__ __forceinline__ float2 vzero<float2> () { return make_float2 (0.0f, 0.0f); }
@@ -228,8 +242,9 @@ Mask make_mask (const cf_conv2d_plan * plan);
 /* Largest dynamic shared memory a block may use on the current device. */
 int max_shared_per_block ();
 
-/* Raises a kernel's dynamic shared memory limit to what it needs, once per
- * device. Returns a CUDA error or CF_ERR_UNSUPPORTED when the device cannot
+/* Prepares a kernel for `bytes` of dynamic shared memory, once per device:
+ * the largest shared-memory carve-out, and the limit raised past 48 KB when
+ * needed. Returns a CUDA error or CF_ERR_UNSUPPORTED when the device cannot
  * give that much. */
 int allow_shared (const void *kernel, size_t bytes);
 

@@ -134,13 +134,15 @@ store_row (cpu_conv * c, int y, const float *acc, const float *acc2,
   for (int k = 0; k < c->row_len; k++) {
     float v = acc2 ? sqrtf (acc[k] * acc[k] + acc2[k] * acc2[k]) : acc[k];
     long r = lrintf (saturate (v * p->scale + p->offset, maxval));
-    if (k % n == keep)
-      r = (long) load_sample (c, k / n, y, keep);
     if (u16)
       ((uint16_t *) dst)[k] = (uint16_t) r;
     else
       dst[k] = (uint8_t) r;
   }
+  /* the kept channel (alpha or padding) is copied from the source */
+  if (keep >= 0)
+    for (int x = 0; x < f->width; x++)
+      dst[x * n + keep] = (uint8_t) load_sample (c, x, y, keep);
 }
 
 int

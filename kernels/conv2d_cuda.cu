@@ -1,6 +1,8 @@
 /* cf_conv2d_cuda(): argument checks, launch setup and the choice of
  * variant. The variants live in conv2d_<variant>.cu. */
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "conv2d_common.cuh"
 
@@ -37,12 +39,34 @@ max_shared_per_block ()
 int
 allow_shared (const void *kernel, size_t bytes)
 {
-  if (bytes <= 48 * 1024)
+  /* what each (kernel, device) was configured for: the attribute calls are
+   * not free, and the same kernels are launched for every frame */
+  static std::mutex lock;
+  static std::map<std::pair<const void *, int>, size_t> configured;
+  int device = 0;
+  cudaError_t err = cudaGetDevice (&device);
+
+  if (err != cudaSuccess)
+    return (int) err;
+  std::lock_guard<std::mutex> guard (lock);
+  auto key = std::make_pair (kernel, device);
+  auto it = configured.find (key);
+  if (it != configured.end () && it->second >= bytes)
     return CF_OK;
   if (bytes > (size_t) max_shared_per_block ())
     return CF_ERR_UNSUPPORTED;
-  return (int) cudaFuncSetAttribute (kernel,
-      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+  /* the largest shared-memory share of the L1 lets the most tiles share an
+   * SM (the default carve-out chosen by the driver can leave room for only
+   * three of them) */
+  err = cudaFuncSetAttribute (kernel,
+      cudaFuncAttributePreferredSharedMemoryCarveout,
+      cudaSharedmemCarveoutMaxShared);
+  if (err == cudaSuccess && bytes > 48 * 1024)
+    err = cudaFuncSetAttribute (kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+  if (err == cudaSuccess)
+    configured[key] = bytes;
+  return (int) err;
 }
 
 }  /* namespace cf */

@@ -74,10 +74,9 @@ conv2d_separable_kernel (Image im, const __grid_constant__ SepMask m)
         for (int k = 0; k < RUN; k++) {
           /* a kept lane travels with its pixel, from the centre tap */
           out[k] = src[padded (k + R)];
-          float *o = reinterpret_cast<float *>(&out[k]);
 #pragma unroll
           for (int l = 0; l < NF; l++)
-            o[l] = a[k][l];
+            set_lane (out[k], l, a[k][l]);
         }
       }
       __syncwarp ();

@@ -67,10 +67,13 @@ unpack_chunk (const uint4 & v, int k, int rotate)
 }
 
 /* load_tile() with 16-byte loads: a thread fetches a whole aligned chunk
- * of pixels, so each load moves 4 to 16 times more bytes and far more
- * bytes are in flight per thread. Needs 16-byte aligned rows
+ * of pixels, so each load moves 4 to 16 times more bytes. Each thread issues
+ * CHUNK_BATCH loads before it converts any, so that several DRAM round trips
+ * overlap instead of following one another. Needs 16-byte aligned rows
  * (Image::chunk_loads); chunks cut by the plane's edge fall back to pixel
  * loads with the border mode. */
+constexpr int CHUNK_BATCH = 2;
+
 template <typename T, int C, int COLS, int SROW>
 __device__ __forceinline__ void
 load_tile_chunks (const Image & im, int border, Vec<C> * tile, int gx0,
@@ -83,28 +86,39 @@ load_tile_chunks (const Image & im, int border, Vec<C> * tile, int gx0,
   int chunks = (gx0 - ax + COLS + PX - 1) / PX;
   int total = rows * chunks;
 
-#pragma unroll 2
-  for (int idx = tid; idx < total; idx += nthreads) {
-    int r = idx / chunks;
-    int x = ax + (idx - r * chunks) * PX;
-    int gy = cf_border_index (gy0 + r, im.height, (cf_border) border);
-    Vec<C> px[PX];
-    if (gy >= 0 && x >= 0 && x + PX <= im.width) {
-      uint4 v = __ldg (reinterpret_cast<const uint4 *>(im.src
-              + (size_t) gy * im.src_stride + (size_t) x * P));
+  for (int first = tid; first < total; first += nthreads * CHUNK_BATCH) {
+    uint4 v[CHUNK_BATCH];
+    int xs[CHUNK_BATCH], rs[CHUNK_BATCH];
+    bool whole[CHUNK_BATCH];
+
+    /* issue the loads */
 #pragma unroll
-      for (int k = 0; k < PX; k++)
-        px[k] = unpack_chunk<T, C> (v, k, im.rotate);
-    } else {
-#pragma unroll
-      for (int k = 0; k < PX; k++)
-        px[k] = load_px_border<T, C> (im, border, x + k, gy0 + r);
+    for (int b = 0; b < CHUNK_BATCH; b++) {
+      int idx = first + b * nthreads;
+      int r = idx / chunks;
+      int x = ax + (idx - r * chunks) * PX;
+      int gy = cf_border_index (gy0 + r, im.height, (cf_border) border);
+      rs[b] = r;
+      xs[b] = x;
+      whole[b] = idx < total && gy >= 0 && x >= 0 && x + PX <= im.width;
+      if (whole[b])
+        v[b] = __ldg (reinterpret_cast<const uint4 *>(im.src
+                + (size_t) gy * im.src_stride + (size_t) x * P));
     }
+    /* convert and store them */
 #pragma unroll
-    for (int k = 0; k < PX; k++) {
-      int c = x + k - gx0;
-      if (c >= 0 && c < COLS)
-        tile[r * SROW + padded (c)] = px[k];
+    for (int b = 0; b < CHUNK_BATCH; b++) {
+      if (first + b * nthreads >= total)
+        break;
+#pragma unroll
+      for (int k = 0; k < PX; k++) {
+        int c = xs[b] + k - gx0;
+        if (c < 0 || c >= COLS)
+          continue;
+        tile[rs[b] * SROW + padded (c)] = whole[b]
+            ? unpack_chunk<T, C> (v[b], k, im.rotate)
+            : load_px_border<T, C> (im, border, xs[b] + k, gy0 + rs[b]);
+      }
     }
   }
 }

@@ -54,6 +54,10 @@ int cf_gpu_host_alloc (void **ptr, size_t size);
 int cf_gpu_host_free (void *ptr);
 /* 1 when `ptr` lies in page-locked memory the GPU can copy at full speed. */
 int cf_gpu_host_is_pinned (const void *ptr);
+/* Page-locks existing host memory (and unlocks it), so that copies from and
+ * to it run asynchronously at full speed. */
+int cf_gpu_host_register (void *ptr, size_t size);
+int cf_gpu_host_unregister (void *ptr);
 
 /* Copies `rows` rows of `row_bytes` bytes between pitched buffers,
  * asynchronously on `stream` (synchronously for pageable host memory). */

@@ -129,6 +129,18 @@ cf_gpu_host_is_pinned (const void *ptr)
   return attr.type == cudaMemoryTypeHost;
 }
 
+int
+cf_gpu_host_register (void *ptr, size_t size)
+{
+  return cudaHostRegister (ptr, size, cudaHostRegisterPortable);
+}
+
+int
+cf_gpu_host_unregister (void *ptr)
+{
+  return cudaHostUnregister (ptr);
+}
+
 static enum cudaMemcpyKind
 copy_kind (cf_copy_kind kind)
 {

@@ -39,6 +39,8 @@ int cf_gpu_free (void *p) { (void) p; return CF_ERR_NO_CUDA; }
 int cf_gpu_host_alloc (void **p, size_t n) { (void) n; *p = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_host_free (void *p) { (void) p; return CF_ERR_NO_CUDA; }
 int cf_gpu_host_is_pinned (const void *p) { (void) p; return 0; }
+int cf_gpu_host_register (void *p, size_t n) { (void) p; (void) n; return CF_ERR_NO_CUDA; }
+int cf_gpu_host_unregister (void *p) { (void) p; return CF_ERR_NO_CUDA; }
 int cf_gpu_memset (void *p, int v, size_t n, cf_stream s) { (void) p; (void) v; (void) n; (void) s; return CF_ERR_NO_CUDA; }
 int cf_gpu_last_error (void) { return CF_OK; }
 

@@ -125,7 +125,8 @@ main (int argc, char **argv)
           "\"", 6000, 2000},
     {"cudaconv2d 1x1 (GPU, transfers only)",
         "cudaconv2d backend=cuda kernel=1", 6000, 2000},
-    {"cudaupload ! cudadownload", "cudaupload ! cudadownload", 2000, 600},
+    {"cudaupload ! cudadownload", "cudaupload ! "
+          "video/x-raw(memory:CUDAMemory) ! cudadownload", 2000, 600},
     {"cudaconv2d 5x5 (CPU backend)", "cudaconv2d backend=cpu kernel=\""
           MASK_5X5 "\"", 40, 10},
     {"videoconvert ! gaussianblur (CPU)",

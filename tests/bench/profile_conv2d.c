@@ -7,17 +7,17 @@
  *   basic   K^2 pixels per output pixel
  *   tiled   (32^2 / (33 - K)^2): the 32x32 input tile per (33-K)^2 outputs
  *   cached  1 own pixel + the halo taps that fall outside the 32x16 tile
- *   fast    (128 + K - 1)(32 + K - 1) / (128 x 32)
+ *   fast    (128 + K - 1)(16 + K - 1) / (128 x 16)
  *
- * tests/gpu/tiling_report.py joins these lines with the profiler's CSV. */
+ * tests/gpu/tiling_report.py joins these lines with the profiler's CSV.
+ *
+ *   profile_conv2d [WIDTH HEIGHT]     (default 1920 1080) */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "conv2d.h"
 
-#define W 1920
-#define H 1080
 
 static int
 check (int status, const char *what)
@@ -46,21 +46,30 @@ cached_pixels (int k)
 }
 
 int
-main (void)
+main (int argc, char **argv)
 {
+  int W = argc > 2 ? atoi (argv[1]) : 1920, H = argc > 2 ? atoi (argv[2]) : 1080;
   static const int sizes[] = { 3, 5, 9, 15 };
   static const cf_conv2d_algorithm variants[] = { CF_CONV2D_BASIC,
     CF_CONV2D_TILED, CF_CONV2D_CACHED, CF_CONV2D_FAST
   };
   cf_plane_format f = { W, H, 4, CF_SAMPLE_U8, 3 };
-  size_t bytes = (size_t) W * H * 4;
-  unsigned char *h = malloc (bytes), *d_in, *d_out;
+  size_t bytes;
+  unsigned char *h, *d_in, *d_out;
   int count = 0, index = 0;
 
   if (cudaGetDeviceCount (&count) != cudaSuccess || count == 0) {
     printf ("SKIP profile-conv2d: no CUDA device\n");
     return 77;
   }
+  if (W < 1 || H < 1) {
+    printf ("usage: profile_conv2d [WIDTH HEIGHT]\n");
+    return 2;
+  }
+  f.width = W;
+  f.height = H;
+  bytes = (size_t) W * H * 4;
+  h = malloc (bytes);
   for (size_t k = 0; k < bytes; k++)
     h[k] = (unsigned char) (k * 2654435761u >> 13);
   check (cudaMalloc ((void **) &d_in, bytes), "cudaMalloc");
@@ -83,7 +92,7 @@ main (void)
     predicted[0] = (double) k * k;
     predicted[1] = 32.0 * 32.0 / ((33.0 - k) * (33.0 - k));
     predicted[2] = cached_pixels (k);
-    predicted[3] = (128.0 + k - 1) * (32.0 + k - 1) / (128.0 * 32.0);
+    predicted[3] = (128.0 + k - 1) * (16.0 + k - 1) / (128.0 * 16.0);
     for (int v = 0; v < 4; v++) {
       check (cf_conv2d_cuda (variants[v], &plan, &f, d_in, W * 4, d_out,
               W * 4, 0, H, NULL), cf_conv2d_algorithm_name (variants[v]));

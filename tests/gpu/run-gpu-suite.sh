@@ -68,7 +68,7 @@ run bench-conv2d bench bench_conv2d
 if command -v ncu >/dev/null && [ -n "$(bin profile_conv2d)" ]; then
   echo "== tiling: profiling every variant once"
   ncu --clock-control none --csv --log-file "$logs/profile-ncu.csv" \
-    --metrics l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
+    --metrics l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,gpu__time_duration.sum \
     "$(bin profile_conv2d)" > "$logs/profile-launches.csv" 2>&1
   python3 "$root/tests/gpu/tiling_report.py" "$logs/profile-launches.csv" \
     "$logs/profile-ncu.csv" > "$logs/tiling.log" 2>&1

@@ -34,7 +34,8 @@ def read_profile(path):
         value = row["Metric Value"].replace(",", "")
         unit = row["Metric Unit"]
         scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9,
-                 "nsecond": 1e-3, "usecond": 1, "msecond": 1e3}.get(unit, 1)
+                 "ns": 1e-3, "us": 1, "ms": 1e3, "nsecond": 1e-3,
+                 "usecond": 1, "msecond": 1e3}.get(unit, 1)
         k[row["Metric Name"]] = float(value) * scale
     return [kernels[i] for i in sorted(kernels)]
 
@@ -48,9 +49,9 @@ def main():
     basic = {}
     print("conv2d tiling report (1080p RGBA, global loads in pixels per "
           "output pixel)")
-    print("%-7s %3s %10s %10s %11s %11s %10s %8s" % (
+    print("%-7s %3s %10s %10s %11s %11s %8s" % (
         "variant", "K", "predicted", "measured", "reduction", "formula",
-        "DRAM B/px", "us"))
+        "us"))
     for launch, k in zip(launches, kernels):
         measured = k["l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum"] / \
             BYTES_PER_PIXEL / PIXELS
@@ -59,11 +60,9 @@ def main():
         if launch["variant"] == "basic":
             basic[size] = (measured, predicted)
         m0, p0 = basic[size]
-        dram = (k.get("dram__bytes_read.sum", 0) +
-                k.get("dram__bytes_write.sum", 0)) / PIXELS
-        print("%-7s %3s %10.2f %10.2f %10.1fx %10.1fx %10.1f %8.1f" % (
+        print("%-7s %3s %10.2f %10.2f %10.1fx %10.1fx %8.1f" % (
             launch["variant"], size, predicted, measured, m0 / measured,
-            p0 / predicted, dram, k.get("gpu__time_duration.sum", 0)))
+            p0 / predicted, k.get("gpu__time_duration.sum", 0)))
 
 
 if __name__ == "__main__":
