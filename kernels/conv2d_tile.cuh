@@ -141,6 +141,118 @@ fill_tile (const Image & im, int border, Vec<C> * tile, int gx0, int gy0,
       nthreads);
 }
 
+/* ---- bands: the rows a tile gains when it slides down -------------------
+ *
+ * A block that walks down a column of tiles keeps its input rows in a ring
+ * of R = TH + KH - 1 shared rows: moving down TH rows, only TH new rows are
+ * needed, and they replace the TH oldest. Their 16-byte loads are issued
+ * into registers before the current tile is computed (band_fetch), and
+ * written to the ring after it (band_commit), so that the DRAM round trip
+ * overlaps the arithmetic instead of preceding it. */
+
+/* Chunk loads a thread holds for a band of `rows` rows of COLS columns. */
+template <typename T, int C, int COLS>
+__host__ __device__ constexpr int
+band_loads (int rows, int threads)
+{
+  return CHUNK_PX<T, C> == 0 ? 1
+      : (rows * ((COLS + 2 * (CHUNK_PX<T, C> - 1)) / CHUNK_PX<T, C>)
+      + threads - 1) / threads;
+}
+
+template <int NB>
+struct Band
+{
+  uint4 v[NB];
+  bool whole[NB];               /* chunk inside the plane: loaded in v */
+};
+
+/* Where chunk `idx` of a band starts: band row r, first pixel x. */
+template <int PX>
+__device__ __forceinline__ void
+band_chunk (int idx, int gx0, int cols, int *r, int *x)
+{
+  int ax = gx0 >= 0 ? gx0 - gx0 % PX : -((PX - 1 - gx0) / PX) * PX;
+  int chunks = (gx0 - ax + cols + PX - 1) / PX;
+  *r = idx / chunks;
+  *x = ax + (idx - *r * chunks) * PX;
+}
+
+template <int PX>
+__device__ __forceinline__ int
+band_chunks (int gx0, int cols, int rows)
+{
+  int ax = gx0 >= 0 ? gx0 - gx0 % PX : -((PX - 1 - gx0) / PX) * PX;
+  return rows * ((gx0 - ax + cols + PX - 1) / PX);
+}
+
+/* Issues the loads of input rows [gy, gy + rows), columns from gx0. */
+template <typename T, int C, int COLS, int NB>
+__device__ __forceinline__ void
+band_fetch (Band<NB> & band, const Image & im, int border, int gx0, int gy,
+    int rows, int tid, int nthreads)
+{
+  constexpr int PX = CHUNK_PX<T, C>;
+  constexpr int P = C * sizeof (T);
+  int total = band_chunks<PX> (gx0, COLS, rows);
+#pragma unroll
+  for (int b = 0; b < NB; b++) {
+    int idx = tid + b * nthreads, r, x;
+    band_chunk<PX> (idx, gx0, COLS, &r, &x);
+    int y = cf_border_index (gy + r, im.height, (cf_border) border);
+    band.whole[b] = idx < total && y >= 0 && x >= 0 && x + PX <= im.width;
+    if (band.whole[b])
+      band.v[b] = __ldg (reinterpret_cast<const uint4 *>(im.src
+              + (size_t) y * im.src_stride + (size_t) x * P));
+  }
+}
+
+/* Writes a fetched band into ring rows slot0, slot0 + 1, ... (mod ring). */
+template <typename T, int C, int COLS, int SROW, int NB>
+__device__ __forceinline__ void
+band_commit (const Band<NB> & band, const Image & im, int border,
+    Vec<C> * tile, int gx0, int gy, int rows, int slot0, int ring, int tid,
+    int nthreads)
+{
+  constexpr int PX = CHUNK_PX<T, C>;
+  int total = band_chunks<PX> (gx0, COLS, rows);
+#pragma unroll
+  for (int b = 0; b < NB; b++) {
+    int idx = tid + b * nthreads, r, x;
+    if (idx >= total)
+      break;
+    band_chunk<PX> (idx, gx0, COLS, &r, &x);
+    int slot = slot0 + r;
+    slot -= slot >= ring ? ring : 0;
+#pragma unroll
+    for (int k = 0; k < PX; k++) {
+      int c = x + k - gx0;
+      if (c < 0 || c >= COLS)
+        continue;
+      tile[slot * SROW + padded (c)] = band.whole[b]
+          ? unpack_chunk<T, C> (band.v[b], k, im.rotate)
+          : load_px_border<T, C> (im, border, x + k, gy + r);
+    }
+  }
+}
+
+/* A band loaded pixel by pixel straight into the ring, for layouts or
+ * alignments without chunk loads. */
+template <typename T, int C, int COLS, int SROW>
+__device__ __forceinline__ void
+band_direct (const Image & im, int border, Vec<C> * tile, int gx0, int gy,
+    int rows, int slot0, int ring, int tid, int nthreads)
+{
+#pragma unroll 4
+  for (int idx = tid; idx < rows * COLS; idx += nthreads) {
+    int r = idx / COLS, c = idx - r * COLS;
+    int slot = slot0 + r;
+    slot -= slot >= ring ? ring : 0;
+    tile[slot * SROW + padded (c)] = load_px_border<T, C> (im, border,
+        gx0 + c, gy + r);
+  }
+}
+
 /* Stores NW words at p with the widest accesses its alignment allows. */
 template <int NW>
 __device__ __forceinline__ void

@@ -531,6 +531,28 @@ main (int argc, char **argv)
         }
         case_free (&tc);
       }
+  /* Frames tall enough that the fast variant's blocks walk several tiles
+   * down their column (its ring of rows), with the chunked and the
+   * pixel-by-pixel loads (RGB), on the GPU only: the reference costs
+   * seconds here. */
+  if (cuda) {
+    static const int big[][4] = {
+      /* layout, kw, kh, mask kind */
+      {3, 5, 5, MASK_RANDOM}, {0, 5, 5, MASK_RANDOM}, {2, 3, 3, MASK_INTEGER},
+      {3, 15, 15, MASK_RANDOM}, {4, 3, 3, MASK_MAGNITUDE},
+      {5, 7, 5, MASK_RANDOM},
+    };
+    for (size_t k = 0; k < sizeof (big) / sizeof (big[0]); k++) {
+      test_case tc;
+      int w = big[k][1] > 9 ? 640 : 1920;
+      if (case_init (&tc, &layouts[big[k][0]], w, 1080, big[k][3],
+              big[k][1], big[k][2], (int) (k % 4))) {
+        run_variant (&be, &tc, CF_CONV2D_FAST);
+        run_variant (&be, &tc, CF_CONV2D_AUTO);
+      }
+      case_free (&tc);
+    }
+  }
   if (cuda)
     cf_gpu_stream_destroy (cctx.stream);
   return test_finish (name);
