@@ -242,9 +242,6 @@ Mask make_mask (const cf_conv2d_plan * plan);
 /* Largest dynamic shared memory a block may use on the current device. */
 int max_shared_per_block ();
 
-/* Multiprocessors of the current device. */
-int multiprocessors ();
-
 /* Prepares a kernel for `bytes` of dynamic shared memory, once per device:
  * the largest shared-memory carve-out, and the limit raised past 48 KB when
  * needed. Returns a CUDA error or CF_ERR_UNSUPPORTED when the device cannot

@@ -37,17 +37,6 @@ max_shared_per_block ()
 }
 
 int
-multiprocessors ()
-{
-  int device = 0, count = 0;
-  if (cudaGetDevice (&device) != cudaSuccess
-      || cudaDeviceGetAttribute (&count, cudaDevAttrMultiProcessorCount,
-          device) != cudaSuccess)
-    return 1;
-  return count;
-}
-
-int
 allow_shared (const void *kernel, size_t bytes)
 {
   /* what each (kernel, device) was configured for: the attribute calls are
