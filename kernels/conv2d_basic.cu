@@ -22,16 +22,7 @@ conv2d_basic_kernel (Image im, const __grid_constant__ Mask m)
     for (int i = 0; i < m.kw; i++) {
       Vec<C> v = load_px_border<T, C> (im, m.border, x + i - m.rx,
           y + j - m.ry);
-      float w = m.taps[0][j * m.kw + i];
-#pragma unroll
-      for (int l = 0; l < NF; l++)
-        a[l] = fmaf (w, lane (v, l), a[l]);
-      if (NM == 2) {
-        float w2 = m.taps[1][j * m.kw + i];
-#pragma unroll
-        for (int l = 0; l < NF; l++)
-          b[l] = fmaf (w2, lane (v, l), b[l]);
-      }
+      accumulate<C, NM> (a, b, m, j * m.kw + i, v);
     }
   }
   store_result<T, C, NM> (im, m, x, y, a, b, load_px<T, C> (im, x, y));

@@ -38,16 +38,7 @@ conv2d_cached_kernel (Image im, const __grid_constant__ Mask m)
         v = tile[sy][sx];
       else
         v = load_px_border<T, C> (im, m.border, x0 + sx, y0 + sy);
-      float w = m.taps[0][j * m.kw + i];
-#pragma unroll
-      for (int l = 0; l < NF; l++)
-        a[l] = fmaf (w, lane (v, l), a[l]);
-      if (NM == 2) {
-        float w2 = m.taps[1][j * m.kw + i];
-#pragma unroll
-        for (int l = 0; l < NF; l++)
-          b[l] = fmaf (w2, lane (v, l), b[l]);
-      }
+      accumulate<C, NM> (a, b, m, j * m.kw + i, v);
     }
   }
   store_result<T, C, NM> (im, m, x, y, a, b, tile[ty][tx]);

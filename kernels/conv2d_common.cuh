@@ -167,6 +167,26 @@ load_px_border (const Image & im, int border, int x, int y)
   return load_px<T, C> (im, bx, by);
 }
 
+/* ---- sums ------------------------------------------------------------------------ */
+
+/* Adds tap `t` of the mask (of both masks for NM == 2) times pixel v to the
+ * filtered lane sums a (and b). */
+template <int C, int NM>
+__device__ __forceinline__ void
+accumulate (float *a, float *b, const Mask & m, int t, Vec<C> v)
+{
+  float w = m.taps[0][t];
+#pragma unroll
+  for (int l = 0; l < FILTERED_LANES<C>; l++)
+    a[l] = fmaf (w, lane (v, l), a[l]);
+  if (NM == 2) {
+    float w2 = m.taps[1][t];
+#pragma unroll
+    for (int l = 0; l < FILTERED_LANES<C>; l++)
+      b[l] = fmaf (w2, lane (v, l), b[l]);
+  }
+}
+
 /* ---- results and stores ------------------------------------------------------ */
 
 /* Final sample value of filtered lane sums: a (and b for magnitude masks). */

@@ -31,17 +31,7 @@ conv2d_tiled_kernel (Image im, const __grid_constant__ Mask m)
     return;
   for (int j = 0; j < m.kh; j++) {
     for (int i = 0; i < m.kw; i++) {
-      Vec<C> v = tile[ty + j][tx + i];
-      float w = m.taps[0][j * m.kw + i];
-#pragma unroll
-      for (int l = 0; l < NF; l++)
-        a[l] = fmaf (w, lane (v, l), a[l]);
-      if (NM == 2) {
-        float w2 = m.taps[1][j * m.kw + i];
-#pragma unroll
-        for (int l = 0; l < NF; l++)
-          b[l] = fmaf (w2, lane (v, l), b[l]);
-      }
+      accumulate<C, NM> (a, b, m, j * m.kw + i, tile[ty + j][tx + i]);
     }
   }
   store_result<T, C, NM> (im, m, x, y, a, b, tile[ty + m.ry][tx + m.rx]);

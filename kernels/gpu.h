@@ -66,6 +66,9 @@ int cf_gpu_copy_2d (void *dst, size_t dst_pitch, const void *src,
     cf_stream stream);
 int cf_gpu_memset (void *ptr, int value, size_t size, cf_stream stream);
 
+/* The CUDA name of a CUDA error code (cf_status_name() calls it). */
+const char *cf_gpu_error_name (int error);
+
 /* Returns and clears the last CUDA error of the calling thread. */
 int cf_gpu_last_error (void);
 

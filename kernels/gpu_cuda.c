@@ -5,17 +5,9 @@
 #include "gpu.h"
 
 const char *
-cf_status_name (int status)
+cf_gpu_error_name (int error)
 {
-  switch (status) {
-    case CF_OK: return "CF_OK";
-    case CF_ERR_INVALID: return "CF_ERR_INVALID";
-    case CF_ERR_UNSUPPORTED: return "CF_ERR_UNSUPPORTED";
-    case CF_ERR_NO_CUDA: return "CF_ERR_NO_CUDA";
-    case CF_ERR_NO_MEMORY: return "CF_ERR_NO_MEMORY";
-    default: return status > 0 ? cudaGetErrorName ((cudaError_t) status)
-          : "CF_ERR_UNKNOWN";
-  }
+  return cudaGetErrorName ((cudaError_t) error);
 }
 
 int

@@ -26,6 +26,8 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include "ref_border.h"
+
 #define MAX_SIZE 31
 #define MAX_TAPS (MAX_SIZE * MAX_SIZE)
 /* What output memory holds before the element writes it. */
@@ -53,14 +55,6 @@ static const gchar *const formats[] = {
 
 static const gchar *const borders[] = { "clamp", "mirror", "wrap",
   "constant"
-};
-
-enum
-{
-  BORDER_CLAMP,
-  BORDER_MIRROR,
-  BORDER_WRAP,
-  BORDER_CONSTANT,
 };
 
 static const gchar *const algorithms[] = { "auto", "basic", "tiled",
@@ -171,34 +165,8 @@ typedef struct
   gboolean magnitude;           /* sqrt(a^2 + b^2) of the two sums */
   gdouble divisor;              /* resolved: never 0 */
   gdouble offset;
-  gint border;                  /* BORDER_* */
+  gint border;                  /* REF_BORDER_* */
 } Mask;
-
-/* Where coordinate v of an axis of n samples reads from; -1 reads 0. */
-static gint
-border_source (gint v, gint n, gint border)
-{
-  if (v >= 0 && v < n)
-    return v;
-  switch (border) {
-    case BORDER_CLAMP:
-      return v < 0 ? 0 : n - 1;
-    case BORDER_MIRROR:
-      /* fold at the edge samples, which are not repeated: -1 reads 1 */
-      while (n > 1 && (v < 0 || v >= n)) {
-        if (v < 0)
-          v = -v;
-        if (v >= n)
-          v = 2 * (n - 1) - v;
-      }
-      return n > 1 ? v : 0;
-    case BORDER_WRAP:
-      v %= n;
-      return v < 0 ? v + n : v;
-    default:
-      return -1;
-  }
-}
 
 /* The exact value of output sample (x, y, c) of a plane, saturated, and how
  * far float arithmetic may move it: about 2^-23 per term on the sum of the
@@ -213,9 +181,9 @@ reference (const GstVideoFrame * in, guint p, const PlaneDesc * d,
   gint n_masks = m->magnitude ? 2 : 1;
 
   for (gint j = 0; j < m->h; j++) {
-    gint sy = border_source (y + j - m->h / 2, d->height, m->border);
+    gint sy = ref_border_source (y + j - m->h / 2, d->height, m->border);
     for (gint i = 0; i < m->w; i++) {
-      gint sx = border_source (x + i - m->w / 2, d->width, m->border);
+      gint sx = ref_border_source (x + i - m->w / 2, d->width, m->border);
       gdouble s = sx < 0 || sy < 0 ? 0.0 : get_sample (in, p, d, sx, sy, c);
       for (gint k = 0; k < n_masks; k++) {
         sum[k] += m->taps[k][j * m->w + i] * s;

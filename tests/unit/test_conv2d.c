@@ -13,32 +13,10 @@
 
 #include "conv2d.h"
 #include "gpu.h"
+#include "ref_border.h"
 #include "test_util.h"
 
 /* ---- the reference ------------------------------------------------------ */
-
-/* Where coordinate x reads from, by repeated reflection: an independent
- * statement of the border modes. -1: outside, reads 0. */
-static int
-ref_index (int x, int n, cf_border border)
-{
-  if (x >= 0 && x < n)
-    return x;
-  switch (border) {
-    case CF_BORDER_CLAMP:
-      return x < 0 ? 0 : n - 1;
-    case CF_BORDER_MIRROR:
-      if (n == 1)
-        return 0;
-      while (x < 0 || x >= n)
-        x = x < 0 ? -x : 2 * (n - 1) - x;
-      return x;
-    case CF_BORDER_WRAP:
-      return ((x % n) + n) % n;
-    default:
-      return -1;
-  }
-}
 
 typedef struct
 {
@@ -76,9 +54,9 @@ reference (const plane * in, const test_mask * m, int x, int y, int c,
   double maxval = in->fmt.sample == CF_SAMPLE_U16 ? 65535 : 255;
 
   for (int j = 0; j < m->kh; j++) {
-    int sy = ref_index (y + j - ry, in->fmt.height, m->border);
+    int sy = ref_border_source (y + j - ry, in->fmt.height, m->border);
     for (int i = 0; i < m->kw; i++) {
-      int sx = ref_index (x + i - rx, in->fmt.width, m->border);
+      int sx = ref_border_source (x + i - rx, in->fmt.width, m->border);
       double v = (sx < 0 || sy < 0) ? 0.0 : sample (in, sx, sy, c);
       for (int k = 0; k < masks; k++) {
         sum[k] += m->taps[k][j * m->kw + i] * v;
