@@ -8,10 +8,12 @@
 # env.sh, bin/ (the test and benchmark programs, gst-launch-1.0, ...) and
 # plugins/ (this plugin and the stock ones the tests use), for a GPU machine
 # without GStreamer. Otherwise from build/, with the system's GStreamer.
-# Logs go to $OUT (or /tmp/gpu-suite). Exit status: 0 when every test passed.
+# Logs go to /tmp/gpu-suite; when $OUT names a folder, they are also packed
+# there as gpu-suite-logs.tar.gz. Exit status: 0 when every test passed.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-logs=${OUT:-/tmp/gpu-suite}
+logs=/tmp/gpu-suite
+rm -rf "$logs"
 mkdir -p "$logs"
 
 if [ $# -gt 0 ]; then
@@ -87,4 +89,8 @@ for i in "${!names[@]}"; do
   printf '%-16s %-8s %8s  %s\n' "${names[$i]}" "${results[$i]}" \
     "${times[$i]}" "${lines[$i]}"
 done
+if [ -n "${OUT:-}" ] && [ -d "$OUT" ]; then
+  tar czf "$OUT/gpu-suite-logs.tar.gz" -C "$(dirname "$logs")" \
+    "$(basename "$logs")"
+fi
 exit $failed
