@@ -436,13 +436,14 @@ static gboolean
 gst_cuda_filter_base_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
-  if (PRIV (trans)->use_cuda) {
+  if (PRIV (trans)->use_cuda
+      && gst_query_get_n_allocation_pools (query) == 0) {
     GstCaps *caps;
     guint size;
 
     gst_query_parse_allocation (query, &caps, NULL);
     size = caps ? caps_buffer_size (caps) : 0;
-    if (gst_query_get_n_allocation_pools (query) == 0 && size > 0) {
+    if (size > 0) {
       GstBufferPool *pool = new_pinned_pool (caps, size,
           PINNED_POOL_MIN_BUFFERS);
       if (pool) {
