@@ -3,10 +3,9 @@
  * - The mask is a __grid_constant__ kernel parameter (constant memory); its
  *   width is a template parameter, so each tap of a mask row is an
  *   immediate constant-bank operand of the multiply-add.
- * - Thread coarsening: each thread computes a run of N consecutive pixels
- *   of a row (16 for one-byte pixels, 8 for the others), holding a register
- *   sliding window: one mask row costs N + KW - 1 shared loads for N * KW
- *   multiply-adds per channel.
+ * - Thread coarsening: each thread computes a run of 8 consecutive pixels of
+ *   a row, holding a register sliding window: one mask row costs 8 + KW - 1
+ *   shared loads for 8 * KW multiply-adds per channel.
  * - Tiles of 128 x 16 pixels: 16 rows rather than 32 halve the shared
  *   memory of a block, so two to three times more blocks share an SM and hide
  *   each other's memory latency (measured 20-25% faster for masks up to 15
@@ -16,20 +15,15 @@
  * - Shared rows are padded (conv2d_tile.cuh) so the coarsened threads do not
  *   conflict on banks.
  *
- * Cost: (TW + KW - 1)(16 + KH - 1) pixel loads per TW x 16 tile (the halo
+ * Cost: (128 + KW - 1)(16 + KH - 1) pixel loads per 128 x 16 tile (the halo
  * overhead), one store per pixel, KW * KH multiply-adds per channel. */
 #include "conv2d_tile.cuh"
 
 namespace cf {
 
 constexpr int FAST_BX = 16, FAST_BY = 16;       /* 256 threads */
+constexpr int FAST_TW = FAST_BX * RUN;  /* 128 output columns per tile */
 constexpr int FAST_TH = FAST_BY;        /* 16 output rows, one per thread row */
-/* Pixels a thread computes: 16 for one-byte pixels (GRAY8, YUV planes), so
- * that a run is one 16-byte store and a tile carries enough bytes to pay its
- * fixed costs; 8 for the others (8 RGBA pixels are 32 bytes). */
-template <typename T, int C> constexpr int FAST_RUN = C * sizeof (T) == 1 ? 16 : 8;
-/* Output columns per tile: 256 or 128. */
-template <typename T, int C> constexpr int FAST_TW = FAST_BX * FAST_RUN<T, C>;
 /* Blocks an SM should hold at once: registers are capped at 64 a thread so
  * that registers do not limit residency below what shared memory allows
  * (4 tiles of masks up to 9 rows, measured 73 registers uncapped). */
@@ -40,13 +34,11 @@ __global__ void __launch_bounds__ (FAST_BX * FAST_BY, FAST_MIN_BLOCKS)
 conv2d_fast_kernel (Image im, const __grid_constant__ Mask m)
 {
   constexpr int NF = FILTERED_LANES<C>;
-  constexpr int N = FAST_RUN<T, C>;
-  constexpr int TW = FAST_TW<T, C>;
-  constexpr int COLS = TW + KW - 1;
+  constexpr int COLS = FAST_TW + KW - 1;
   constexpr int SROW = padded_row (COLS);
   extern __shared__ float4 smem[];
   Vec<C> *tile = reinterpret_cast<Vec<C> *>(smem);
-  int x0 = blockIdx.x * TW;
+  int x0 = blockIdx.x * FAST_TW;
   int y0 = im.row_begin + blockIdx.y * FAST_TH;
   int tid = threadIdx.y * FAST_BX + threadIdx.x;
 
@@ -55,13 +47,13 @@ conv2d_fast_kernel (Image im, const __grid_constant__ Mask m)
       FAST_TH + m.kh - 1, tid, FAST_BX * FAST_BY);
   __syncthreads ();
 
-  /* compute and store: a run of N pixels of row ty */
-  int c0 = threadIdx.x * N;
+  /* compute and store: a run of RUN pixels of row ty */
+  int c0 = threadIdx.x * RUN;
   int oy = threadIdx.y;
   int x = x0 + c0, y = y0 + oy;
   if (x >= im.width || y >= im.row_end)
     return;
-  float a[N][NF] = { }, b[N][NF] = { };
+  float a[RUN][NF] = { }, b[RUN][NF] = { };
   const Vec<C> *run = tile + oy * SROW + padded (c0);
   for (int j = 0; j < m.kh; j++) {
     const Vec<C> *srow = run + j * SROW;
@@ -70,7 +62,7 @@ conv2d_fast_kernel (Image im, const __grid_constant__ Mask m)
 #pragma unroll
     for (int i = 0; i < KW; i++) {
 #pragma unroll
-      for (int k = 0; k < N; k++) {
+      for (int k = 0; k < RUN; k++) {
         Vec<C> v = srow[padded (k + i)];
 #pragma unroll
         for (int l = 0; l < NF; l++) {
@@ -81,7 +73,7 @@ conv2d_fast_kernel (Image im, const __grid_constant__ Mask m)
       }
     }
   }
-  store_run<T, C, NM, NF, N> (im, m, x, y, a, b, tile + (oy + m.ry) * SROW,
+  store_run<T, C, NM, NF> (im, m, x, y, a, b, tile + (oy + m.ry) * SROW,
       c0 + m.rx);
 }
 
@@ -89,15 +81,14 @@ template <typename T, int C, int KW, int NM>
 static int
 launch_fast (const Launch & L, const Mask & m)
 {
-  constexpr int TW = FAST_TW<T, C>;
-  constexpr int SROW = padded_row (TW + KW - 1);
+  constexpr int SROW = padded_row (FAST_TW + KW - 1);
   auto kernel = conv2d_fast_kernel<T, C, KW, NM>;
   int rows = L.im.row_end - L.im.row_begin;
   size_t bytes = (size_t) (FAST_TH + m.kh - 1) * SROW * sizeof (Vec<C>);
   int status = allow_shared ((const void *) kernel, bytes);
   if (status != CF_OK)
     return status;
-  dim3 grid (div_up (L.im.width, TW), div_up (rows, FAST_TH));
+  dim3 grid (div_up (L.im.width, FAST_TW), div_up (rows, FAST_TH));
   kernel<<<grid, dim3 (FAST_BX, FAST_BY), bytes, L.stream>>> (L.im, m);
   return launch_status ();
 }

@@ -167,24 +167,23 @@ store_words (uint8_t * p, const uint32_t (&w)[NW])
   }
 }
 
-/* Writes N consecutive pixels (a run; N a multiple of 8) starting at (x, y)
- * from their lane sums.
+/* Writes RUN consecutive pixels starting at (x, y) from their lane sums.
  * Kept lanes come from the source pixels, tile cells `c0`.. of padded tile
  * row `center_row`.
  * A run that ends inside the row goes out as packed words, a run cut by the
  * right edge pixel by pixel. */
-template <typename T, int C, int NM, int NF, int N>
+template <typename T, int C, int NM, int NF>
 __device__ __forceinline__ void
 store_run (const Image & im, const Mask & m, int x, int y,
-    const float (&a)[N][NF], const float (&b)[N][NF],
+    const float (&a)[RUN][NF], const float (&b)[RUN][NF],
     const Vec<C> * center_row, int c0)
 {
   constexpr int P = C * sizeof (T);     /* bytes per pixel */
-  constexpr int NW = N * P / 4;
-  uint32_t px[N];
+  constexpr int NW = RUN * P / 4;
+  uint32_t px[RUN];
 
 #pragma unroll
-  for (int k = 0; k < N; k++) {
+  for (int k = 0; k < RUN; k++) {
     uint32_t s[4];
 #pragma unroll
     for (int l = 0; l < NF; l++)
@@ -195,10 +194,10 @@ store_run (const Image & im, const Mask & m, int x, int y,
     px[k] = pack_px<T, C> (s, im.rotate);
   }
 
-  if (x + N <= im.width) {
+  if (x + RUN <= im.width) {
     uint32_t w[NW] = { };
 #pragma unroll
-    for (int k = 0; k < N; k++) {
+    for (int k = 0; k < RUN; k++) {
       int bit = (k * P % 4) * 8;
       w[k * P / 4] |= px[k] << bit;
       if (bit + 8 * P > 32)
@@ -207,7 +206,7 @@ store_run (const Image & im, const Mask & m, int x, int y,
     store_words<NW> (im.dst + (size_t) y * im.dst_stride + (size_t) x * P, w);
   } else {
 #pragma unroll
-    for (int k = 0; k < N; k++)
+    for (int k = 0; k < RUN; k++)
       if (x + k < im.width)
         store_px<T, C> (im, x + k, y, px[k]);
   }
