@@ -1,0 +1,34 @@
+/* Basic variant: one thread per output sample, every tap read from global
+ * memory (taps loads per output, served by the caches). */
+#include "conv1d_common.cuh"
+
+namespace cf1 {
+
+constexpr int BASIC_THREADS = 256;
+
+__global__ void __launch_bounds__ (BASIC_THREADS)
+conv1d_basic_kernel (Signal s, const __grid_constant__ Taps t)
+{
+  int n = blockIdx.x * BASIC_THREADS + threadIdx.x;
+  int c = blockIdx.y;
+  const float *h = mask_of (t, c);
+  const float *x = s.x + c * s.x_pitch + t.taps - 1 + n;
+  float acc = 0.0f;
+
+  if (n >= s.frames)
+    return;
+  for (int k = 0; k < t.taps; k++)
+    acc = fmaf (h[k], __ldg (x - k), acc);
+  s.y[c * s.y_pitch + n] = acc;
+}
+
+}  /* namespace cf1 */
+
+int
+cf_conv1d_basic (const cf1::Signal & s, const cf1::Taps & t, int channels,
+    cudaStream_t stream)
+{
+  dim3 grid (cf1::div_up (s.frames, cf1::BASIC_THREADS), channels);
+  cf1::conv1d_basic_kernel<<<grid, cf1::BASIC_THREADS, 0, stream>>> (s, t);
+  return (int) cudaGetLastError ();
+}

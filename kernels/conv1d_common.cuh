@@ -1,0 +1,54 @@
+/* Device-side pieces the conv1d variants share: launch arguments and the
+ * mask as a kernel parameter. */
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "conv1d.h"
+
+namespace cf1 {
+
+/* Where a launch reads and writes: channel c of the input starts at
+ * x + c * x_pitch with taps - 1 history frames before its first current
+ * frame; outputs go to y + c * y_pitch. */
+struct Signal
+{
+  const float *x;
+  float *y;
+  size_t x_pitch, y_pitch;      /* floats */
+  int frames;
+};
+
+/* The masks as a kernel parameter, which CUDA keeps in constant memory
+ * (bank 0): read through the constant cache and broadcast to the warp, and
+ * carried by each launch, so concurrent elements cannot overwrite each
+ * other's taps. Passed __grid_constant__ so indexing never copies it. */
+struct Taps
+{
+  int taps, masks;
+  float h[CF_CONV1D_MAX_DIRECT_TAPS];
+};
+
+/* Taps of channel c's mask. */
+__device__ __forceinline__ const float *
+mask_of (const Taps & t, int c)
+{
+  return t.h + (t.masks == 1 ? 0 : c * t.taps);
+}
+
+inline unsigned
+div_up (int a, int b)
+{
+  return (unsigned) ((a + b - 1) / b);
+}
+
+}  /* namespace cf1 */
+
+int cf_conv1d_basic (const cf1::Signal & s, const cf1::Taps & t,
+    int channels, cudaStream_t stream);
+int cf_conv1d_tiled (const cf1::Signal & s, const cf1::Taps & t,
+    int channels, cudaStream_t stream);
+int cf_conv1d_cached (const cf1::Signal & s, const cf1::Taps & t,
+    int channels, cudaStream_t stream);
+int cf_conv1d_fast (const cf1::Signal & s, const cf1::Taps & t,
+    int channels, cudaStream_t stream);

@@ -1,0 +1,253 @@
+/* Kernel tests of the 1D convolution: the CPU twin ("cpu") or every CUDA
+ * variant ("cuda") against a double-precision reference written here, on
+ * random signals and masks, 1 to 8 channels, shared and per-channel masks,
+ * 1 tap to the direct limit, streamed in chunks of random sizes (streaming
+ * must equal one convolution of the whole signal), outputs poisoned first.
+ *
+ *   test_conv1d cpu|cuda
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv1d.h"
+#include "gpu.h"
+#include "test_util.h"
+
+typedef struct
+{
+  int channels, frames, taps, masks;
+  float *x;                     /* channels x frames, the whole signal */
+  float *h;                     /* masks x taps */
+  double *ref, *slack;          /* channels x frames */
+  char desc[128];
+} signal_case;
+
+/* y[n] = sum_k h[k] x[n - k], zero before the start; and the float
+ * rounding it may carry: 2^-24 per term on the sum of magnitudes. */
+static void
+reference (signal_case * s)
+{
+  for (int c = 0; c < s->channels; c++) {
+    const float *h = s->h + (s->masks == 1 ? 0 : c) * s->taps;
+    const float *x = s->x + (size_t) c * s->frames;
+    for (int n = 0; n < s->frames; n++) {
+      double sum = 0, mag = 0;
+      for (int k = 0; k < s->taps && k <= n; k++) {
+        sum += (double) h[k] * x[n - k];
+        mag += fabs ((double) h[k] * x[n - k]);
+      }
+      s->ref[(size_t) c * s->frames + n] = sum;
+      s->slack[(size_t) c * s->frames + n] = 6e-8 * (s->taps + 16) * mag
+          + 1e-30;
+    }
+  }
+}
+
+static void
+case_init (signal_case * s, int channels, int frames, int taps, int masks)
+{
+  s->channels = channels;
+  s->frames = frames;
+  s->taps = taps;
+  s->masks = masks;
+  s->x = malloc (sizeof (float) * channels * frames);
+  s->h = malloc (sizeof (float) * masks * taps);
+  s->ref = malloc (sizeof (double) * channels * frames);
+  s->slack = malloc (sizeof (double) * channels * frames);
+  for (int k = 0; k < channels * frames; k++)
+    s->x[k] = (float) test_rand_range (-1.0, 1.0);
+  for (int k = 0; k < masks * taps; k++)
+    s->h[k] = (float) test_rand_range (-1.0, 1.0) / sqrt (taps);
+  snprintf (s->desc, sizeof (s->desc), "%d ch x %d frames, %d taps, %s",
+      channels, frames, taps, masks == 1 ? "shared mask" : "mask per channel");
+  reference (s);
+}
+
+static void
+case_free (signal_case * s)
+{
+  free (s->x);
+  free (s->h);
+  free (s->ref);
+  free (s->slack);
+}
+
+/* ---- backends: filter one chunk given history + chunk, planar ---------- */
+
+typedef struct
+{
+  int cuda;
+  cf_conv1d_algorithm algorithm;
+  cf_stream stream;
+  float *d_x, *d_y;
+  size_t d_floats;
+} backend;
+
+static int
+run_chunk (backend * be, const cf_conv1d_mask * m, int channels,
+    const float *x, size_t x_pitch, float *y, size_t y_pitch, int frames)
+{
+  size_t xs = channels * x_pitch, ys = channels * y_pitch;
+  int st;
+
+  if (!be->cuda)
+    return cf_conv1d_cpu (m, channels, x, x_pitch, y, y_pitch, frames);
+  if (be->d_floats < xs + ys) {
+    cf_gpu_free (be->d_x);
+    if ((st = cf_gpu_malloc ((void **) &be->d_x, sizeof (float) * (xs + ys)))
+        != CF_OK)
+      return st;
+    be->d_floats = xs + ys;
+  }
+  be->d_y = be->d_x + xs;
+  st = cf_gpu_copy_2d (be->d_x, xs * 4, x, xs * 4, xs * 4, 1,
+      CF_COPY_HOST_TO_DEVICE, be->stream);
+  if (st == CF_OK)              /* poison */
+    st = cf_gpu_copy_2d (be->d_y, ys * 4, y, ys * 4, ys * 4, 1,
+        CF_COPY_HOST_TO_DEVICE, be->stream);
+  if (st == CF_OK)
+    st = cf_conv1d_cuda (be->algorithm, m, channels, be->d_x, x_pitch,
+        be->d_y, y_pitch, frames, be->stream);
+  if (st == CF_OK)
+    st = cf_gpu_copy_2d (y, ys * 4, be->d_y, ys * 4, ys * 4, 1,
+        CF_COPY_DEVICE_TO_HOST, be->stream);
+  if (st == CF_OK)
+    st = cf_gpu_stream_sync (be->stream);
+  return st;
+}
+
+/* Streams the whole signal through in chunks of random sizes (or one chunk
+ * when max_chunk >= frames) and compares every output with the reference. */
+static void
+stream_case (backend * be, const signal_case * s, int max_chunk)
+{
+  int hist = s->taps - 1, pos = 0, bad = 0, st = CF_OK;
+  size_t x_pitch = hist + max_chunk, y_pitch = max_chunk + 3;
+  float *x = calloc (s->channels * x_pitch, sizeof (float));
+  float *y = malloc (sizeof (float) * s->channels * y_pitch);
+  cf_conv1d_mask m = { s->taps, s->masks, s->h };
+  char first[160] = "";
+
+  while (pos < s->frames && st == CF_OK) {
+    int n = 1 + test_rand_int (max_chunk);
+    if (n > s->frames - pos)
+      n = s->frames - pos;
+    for (int c = 0; c < s->channels; c++)
+      memcpy (x + c * x_pitch + hist, s->x + (size_t) c * s->frames + pos,
+          sizeof (float) * n);
+    for (size_t k = 0; k < s->channels * y_pitch; k++)
+      y[k] = NAN;
+    st = run_chunk (be, &m, s->channels, x, x_pitch, y, y_pitch, n);
+    for (int c = 0; c < s->channels && st == CF_OK; c++) {
+      for (int i = 0; i < n; i++) {
+        size_t r = (size_t) c * s->frames + pos + i;
+        double got = y[c * y_pitch + i];
+        if (!(fabs (got - s->ref[r]) <= s->slack[r]) && !bad++)
+          snprintf (first, sizeof (first), "channel %d frame %d: got %.9g, "
+              "expected %.9g", c, pos + i, got, s->ref[r]);
+      }
+      /* untouched beyond the chunk */
+      for (size_t i = n; i < y_pitch; i++)
+        if (!isnan (y[c * y_pitch + i]) && !bad++)
+          snprintf (first, sizeof (first), "channel %d: wrote past the "
+              "chunk", c);
+      /* history for the next chunk: the last taps - 1 frames */
+      memmove (x + c * x_pitch, x + c * x_pitch + n, sizeof (float) * hist);
+    }
+    pos += n;
+  }
+  test_check (st == CF_OK, "%s: %s failed: %s", s->desc,
+      cf_conv1d_algorithm_name (be->algorithm), cf_status_name (st));
+  test_check (!bad, "%s, %s, chunks up to %d: %d wrong, first %s", s->desc,
+      be->cuda ? cf_conv1d_algorithm_name (be->algorithm) : "cpu",
+      max_chunk, bad, first);
+  free (x);
+  free (y);
+}
+
+static void
+check_errors (backend * be)
+{
+  float h[4] = { 1, 2, 3, NAN }, x[16] = { 0 }, y[16];
+  cf_conv1d_mask m = { 3, 1, h };
+  cf_conv1d_mask bad_masks = { 3, 2, h };
+  cf_conv1d_mask nan_mask = { 4, 1, h };
+  cf_conv1d_mask none = { 0, 1, h };
+
+  test_check (run_chunk (be, &bad_masks, 3, x, 8, y, 8, 2) == CF_ERR_INVALID,
+      "2 masks for 3 channels accepted");
+  test_check (run_chunk (be, &nan_mask, 1, x, 8, y, 8, 2) == CF_ERR_INVALID,
+      "NaN tap accepted");
+  test_check (run_chunk (be, &none, 1, x, 8, y, 8, 2) == CF_ERR_INVALID,
+      "mask of no taps accepted");
+  test_check (run_chunk (be, &m, 1, x, 8, y, 8, 0) == CF_OK,
+      "zero frames is not a no-op");
+  if (be->cuda) {
+    float *big = calloc (CF_CONV1D_MAX_DIRECT_TAPS + 1, sizeof (float));
+    cf_conv1d_mask long_mask = { CF_CONV1D_MAX_DIRECT_TAPS + 1, 1, big };
+    test_check (cf_conv1d_cuda (CF_CONV1D_FAST, &long_mask, 1, be->d_x
+            ? be->d_x : (float *) 16, 1, (float *) 16, 1, 1, be->stream)
+        == CF_ERR_UNSUPPORTED, "a mask over the direct limit accepted");
+    free (big);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *mode = argc > 1 ? argv[1] : "cpu";
+  backend be = { strcmp (mode, "cuda") == 0, CF_CONV1D_AUTO, NULL, NULL,
+    NULL, 0
+  };
+  /* channels, frames, taps, per-channel masks, largest chunk */
+  static const int cases[][5] = {
+    {1, 1000, 1, 0, 64}, {2, 5000, 3, 1, 1}, {1, 20000, 64, 0, 4096},
+    {8, 4800, 64, 1, 1024}, {3, 9000, 257, 0, 777}, {8, 4096, 1024, 0, 1024},
+    {5, 3000, 1023, 1, 65536}, {1, 70000, 31, 0, 65536},
+    {2, 2500, 2047, 0, 300}, {1, 1500, 4000, 0, 1500},
+    {2, 2049, 4000, 1, 2049}, {1, 2100, CF_CONV1D_MAX_DIRECT_TAPS, 0, 700},
+  };
+  static const cf_conv1d_algorithm variants[] = { CF_CONV1D_AUTO,
+    CF_CONV1D_BASIC, CF_CONV1D_TILED, CF_CONV1D_CACHED, CF_CONV1D_FAST
+  };
+  char name[32];
+
+  snprintf (name, sizeof (name), "conv1d-%s", mode);
+  if (be.cuda) {
+    int count = 0, st = cf_gpu_device_count (&count);
+    if (!cf_gpu_built_with_cuda ())
+      return test_skip (name, "built without CUDA");
+    if (count == 0)
+      return test_skip (name, st == CF_OK ? "no CUDA device"
+          : cf_status_name (st));
+    if ((st = cf_gpu_stream_create (&be.stream)) != CF_OK) {
+      printf ("cannot create a stream: %s\n", cf_status_name (st));
+      return 1;
+    }
+  }
+  test_seed_from_env (name);
+  check_errors (&be);
+
+  for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++) {
+    signal_case s;
+    int ch = cases[k][0];
+    case_init (&s, ch, cases[k][1], cases[k][2], cases[k][3] ? ch : 1);
+    if (be.cuda) {
+      for (size_t v = 0; v < sizeof (variants) / sizeof (variants[0]); v++) {
+        be.algorithm = variants[v];
+        stream_case (&be, &s, cases[k][4]);
+      }
+    } else {
+      stream_case (&be, &s, cases[k][4]);
+      stream_case (&be, &s, s.frames);  /* one call: the whole signal */
+    }
+    case_free (&s);
+  }
+  if (be.cuda) {
+    cf_gpu_free (be.d_x);
+    cf_gpu_stream_destroy (be.stream);
+  }
+  return test_finish (name);
+}
