@@ -18,6 +18,7 @@ enum
   CF_ERR_UNSUPPORTED = -2,      /* valid, but this variant cannot do it */
   CF_ERR_NO_CUDA = -3,          /* the library was built without CUDA */
   CF_ERR_NO_MEMORY = -4,        /* host allocation failed */
+  CF_ERR_FFT = -5,              /* the FFT library failed */
 };
 
 /* A short, stable name for a status: "cudaErrorMemoryAllocation",

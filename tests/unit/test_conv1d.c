@@ -1,8 +1,10 @@
-/* Kernel tests of the 1D convolution: the CPU twin ("cpu") or every CUDA
- * variant ("cuda") against a double-precision reference written here, on
- * random signals and masks, 1 to 8 channels, shared and per-channel masks,
- * 1 tap to the direct limit, streamed in chunks of random sizes (streaming
- * must equal one convolution of the whole signal), outputs poisoned first.
+/* Kernel tests of the 1D convolution and of the streaming FIR filters
+ * built on it (fir.h: direct and partitioned-FFT paths): the CPU twins
+ * ("cpu") or every CUDA variant ("cuda") against a double-precision
+ * reference written here, on random signals and masks, 1 to 8 channels,
+ * shared and per-channel masks, 1 tap to 30000, streamed in chunks of random
+ * sizes (streaming must equal one convolution of the whole signal), outputs
+ * poisoned first.
  *
  *   test_conv1d cpu|cuda
  */
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "conv1d.h"
+#include "fir.h"
 #include "gpu.h"
 #include "test_util.h"
 
@@ -167,6 +170,98 @@ stream_case (backend * be, const signal_case * s, int max_chunk)
   free (y);
 }
 
+/* The same stream through a streaming filter (cf_fir): it keeps the history
+ * itself, so each call gets only the new frames. Then a reset, and the
+ * first frames again, which must come out as the stream's first. */
+static void
+stream_fir (backend * be, const signal_case * s, cf_fir_path path, int block,
+    int max_chunk)
+{
+  cf_fir_config cfg = { s->channels, {s->taps, s->masks, s->h}, path,
+    CF_CONV1D_AUTO, block, max_chunk, be->cuda, be->stream
+  };
+  size_t pitch = max_chunk, bytes = sizeof (float) * s->channels * pitch;
+  float *x = malloc (bytes), *y = malloc (bytes), *d_x = NULL, *d_y = NULL;
+  int pos = 0, bad = 0, st, pass = 0;
+  char first[160] = "", what[96];
+  cf_fir *fir = NULL;
+
+  snprintf (what, sizeof (what), "%s %s fir, block %d, chunks up to %d",
+      be->cuda ? "cuda" : "cpu", path == CF_FIR_FFT ? "fft" : "direct",
+      block, max_chunk);
+  st = cf_fir_new (&fir, &cfg);
+  if (!test_check (st == CF_OK, "%s: %s: cf_fir_new failed: %s", s->desc,
+          what, cf_status_name (st)))
+    goto done;
+  if (be->cuda && ((st = cf_gpu_malloc ((void **) &d_x, bytes)) != CF_OK
+          || (st = cf_gpu_malloc ((void **) &d_y, bytes)) != CF_OK))
+    goto failed;
+  while (pos < s->frames) {
+    int n = 1 + test_rand_int (max_chunk);
+    if (n > s->frames - pos)
+      n = s->frames - pos;
+    for (int c = 0; c < s->channels; c++)
+      memcpy (x + c * pitch, s->x + (size_t) c * s->frames + pos,
+          sizeof (float) * n);
+    for (size_t k = 0; k < s->channels * pitch; k++)
+      y[k] = NAN;
+    if (be->cuda) {
+      st = cf_gpu_copy_2d (d_x, bytes, x, bytes, bytes, 1,
+          CF_COPY_HOST_TO_DEVICE, be->stream);
+      if (st == CF_OK)
+        st = cf_gpu_copy_2d (d_y, bytes, y, bytes, bytes, 1,
+            CF_COPY_HOST_TO_DEVICE, be->stream);
+      if (st == CF_OK)
+        st = cf_fir_process (fir, d_x, pitch, d_y, pitch, n);
+      if (st == CF_OK)
+        st = cf_gpu_copy_2d (y, bytes, d_y, bytes, bytes, 1,
+            CF_COPY_DEVICE_TO_HOST, be->stream);
+      if (st == CF_OK)
+        st = cf_gpu_stream_sync (be->stream);
+    } else {
+      st = cf_fir_process (fir, x, pitch, y, pitch, n);
+    }
+    if (st != CF_OK)
+      goto failed;
+    for (int c = 0; c < s->channels; c++) {
+      for (int i = 0; i < n; i++) {
+        size_t r = (size_t) c * s->frames + pos + i;
+        double got = y[c * pitch + i];
+        if (!(fabs (got - s->ref[r]) <= s->slack[r]) && !bad++)
+          snprintf (first, sizeof (first), "pass %d channel %d frame %d: "
+              "got %.9g, expected %.9g", pass, c, pos + i, got, s->ref[r]);
+      }
+      for (size_t i = n; i < pitch; i++)
+        if (!isnan (y[c * pitch + i]) && !bad++)
+          snprintf (first, sizeof (first), "channel %d: wrote past the "
+              "chunk", c);
+    }
+    pos += n;
+    /* after the whole stream, start again from a reset for a while */
+    if (pos == s->frames && pass == 0) {
+      if ((st = cf_fir_reset (fir)) != CF_OK)
+        goto failed;
+      pass = 1;
+      pos = 0;
+    }
+    if (pass == 1 && pos >= s->frames / 3)
+      break;
+  }
+  test_check (!bad, "%s: %s: %d wrong, first %s", s->desc, what, bad, first);
+  goto done;
+failed:
+  test_check (0, "%s: %s failed: %s", s->desc, what, cf_status_name (st));
+done:
+  if (fir)
+    cf_fir_free (fir);
+  if (be->cuda) {
+    cf_gpu_free (d_x);
+    cf_gpu_free (d_y);
+  }
+  free (x);
+  free (y);
+}
+
 static void
 check_errors (backend * be)
 {
@@ -245,6 +340,24 @@ main (int argc, char **argv)
     }
     case_free (&s);
   }
+  /* streaming filters: channels, frames, taps, per-channel masks, largest
+   * chunk, FFT partition (0: picked) */
+  static const int firs[][6] = {
+    {1, 3000, 1, 0, 100, 64}, {2, 9000, 300, 1, 1024, 64},
+    {1, 20000, 4097, 0, 1024, 1024}, {8, 4000, 1500, 1, 512, 0},
+    {2, 12000, 16384, 0, 4800, 0}, {1, 9000, 30000, 0, 9000, 4096},
+    {3, 5000, 700, 0, 3, 128}, {1, 6000, 2048, 0, 6000, 16},
+  };
+  for (size_t k = 0; k < sizeof (firs) / sizeof (firs[0]); k++) {
+    signal_case s;
+    int ch = firs[k][0];
+    case_init (&s, ch, firs[k][1], firs[k][2], firs[k][3] ? ch : 1);
+    stream_fir (&be, &s, CF_FIR_FFT, firs[k][5], firs[k][4]);
+    if (!be.cuda || (size_t) s.taps * s.masks <= CF_CONV1D_MAX_DIRECT_TAPS)
+      stream_fir (&be, &s, CF_FIR_DIRECT, 0, firs[k][4]);
+    case_free (&s);
+  }
+
   if (be.cuda) {
     cf_gpu_free (be.d_x);
     cf_gpu_stream_destroy (be.stream);

@@ -1,0 +1,351 @@
+/* Streaming FIR filtering: the bookkeeping of both paths, written once for
+ * both backends (fir_ops.h). See fir.h for the algorithms.
+ *
+ * FFT path state, per channel, in "stage" coordinates: stage[0, B) is the
+ * last complete block (absolute index A - 1), stage[B, B + partial) the
+ * block being filled (index A), new frames land after it. When a call
+ * completes q blocks, the spectra of their 2B windows (a block and the one
+ * before) enter a ring of spectra, and the tails of the next q blocks
+ * (partitions 1..P-1) are computed at once: one batched FFT, one
+ * multiply-accumulate kernel, one batched inverse FFT per call, whatever q.
+ * `current` holds the tail of block A. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fir.h"
+#include "fir_ops.h"
+
+struct cf_fir
+{
+  cf_fir_config cfg;
+  const cf_fir_ops *ops;
+  cf_fir_backend *be;
+  float *taps;                  /* host copy, masks x taps */
+
+  /* direct path: taps - 1 frames of history, then the new frames */
+  float *history;
+  size_t history_pitch;
+
+  /* FFT path */
+  cf_fir_layout l;
+  cf_conv1d_mask head;          /* partition 0, run direct */
+  float *head_taps;
+  long long block_index;        /* A */
+  int partial;                  /* frames of block A so far */
+  int max_blocks;               /* blocks one call can complete */
+  float *stage;
+  size_t stage_pitch;
+  float *windows, *times, *current;
+  cf_cpx *fresh, *ring, *spectra, *tails;
+};
+
+int
+cf_fir_max_block (const cf_conv1d_mask * mask)
+{
+  int b = 16;
+  while (b * 2 * mask->masks <= CF_CONV1D_MAX_DIRECT_TAPS && b < 4096)
+    b *= 2;
+  return b;
+}
+
+int
+cf_fir_pick_block (const cf_conv1d_mask * mask, int frames)
+{
+  int b = 64, top = cf_fir_max_block (mask);
+  while (b < frames && b < top)
+    b *= 2;
+  return b < top ? b : top;
+}
+
+int
+cf_fir_block (const cf_fir * fir)
+{
+  return fir->cfg.path == CF_FIR_FFT ? fir->l.block : 0;
+}
+
+static int
+alloc_zero (cf_fir * f, void **ptr, size_t bytes)
+{
+  int st = f->ops->alloc (f->be, ptr, bytes);
+  if (st == CF_OK)
+    st = f->ops->zero (f->be, *ptr, bytes);
+  return st;
+}
+
+/* The spectra of partitions 0..P-1 of every mask, each zero-padded to 2B. */
+static int
+make_spectra (cf_fir * f)
+{
+  const cf_fir_layout *l = &f->l;
+  int n = 2 * l->block, taps = f->cfg.mask.taps, count = l->masks
+      * l->partitions;
+  float *padded = calloc ((size_t) count * n, sizeof (float));
+  float *d_padded = NULL;
+  int st;
+
+  if (!padded)
+    return CF_ERR_NO_MEMORY;
+  for (int m = 0; m < l->masks; m++)
+    for (int p = 0; p < l->partitions; p++)
+      for (int k = 0; k < l->block && p * l->block + k < taps; k++)
+        padded[((size_t) m * l->partitions + p) * n + k] =
+            f->taps[(size_t) m * taps + p * l->block + k];
+  st = f->ops->alloc (f->be, (void **) &d_padded, sizeof (float) * count * n);
+  if (st == CF_OK)
+    st = f->ops->upload (f->be, d_padded, padded, sizeof (float) * count * n);
+  if (st == CF_OK)
+    st = f->ops->rfft (f->be, d_padded, f->spectra, count);
+  /* the transform is queued: d_padded must outlive it */
+  if (st == CF_OK && f->cfg.cuda)
+    st = cf_gpu_stream_sync (f->cfg.stream);
+  f->ops->release (f->be, d_padded);
+  free (padded);
+  return st;
+}
+
+static int
+open_fft (cf_fir * f)
+{
+  cf_fir_layout *l = &f->l;
+  const cf_conv1d_mask *m = &f->cfg.mask;
+  int b = f->cfg.block, head, st;
+  size_t c = f->cfg.channels;
+
+  if (b == 0)
+    b = cf_fir_pick_block (m, f->cfg.max_frames);
+  if (b < 16 || (b & (b - 1)) || b > cf_fir_max_block (m))
+    return CF_ERR_INVALID;
+  l->channels = f->cfg.channels;
+  l->masks = m->masks;
+  l->block = b;
+  l->partitions = (m->taps + b - 1) / b;
+  l->bins = b + 1;
+  f->max_blocks = (b - 1 + f->cfg.max_frames) / b;
+  l->ring = l->partitions - 1 + f->max_blocks;
+
+  head = m->taps < b ? m->taps : b;
+  f->head_taps = malloc (sizeof (float) * head * m->masks);
+  if (!f->head_taps)
+    return CF_ERR_NO_MEMORY;
+  for (int k = 0; k < m->masks; k++)
+    memcpy (f->head_taps + k * head, f->taps + (size_t) k * m->taps,
+        sizeof (float) * head);
+  f->head.taps = head;
+  f->head.masks = m->masks;
+  f->head.h = f->head_taps;
+
+  st = f->ops->open (&f->be, f->cfg.stream, 2 * b,
+      (int) (c * f->max_blocks > (size_t) m->masks * l->partitions
+          ? c * f->max_blocks : (size_t) m->masks * l->partitions));
+  if (st != CF_OK)
+    return st;
+  f->stage_pitch = 2 * b + f->cfg.max_frames;
+  if ((st = alloc_zero (f, (void **) &f->stage,
+              sizeof (float) * c * f->stage_pitch)) != CF_OK
+      || (st = alloc_zero (f, (void **) &f->current,
+              sizeof (float) * c * b)) != CF_OK)
+    return st;
+  if (l->partitions == 1)
+    return CF_OK;               /* the head is the whole mask */
+  if ((st = f->ops->alloc (f->be, (void **) &f->windows,
+              sizeof (float) * c * f->max_blocks * 2 * b)) != CF_OK
+      || (st = f->ops->alloc (f->be, (void **) &f->times,
+              sizeof (float) * c * f->max_blocks * 2 * b)) != CF_OK
+      || (st = f->ops->alloc (f->be, (void **) &f->fresh,
+              sizeof (cf_cpx) * c * f->max_blocks * l->bins)) != CF_OK
+      || (st = f->ops->alloc (f->be, (void **) &f->tails,
+              sizeof (cf_cpx) * c * f->max_blocks * l->bins)) != CF_OK
+      || (st = alloc_zero (f, (void **) &f->ring,
+              sizeof (cf_cpx) * c * l->ring * l->bins)) != CF_OK
+      || (st = f->ops->alloc (f->be, (void **) &f->spectra,
+              sizeof (cf_cpx) * m->masks * l->partitions * l->bins)) != CF_OK)
+    return st;
+  return make_spectra (f);
+}
+
+static int
+open_direct (cf_fir * f)
+{
+  size_t c = f->cfg.channels;
+  int st = f->ops->open (&f->be, f->cfg.stream, 0, 0);
+
+  if (st != CF_OK)
+    return st;
+  f->history_pitch = f->cfg.mask.taps - 1 + f->cfg.max_frames;
+  return alloc_zero (f, (void **) &f->history,
+      sizeof (float) * c * f->history_pitch);
+}
+
+int
+cf_fir_new (cf_fir ** out, const cf_fir_config * config)
+{
+  const cf_conv1d_mask *m = &config->mask;
+  cf_fir *f;
+  int st;
+
+  *out = NULL;
+  if (!config || config->channels < 1 || config->max_frames < 1
+      || cf_conv1d_mask_check (m, config->channels) != CF_OK
+      || (config->path != CF_FIR_DIRECT && config->path != CF_FIR_FFT))
+    return CF_ERR_INVALID;
+  if (config->cuda && !cf_gpu_built_with_cuda ())
+    return CF_ERR_NO_CUDA;
+  if (config->cuda && config->path == CF_FIR_DIRECT
+      && (size_t) m->taps * m->masks > CF_CONV1D_MAX_DIRECT_TAPS)
+    return CF_ERR_UNSUPPORTED;
+
+  f = calloc (1, sizeof (*f));
+  if (!f)
+    return CF_ERR_NO_MEMORY;
+  f->cfg = *config;
+#if HAVE_CUDA
+  f->ops = config->cuda ? &cf_fir_cuda_ops : &cf_fir_cpu_ops;
+#else
+  f->ops = &cf_fir_cpu_ops;     /* CUDA was refused above */
+#endif
+  f->taps = malloc (sizeof (float) * m->taps * m->masks);
+  if (!f->taps) {
+    free (f);
+    return CF_ERR_NO_MEMORY;
+  }
+  memcpy (f->taps, m->h, sizeof (float) * m->taps * m->masks);
+  f->cfg.mask.h = f->taps;
+  st = config->path == CF_FIR_FFT ? open_fft (f) : open_direct (f);
+  if (st != CF_OK) {
+    cf_fir_free (f);
+    return st;
+  }
+  *out = f;
+  return CF_OK;
+}
+
+void
+cf_fir_free (cf_fir * f)
+{
+  void *buffers[] = { f->history, f->stage, f->windows, f->times,
+    f->current, f->fresh, f->ring, f->spectra, f->tails
+  };
+
+  if (!f)
+    return;
+  if (f->be) {
+    for (size_t k = 0; k < sizeof (buffers) / sizeof (buffers[0]); k++)
+      if (buffers[k])
+        f->ops->release (f->be, buffers[k]);
+    f->ops->close (f->be);
+  }
+  free (f->head_taps);
+  free (f->taps);
+  free (f);
+}
+
+int
+cf_fir_reset (cf_fir * f)
+{
+  size_t c = f->cfg.channels;
+  int st;
+
+  if (f->cfg.path == CF_FIR_DIRECT)
+    return f->ops->zero (f->be, f->history,
+        sizeof (float) * c * f->history_pitch);
+  f->block_index = 0;
+  f->partial = 0;
+  st = f->ops->zero (f->be, f->stage, sizeof (float) * c * f->stage_pitch);
+  if (st == CF_OK)
+    st = f->ops->zero (f->be, f->current, sizeof (float) * c * f->l.block);
+  if (st == CF_OK && f->ring)
+    st = f->ops->zero (f->be, f->ring,
+        sizeof (cf_cpx) * c * f->l.ring * f->l.bins);
+  return st;
+}
+
+static int
+process_direct (cf_fir * f, const float *x, size_t x_pitch, float *y,
+    size_t y_pitch, int n)
+{
+  const cf_fir_ops *o = f->ops;
+  int hist = f->cfg.mask.taps - 1, c = f->cfg.channels;
+  size_t hp = f->history_pitch;
+  int st;
+
+  st = o->move (f->be, f->history + hist, hp * 4, x, x_pitch * 4,
+      (size_t) n * 4, c);
+  if (st == CF_OK)
+    st = o->direct (f->be, f->cfg.direct, &f->cfg.mask, c, f->history, hp,
+        y, y_pitch, n);
+  /* the last taps - 1 frames become the history */
+  if (st == CF_OK && hist > 0)
+    st = o->move (f->be, f->history, hp * 4, f->history + n, hp * 4,
+        (size_t) hist * 4, c);
+  return st;
+}
+
+static int
+process_fft (cf_fir * f, const float *x, size_t x_pitch, float *y,
+    size_t y_pitch, int n)
+{
+  const cf_fir_ops *o = f->ops;
+  const cf_fir_layout *l = &f->l;
+  int b = l->block, c = l->channels, j = f->partial;
+  int q = (j + n) / b, rest = j + n - q * b;
+  size_t sp = f->stage_pitch;
+  float scale = 1.0f / (2.0f * b);
+  int st;
+
+  /* new frames after the partial block; the head partition, direct */
+  st = o->move (f->be, f->stage + b + j, sp * 4, x, x_pitch * 4,
+      (size_t) n * 4, c);
+  if (st == CF_OK)
+    st = o->direct (f->be, f->cfg.direct, &f->head, c,
+        f->stage + b + j - (f->head.taps - 1), sp, y, y_pitch, n);
+
+  /* the later partitions, through the ring of spectra */
+  if (st == CF_OK && l->partitions > 1) {
+    if (q > 0) {
+      st = o->gather (f->be, l, f->stage, sp, f->windows, q);
+      if (st == CF_OK)
+        st = o->rfft (f->be, f->windows, f->fresh, c * q);
+      if (st == CF_OK)
+        st = o->scatter (f->be, l, f->fresh, f->ring, f->block_index, q);
+      if (st == CF_OK)
+        st = o->mac (f->be, l, f->ring, f->spectra, f->tails,
+            f->block_index + 1, q);
+      if (st == CF_OK)
+        st = o->irfft (f->be, f->tails, f->times, c * q);
+    }
+    if (st == CF_OK)
+      st = o->add_tails (f->be, l, y, y_pitch, n, b + j, f->current,
+          f->times, q, scale);
+    if (st == CF_OK && q > 0)
+      st = o->keep_tail (f->be, l, f->current, f->times, q, scale);
+  }
+
+  /* keep the last complete block and the new partial one */
+  if (st == CF_OK && q > 0)
+    st = o->move (f->be, f->stage, sp * 4, f->stage + (size_t) q * b, sp * 4,
+        (size_t) (b + rest) * 4, c);
+  f->block_index += q;
+  f->partial = rest;
+  return st;
+}
+
+int
+cf_fir_process (cf_fir * f, const float *x, size_t x_pitch, float *y,
+    size_t y_pitch, int frames)
+{
+  int st = CF_OK;
+
+  if (!f || (frames > 0 && (!x || !y)) || frames < 0
+      || (f->cfg.channels > 1 && (x_pitch < (size_t) frames
+              || y_pitch < (size_t) frames)))
+    return CF_ERR_INVALID;
+  for (int done = 0; done < frames && st == CF_OK;) {
+    int n = frames - done < f->cfg.max_frames ? frames - done
+        : f->cfg.max_frames;
+    st = f->cfg.path == CF_FIR_FFT
+        ? process_fft (f, x + done, x_pitch, y + done, y_pitch, n)
+        : process_direct (f, x + done, x_pitch, y + done, y_pitch, n);
+    done += n;
+  }
+  return st;
+}

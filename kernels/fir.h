@@ -1,0 +1,80 @@
+/* Streaming FIR filtering of planar float audio: the history between calls,
+ * and two paths, on the CPU or on a GPU.
+ *
+ * - Direct: the convolution of conv1d.h, with the last taps - 1 frames of
+ *   every channel kept between calls.
+ * - FFT: uniformly partitioned convolution for long masks (reverb impulse
+ *   responses of seconds). The mask is cut into partitions of B taps
+ *   (B a power of two). The first partition runs direct, so output frames
+ *   leave with no added latency whatever the call sizes; partitions 1..P-1
+ *   run in the frequency domain by overlap-save on blocks of B frames: when
+ *   a block completes, its 2B-point spectrum joins a delay line of spectra,
+ *   and the contribution of every later partition to the next block is one
+ *   multiply-accumulate over that line and one inverse FFT. Cost per frame:
+ *   B multiply-adds (direct head) plus about (2 FFTs of 2B + (P - 1)(B + 1)
+ *   complex multiply-adds) / B, instead of P x B multiply-adds.
+ *
+ * Both give y[c][n] = sum_k h_c[k] x[c][n - k] over the whole stream, the
+ * same however the stream is cut into calls.
+ */
+#ifndef CF_FIR_H
+#define CF_FIR_H
+
+#include <stddef.h>
+#include "cf_status.h"
+#include "conv1d.h"
+#include "gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cf_fir cf_fir;
+
+typedef enum
+{
+  CF_FIR_DIRECT,
+  CF_FIR_FFT,
+} cf_fir_path;
+
+typedef struct
+{
+  int channels;
+  cf_conv1d_mask mask;          /* copied: the caller's taps may go */
+  cf_fir_path path;
+  cf_conv1d_algorithm direct;   /* direct variant (CUDA), also for the
+                                 * FFT path's head */
+  int block;                    /* FFT: partition size B, a power of two
+                                 * from 16; 0 picks one */
+  int max_frames;               /* frames per call at most (longer calls
+                                 * are split) */
+  int cuda;                     /* 1: device memory and a CUDA stream */
+  cf_stream stream;
+} cf_fir_config;
+
+/* Largest FFT partition for a mask: the direct head takes masks x B taps,
+ * at most CF_CONV1D_MAX_DIRECT_TAPS. */
+int cf_fir_max_block (const cf_conv1d_mask * mask);
+
+/* The partition size picked when config.block is 0: the smallest power of
+ * two covering `frames` (a typical call), within [64, cf_fir_max_block]. */
+int cf_fir_pick_block (const cf_conv1d_mask * mask, int frames);
+
+int cf_fir_new (cf_fir ** fir, const cf_fir_config * config);
+void cf_fir_free (cf_fir * fir);
+
+/* Filters `frames` new frames: channel c of the input at x + c * x_pitch,
+ * of the output at y + c * y_pitch (host memory, or device memory for a
+ * CUDA filter, whose work is then queued on its stream). */
+int cf_fir_process (cf_fir * fir, const float *x, size_t x_pitch, float *y,
+    size_t y_pitch, int frames);
+
+/* Forgets the history: the next frame is filtered as a stream's first. */
+int cf_fir_reset (cf_fir * fir);
+
+int cf_fir_block (const cf_fir * fir);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,313 @@
+/* The FIR backend on device memory: cuFFT for the transforms, small
+ * kernels for the data-parallel steps, everything queued on the filter's
+ * stream. The CPU twin is fir_cpu.c. */
+#include <cstdlib>
+#include <map>
+
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include "fir_ops.h"
+
+struct cf_fir_backend
+{
+  cudaStream_t stream;
+  int fft_size;
+  std::map<int, cufftHandle> forward, inverse;  /* plans by batch */
+  void *scratch;                /* for overlapping moves */
+  size_t scratch_bytes;
+};
+
+constexpr int THREADS = 256;
+
+static unsigned
+blocks_for (size_t n)
+{
+  return (unsigned) ((n + THREADS - 1) / THREADS);
+}
+
+static int
+status_of (cudaError_t err)
+{
+  return (int) err;
+}
+
+/* A cached plan of `batch` contiguous real transforms of fft_size. */
+static int
+plan_for (cf_fir_backend * be, bool inverse, int batch, cufftHandle * plan)
+{
+  auto &plans = inverse ? be->inverse : be->forward;
+  auto it = plans.find (batch);
+  int n = be->fft_size, bins = n / 2 + 1;
+
+  if (it != plans.end ()) {
+    *plan = it->second;
+    return CF_OK;
+  }
+  if (cufftPlanMany (plan, 1, &n, NULL, 1, inverse ? bins : n, NULL, 1,
+          inverse ? n : bins, inverse ? CUFFT_C2R : CUFFT_R2C, batch)
+      != CUFFT_SUCCESS)
+    return CF_ERR_FFT;
+  if (cufftSetStream (*plan, be->stream) != CUFFT_SUCCESS) {
+    cufftDestroy (*plan);
+    return CF_ERR_FFT;
+  }
+  plans[batch] = *plan;
+  return CF_OK;
+}
+
+static int
+cuda_open (cf_fir_backend ** out, cf_stream stream, int fft_size,
+    int max_batch)
+{
+  cf_fir_backend *be = new (std::nothrow) cf_fir_backend ();
+  (void) max_batch;
+  if (!be)
+    return CF_ERR_NO_MEMORY;
+  be->stream = (cudaStream_t) stream;
+  be->fft_size = fft_size;
+  *out = be;
+  return CF_OK;
+}
+
+static void
+cuda_close (cf_fir_backend * be)
+{
+  cudaStreamSynchronize (be->stream);
+  for (auto &p : be->forward)
+    cufftDestroy (p.second);
+  for (auto &p : be->inverse)
+    cufftDestroy (p.second);
+  cudaFree (be->scratch);
+  delete be;
+}
+
+static int
+cuda_alloc (cf_fir_backend * be, void **ptr, size_t bytes)
+{
+  (void) be;
+  return status_of (cudaMalloc (ptr, bytes ? bytes : 1));
+}
+
+static void
+cuda_release (cf_fir_backend * be, void *ptr)
+{
+  cudaStreamSynchronize (be->stream);
+  cudaFree (ptr);
+}
+
+static int
+cuda_zero (cf_fir_backend * be, void *ptr, size_t bytes)
+{
+  return status_of (cudaMemsetAsync (ptr, 0, bytes, be->stream));
+}
+
+static int
+cuda_upload (cf_fir_backend * be, void *dst, const void *src, size_t bytes)
+{
+  return status_of (cudaMemcpyAsync (dst, src, bytes, cudaMemcpyHostToDevice,
+          be->stream));
+}
+
+/* Overlapping regions go through a scratch buffer: a 2D copy between
+ * overlapping regions is undefined. */
+static int
+cuda_move (cf_fir_backend * be, void *dst, size_t dst_pitch, const void *src,
+    size_t src_pitch, size_t row_bytes, size_t rows)
+{
+  const char *s0 = (const char *) src, *s1 = s0 + (rows - 1) * src_pitch
+      + row_bytes;
+  const char *d0 = (const char *) dst, *d1 = d0 + (rows - 1) * dst_pitch
+      + row_bytes;
+  cudaError_t err;
+
+  if (rows == 0 || row_bytes == 0)
+    return CF_OK;
+  if (d1 <= s0 || s1 <= d0)
+    return status_of (cudaMemcpy2DAsync (dst, dst_pitch, src, src_pitch,
+            row_bytes, rows, cudaMemcpyDeviceToDevice, be->stream));
+  if (be->scratch_bytes < row_bytes * rows) {
+    cudaStreamSynchronize (be->stream);
+    cudaFree (be->scratch);
+    be->scratch_bytes = 0;
+    if ((err = cudaMalloc (&be->scratch, row_bytes * rows)) != cudaSuccess)
+      return status_of (err);
+    be->scratch_bytes = row_bytes * rows;
+  }
+  err = cudaMemcpy2DAsync (be->scratch, row_bytes, src, src_pitch,
+      row_bytes, rows, cudaMemcpyDeviceToDevice, be->stream);
+  if (err == cudaSuccess)
+    err = cudaMemcpy2DAsync (dst, dst_pitch, be->scratch, row_bytes,
+        row_bytes, rows, cudaMemcpyDeviceToDevice, be->stream);
+  return status_of (err);
+}
+
+static int
+cuda_direct (cf_fir_backend * be, cf_conv1d_algorithm algorithm,
+    const cf_conv1d_mask * mask, int channels, const float *x,
+    size_t x_pitch, float *y, size_t y_pitch, int frames)
+{
+  return cf_conv1d_cuda (algorithm, mask, channels, x, x_pitch, y, y_pitch,
+      frames, (cf_stream) be->stream);
+}
+
+static int
+cuda_rfft (cf_fir_backend * be, const float *in, cf_cpx * out, int batch)
+{
+  cufftHandle plan;
+  int st = plan_for (be, false, batch, &plan);
+  if (st == CF_OK && cufftExecR2C (plan, (cufftReal *) in,
+          (cufftComplex *) out) != CUFFT_SUCCESS)
+    st = CF_ERR_FFT;
+  return st;
+}
+
+static int
+cuda_irfft (cf_fir_backend * be, const cf_cpx * in, float *out, int batch)
+{
+  cufftHandle plan;
+  int st = plan_for (be, true, batch, &plan);
+  if (st == CF_OK && cufftExecC2R (plan, (cufftComplex *) in,
+          (cufftReal *) out) != CUFFT_SUCCESS)
+    st = CF_ERR_FFT;
+  return st;
+}
+
+__global__ void
+gather_kernel (cf_fir_layout l, const float *stage, size_t stage_pitch,
+    float *windows, int q)
+{
+  size_t n = 2 * l.block, k = blockIdx.x * (size_t) THREADS + threadIdx.x;
+  size_t per_channel = (size_t) q * n;
+  if (k >= per_channel * l.channels)
+    return;
+  size_t c = k / per_channel, r = k % per_channel, i = r / n, s = r % n;
+  windows[k] = stage[c * stage_pitch + i * l.block + s];
+}
+
+static int
+cuda_gather (cf_fir_backend * be, const cf_fir_layout * l,
+    const float *stage, size_t stage_pitch, float *windows, int q)
+{
+  size_t total = (size_t) l->channels * q * 2 * l->block;
+  gather_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l, stage,
+      stage_pitch, windows, q);
+  return status_of (cudaGetLastError ());
+}
+
+__global__ void
+scatter_kernel (cf_fir_layout l, const cf_cpx * fresh, cf_cpx * ring,
+    long long first, int q)
+{
+  size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
+  size_t per_channel = (size_t) q * l.bins;
+  if (k >= per_channel * l.channels)
+    return;
+  size_t c = k / per_channel, r = k % per_channel, i = r / l.bins,
+      f = r % l.bins;
+  ring[(c * l.ring + (first + i) % l.ring) * l.bins + f] = fresh[k];
+}
+
+static int
+cuda_scatter (cf_fir_backend * be, const cf_fir_layout * l,
+    const cf_cpx * fresh, cf_cpx * ring, long long first, int q)
+{
+  size_t total = (size_t) l->channels * q * l->bins;
+  scatter_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l, fresh,
+      ring, first, q);
+  return status_of (cudaGetLastError ());
+}
+
+/* One thread per (channel, block, bin): a complex dot product along the
+ * delay line, partitions 1..P-1. Reads stream through memory (the spectra of
+ * a shared mask stay in L2 across channels and blocks). */
+__global__ void
+mac_kernel (cf_fir_layout l, const cf_cpx * ring, const cf_cpx * spectra,
+    cf_cpx * out, long long block0, int q)
+{
+  size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
+  size_t per_channel = (size_t) q * l.bins;
+  if (k >= per_channel * l.channels)
+    return;
+  size_t c = k / per_channel, r = k % per_channel, i = r / l.bins,
+      f = r % l.bins;
+  const cf_cpx *h = spectra + (l.masks == 1 ? 0 : c) * l.partitions * l.bins
+      + f;
+  const cf_cpx *x = ring + c * l.ring * l.bins + f;
+  float re = 0.0f, im = 0.0f;
+
+  for (int p = 1; p < l.partitions; p++) {
+    long long b = block0 + (long long) i - p;
+    if (b < 0)
+      break;                    /* before the stream: zero */
+    cf_cpx xv = x[(b % l.ring) * l.bins], hv = h[(size_t) p * l.bins];
+    re = fmaf (xv.re, hv.re, fmaf (-xv.im, hv.im, re));
+    im = fmaf (xv.re, hv.im, fmaf (xv.im, hv.re, im));
+  }
+  out[k].re = re;
+  out[k].im = im;
+}
+
+static int
+cuda_mac (cf_fir_backend * be, const cf_fir_layout * l, const cf_cpx * ring,
+    const cf_cpx * spectra, cf_cpx * out, long long block0, int q)
+{
+  size_t total = (size_t) l->channels * q * l->bins;
+  mac_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l, ring,
+      spectra, out, block0, q);
+  return status_of (cudaGetLastError ());
+}
+
+__global__ void
+add_tails_kernel (cf_fir_layout l, float *y, size_t y_pitch, int frames,
+    int start, const float *current, const float *times, int q, float scale)
+{
+  size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
+  if (k >= (size_t) frames * l.channels)
+    return;
+  int c = (int) (k / frames), f = (int) (k % frames);
+  int s = start + f, t = s / l.block, off = s % l.block;
+  float tail = t == 1 ? current[(size_t) c * l.block + off]
+      : scale * times[((size_t) c * q + t - 2) * 2 * l.block + l.block + off];
+  y[c * y_pitch + f] += tail;
+}
+
+static int
+cuda_add_tails (cf_fir_backend * be, const cf_fir_layout * l, float *y,
+    size_t y_pitch, int frames, int start, const float *current,
+    const float *times, int q, float scale)
+{
+  size_t total = (size_t) l->channels * frames;
+  if (total == 0)
+    return CF_OK;
+  add_tails_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l, y,
+      y_pitch, frames, start, current, times, q, scale);
+  return status_of (cudaGetLastError ());
+}
+
+__global__ void
+keep_tail_kernel (cf_fir_layout l, float *current, const float *times, int q,
+    float scale)
+{
+  size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
+  if (k >= (size_t) l.channels * l.block)
+    return;
+  size_t c = k / l.block, off = k % l.block;
+  current[k] = scale * times[(c * q + q - 1) * 2 * l.block + l.block + off];
+}
+
+static int
+cuda_keep_tail (cf_fir_backend * be, const cf_fir_layout * l, float *current,
+    const float *times, int q, float scale)
+{
+  size_t total = (size_t) l->channels * l->block;
+  keep_tail_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
+      current, times, q, scale);
+  return status_of (cudaGetLastError ());
+}
+
+extern "C" const cf_fir_ops cf_fir_cuda_ops = {
+  cuda_open, cuda_close, cuda_alloc, cuda_release, cuda_zero, cuda_upload,
+  cuda_move, cuda_direct, cuda_rfft, cuda_irfft, cuda_gather, cuda_scatter,
+  cuda_mac, cuda_add_tails, cuda_keep_tail,
+};

@@ -1,0 +1,95 @@
+/* What fir.c needs from a backend: memory, copies, the direct convolution,
+ * real FFTs and the few data-parallel steps of the partitioned convolution.
+ * fir_cpu.c implements them on host memory (kissfft), fir_cuda.cu on
+ * device memory (cuFFT and kernels, queued on the filter's stream). All
+ * sizes are in elements unless they say bytes; arrays are planar, channel
+ * first. Internal to the kernels library. */
+#ifndef CF_FIR_OPS_H
+#define CF_FIR_OPS_H
+
+#include <stddef.h>
+
+#include "conv1d.h"
+#include "gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Same layout as cufftComplex and kiss_fft_cpx. */
+typedef struct
+{
+  float re, im;
+} cf_cpx;
+
+typedef struct cf_fir_backend cf_fir_backend;
+
+/* The layout of the partitioned convolution, shared by fir.c and the
+ * backends' kernels. */
+typedef struct
+{
+  int channels, masks;
+  int block;                    /* B */
+  int partitions;               /* P: ceil(taps / B) */
+  int bins;                     /* B + 1 */
+  int ring;                     /* spectra the delay line holds */
+} cf_fir_layout;
+
+typedef struct
+{
+  /* backend state for one filter; `fft_size` is 2B, 0 for direct only */
+  int (*open) (cf_fir_backend ** be, cf_stream stream, int fft_size,
+      int max_batch);
+  void (*close) (cf_fir_backend * be);
+
+  int (*alloc) (cf_fir_backend * be, void **ptr, size_t bytes);
+  void (*release) (cf_fir_backend * be, void *ptr);
+  int (*zero) (cf_fir_backend * be, void *ptr, size_t bytes);
+  /* from host memory into the backend's memory */
+  int (*upload) (cf_fir_backend * be, void *dst, const void *src,
+      size_t bytes);
+  /* `rows` rows of `row_bytes`; dst and src may overlap */
+  int (*move) (cf_fir_backend * be, void *dst, size_t dst_pitch,
+      const void *src, size_t src_pitch, size_t row_bytes, size_t rows);
+
+  int (*direct) (cf_fir_backend * be, cf_conv1d_algorithm algorithm,
+      const cf_conv1d_mask * mask, int channels, const float *x,
+      size_t x_pitch, float *y, size_t y_pitch, int frames);
+
+  /* `batch` real transforms of 2B samples, contiguous, to B + 1 bins and
+   * back (unscaled) */
+  int (*rfft) (cf_fir_backend * be, const float *in, cf_cpx * out,
+      int batch);
+  int (*irfft) (cf_fir_backend * be, const cf_cpx * in, float *out,
+      int batch);
+
+  /* windows[c][i] = stage[c][(i - 1) B .. (i + 1) B), i = 1..q */
+  int (*gather) (cf_fir_backend * be, const cf_fir_layout * l,
+      const float *stage, size_t stage_pitch, float *windows, int q);
+  /* ring[c][(first + i) % ring] = fresh[c][i], i = 0..q-1 */
+  int (*scatter) (cf_fir_backend * be, const cf_fir_layout * l,
+      const cf_cpx * fresh, cf_cpx * ring, long long first, int q);
+  /* out[c][i] = sum_{p=1}^{P-1} ring[c][(block0 + i - p) % ring] x
+   * spectra[mask(c)][p], for i = 0..q-1 (the tails of blocks
+   * block0 .. block0 + q - 1) */
+  int (*mac) (cf_fir_backend * be, const cf_fir_layout * l,
+      const cf_cpx * ring, const cf_cpx * spectra, cf_cpx * out,
+      long long block0, int q);
+  /* y[c][f] += scale * tail of frame f, for `frames` frames starting at
+   * stage position `start` (>= B): block t = position / B uses `current`
+   * (t = 1) or times[c][t - 2][B + position % B] */
+  int (*add_tails) (cf_fir_backend * be, const cf_fir_layout * l,
+      float *y, size_t y_pitch, int frames, int start, const float *current,
+      const float *times, int q, float scale);
+  /* current[c] = scale * times[c][q - 1][B .. 2B) */
+  int (*keep_tail) (cf_fir_backend * be, const cf_fir_layout * l,
+      float *current, const float *times, int q, float scale);
+} cf_fir_ops;
+
+extern const cf_fir_ops cf_fir_cpu_ops;
+extern const cf_fir_ops cf_fir_cuda_ops;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
