@@ -1,0 +1,436 @@
+/* cudaconv1d masks: kernel string, impulse response files, presets. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include <gst/audio/audio.h>
+#include <sndfile.h>
+
+#include "gstcudaconv1dmask.h"
+#include "gstcudaconv2dmask.h"
+#include "gstcudamaskparse.h"
+
+GType
+gst_cuda_conv1d_preset_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CONV1D_PRESET_NONE, "No preset: kernel or location "
+          "(identity when both are empty)", "none"},
+    {GST_CUDA_CONV1D_PRESET_LOW_PASS, "Low-pass below cutoff", "low-pass"},
+    {GST_CUDA_CONV1D_PRESET_HIGH_PASS, "High-pass above cutoff", "high-pass"},
+    {GST_CUDA_CONV1D_PRESET_BAND_PASS, "Band-pass: cutoff +- bandwidth / 2",
+        "band-pass"},
+    {GST_CUDA_CONV1D_PRESET_BAND_STOP, "Band-stop: cutoff +- bandwidth / 2",
+        "band-stop"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConv1dPreset", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_cuda_conv1d_window_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CONV1D_WINDOW_HAMMING, "Hamming", "hamming"},
+    {GST_CUDA_CONV1D_WINDOW_HANN, "Hann", "hann"},
+    {GST_CUDA_CONV1D_WINDOW_BLACKMAN, "Blackman", "blackman"},
+    {GST_CUDA_CONV1D_WINDOW_RECTANGULAR, "Rectangular (none)", "rectangular"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConv1dWindow", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* ---- impulse response files ------------------------------------------------ */
+
+gboolean
+gst_cuda_impulse_load (const gchar * location, GstCudaImpulse * ir,
+    gchar ** error)
+{
+  SF_INFO info = { 0 };
+  SNDFILE *file;
+  gfloat *interleaved;
+  sf_count_t got;
+
+  memset (ir, 0, sizeof (*ir));
+  *error = NULL;
+  file = sf_open (location, SFM_READ, &info);
+  if (!file) {
+    *error = g_strdup_printf ("cannot read the impulse response \"%s\": %s",
+        location, sf_strerror (NULL));
+    return FALSE;
+  }
+  if (info.frames <= 0 || info.channels <= 0 || info.samplerate <= 0) {
+    *error = g_strdup_printf ("the impulse response \"%s\" is empty",
+        location);
+    sf_close (file);
+    return FALSE;
+  }
+  if (info.frames > GST_CUDA_CONV1D_MAX_TAPS) {
+    *error = g_strdup_printf ("the impulse response \"%s\" has %"
+        G_GINT64_FORMAT " frames; at most %d are taken (the GPU keeps the "
+        "spectrum of all of it, and each buffer costs time in proportion)",
+        location, (gint64) info.frames, GST_CUDA_CONV1D_MAX_TAPS);
+    sf_close (file);
+    return FALSE;
+  }
+  interleaved = g_new (gfloat, (gsize) info.frames * info.channels);
+  got = sf_readf_float (file, interleaved, info.frames);
+  sf_close (file);
+  if (got != info.frames) {
+    *error = g_strdup_printf ("the impulse response \"%s\" is truncated or "
+        "corrupt: read %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " frames",
+        location, (gint64) got, (gint64) info.frames);
+    g_free (interleaved);
+    return FALSE;
+  }
+  ir->channels = info.channels;
+  ir->rate = info.samplerate;
+  ir->frames = (gint) info.frames;
+  ir->data = g_new (gfloat, (gsize) ir->frames * ir->channels);
+  for (gint c = 0; c < ir->channels; c++)
+    for (gint n = 0; n < ir->frames; n++) {
+      gfloat v = interleaved[(gsize) n * ir->channels + c];
+      if (!isfinite (v)) {
+        *error = g_strdup_printf ("the impulse response \"%s\" holds a "
+            "sample that is not a finite number (frame %d, channel %d)",
+            location, n, c + 1);
+        g_free (interleaved);
+        gst_cuda_impulse_clear (ir);
+        return FALSE;
+      }
+      ir->data[(gsize) c * ir->frames + n] = v;
+    }
+  g_free (interleaved);
+  return TRUE;
+}
+
+void
+gst_cuda_impulse_clear (GstCudaImpulse * ir)
+{
+  g_free (ir->data);
+  memset (ir, 0, sizeof (*ir));
+}
+
+void
+gst_cuda_impulse_copy (GstCudaImpulse * dst, const GstCudaImpulse * src)
+{
+  *dst = *src;
+  dst->data = src->data ? g_memdup2 (src->data,
+      sizeof (gfloat) * src->frames * src->channels) : NULL;
+}
+
+/* Runs `frames` frames of `in` (planar) through a fresh resampler, padded
+ * with zeros to flush its delay line, into `out` (planar, out_frames each). */
+static void
+run_resampler (GstAudioResampler * r, const GstCudaImpulse * ir,
+    const gfloat * in, gsize in_frames, gfloat * out, gsize out_frames)
+{
+  gpointer ins[64], outs[64];
+  gfloat *padded = g_new0 (gfloat, in_frames * ir->channels);
+
+  for (gint c = 0; c < ir->channels; c++) {
+    memcpy (padded + c * in_frames, in + (gsize) c * ir->frames,
+        sizeof (gfloat) * ir->frames);
+    ins[c] = padded + c * in_frames;
+    outs[c] = out + c * out_frames;
+  }
+  gst_audio_resampler_reset (r);
+  gst_audio_resampler_resample (r, ins, in_frames, outs, out_frames);
+  g_free (padded);
+}
+
+/* The response at another rate: GStreamer's Kaiser-windowed sinc
+ * resampler at its best quality. The resampler's delay is measured by
+ * resampling a unit impulse, and dropped; samples are scaled by
+ * old rate / new rate so the filter keeps its gain (a convolution at a
+ * higher rate sums more taps). */
+static void
+resample (const GstCudaImpulse * ir, gint rate, GstCudaImpulse * out)
+{
+  GstStructure *options = gst_structure_new_empty ("options");
+  GstAudioResampler *r;
+  gsize latency, in_frames, out_frames, delay = 0;
+  gfloat *all, *probe, *probe_out, peak = 0.0f;
+  gint channels = MIN (ir->channels, 64);
+
+  gst_audio_resampler_options_set_quality (GST_AUDIO_RESAMPLER_METHOD_KAISER,
+      GST_AUDIO_RESAMPLER_QUALITY_MAX, ir->rate, rate, options);
+  r = gst_audio_resampler_new (GST_AUDIO_RESAMPLER_METHOD_KAISER,
+      GST_AUDIO_RESAMPLER_FLAG_NON_INTERLEAVED_IN |
+      GST_AUDIO_RESAMPLER_FLAG_NON_INTERLEAVED_OUT, GST_AUDIO_FORMAT_F32,
+      channels, ir->rate, rate, options);
+  latency = gst_audio_resampler_get_max_latency (r);
+  in_frames = ir->frames + 2 * latency + 1;
+  out_frames = gst_audio_resampler_get_out_frames (r, in_frames);
+  all = g_new0 (gfloat, out_frames * channels);
+
+  /* the delay: where a unit impulse comes out */
+  probe = g_new0 (gfloat, (gsize) ir->frames * channels);
+  probe_out = g_new0 (gfloat, out_frames * channels);
+  probe[0] = 1.0f;
+  run_resampler (r, ir, probe, in_frames, probe_out, out_frames);
+  for (gsize k = 0; k < out_frames; k++)
+    if (fabsf (probe_out[k]) > peak) {
+      peak = fabsf (probe_out[k]);
+      delay = k;
+    }
+  run_resampler (r, ir, ir->data, in_frames, all, out_frames);
+
+  out->channels = channels;
+  out->rate = rate;
+  out->frames = (gint) MAX (1, (gint64) ir->frames * rate / ir->rate);
+  out->frames = (gint) MIN ((gsize) out->frames, out_frames - delay);
+  out->data = g_new (gfloat, (gsize) out->frames * channels);
+  for (gint c = 0; c < channels; c++)
+    for (gint n = 0; n < out->frames; n++)
+      out->data[(gsize) c * out->frames + n] =
+          all[c * out_frames + delay + n] * ((gfloat) ir->rate / rate);
+  g_free (probe);
+  g_free (probe_out);
+  g_free (all);
+  gst_audio_resampler_free (r);
+  gst_structure_free (options);
+}
+
+/* ---- presets ------------------------------------------------------------------ */
+
+static gdouble
+window_at (GstCudaConv1dWindow w, gint i, gint n)
+{
+  gdouble a = n > 1 ? 2.0 * G_PI * i / (n - 1) : 0.0;
+  switch (w) {
+    case GST_CUDA_CONV1D_WINDOW_HANN:
+      return 0.5 - 0.5 * cos (a);
+    case GST_CUDA_CONV1D_WINDOW_BLACKMAN:
+      return 0.42 - 0.5 * cos (a) + 0.08 * cos (2.0 * a);
+    case GST_CUDA_CONV1D_WINDOW_RECTANGULAR:
+      return 1.0;
+    default:
+      return 0.54 - 0.46 * cos (a);
+  }
+}
+
+/* Windowed-sinc low-pass at fc (cycles per sample), unit gain at DC. */
+static void
+low_pass (gdouble * h, gint n, gdouble fc, GstCudaConv1dWindow w)
+{
+  gdouble mid = (n - 1) / 2.0, sum = 0.0;
+  for (gint i = 0; i < n; i++) {
+    gdouble x = i - mid;
+    h[i] = (x == 0.0 ? 2.0 * fc : sin (2.0 * G_PI * fc * x) / (G_PI * x))
+        * window_at (w, i, n);
+    sum += h[i];
+  }
+  for (gint i = 0; i < n; i++)
+    h[i] /= sum;
+}
+
+/* |H| of h at f (cycles per sample). */
+static gdouble
+gain_at (const gdouble * h, gint n, gdouble f)
+{
+  gdouble re = 0.0, im = 0.0;
+  for (gint i = 0; i < n; i++) {
+    re += h[i] * cos (2.0 * G_PI * f * i);
+    im -= h[i] * sin (2.0 * G_PI * f * i);
+  }
+  return sqrt (re * re + im * im);
+}
+
+static gboolean
+design_preset (const GstCudaConv1dSettings * s, gint rate, gdouble * h,
+    gchar ** error)
+{
+  gint n = s->taps, mid = (n - 1) / 2;
+  gdouble nyquist = rate / 2.0, lo = s->cutoff - s->bandwidth / 2.0,
+      hi = s->cutoff + s->bandwidth / 2.0;
+  gboolean band = s->preset == GST_CUDA_CONV1D_PRESET_BAND_PASS
+      || s->preset == GST_CUDA_CONV1D_PRESET_BAND_STOP;
+
+  if (n < 1 || n % 2 == 0) {
+    *error = g_strdup_printf ("taps=%d: a preset needs an odd number of "
+        "taps, so that it has a centre", n);
+    return FALSE;
+  }
+  if (s->cutoff <= 0.0 || s->cutoff >= nyquist) {
+    *error = g_strdup_printf ("cutoff=%g Hz: it must lie between 0 and half "
+        "the sample rate (%g Hz)", s->cutoff, nyquist);
+    return FALSE;
+  }
+  if (band && (lo <= 0.0 || hi >= nyquist)) {
+    *error = g_strdup_printf ("the band %g to %g Hz (cutoff +- bandwidth / 2) "
+        "must lie between 0 and half the sample rate (%g Hz)", lo, hi,
+        nyquist);
+    return FALSE;
+  }
+  if (!band) {
+    low_pass (h, n, s->cutoff / rate, s->window);
+    if (s->preset == GST_CUDA_CONV1D_PRESET_HIGH_PASS) {
+      /* spectral inversion: identity minus low-pass */
+      for (gint i = 0; i < n; i++)
+        h[i] = -h[i];
+      h[mid] += 1.0;
+    }
+    return TRUE;
+  }
+  {
+    gdouble *upper = g_new (gdouble, n), g;
+    low_pass (h, n, lo / rate, s->window);
+    low_pass (upper, n, hi / rate, s->window);
+    for (gint i = 0; i < n; i++)
+      h[i] = upper[i] - h[i];
+    /* unit gain at the centre of the band */
+    g = gain_at (h, n, s->cutoff / rate);
+    for (gint i = 0; i < n; i++)
+      h[i] /= g;
+    if (s->preset == GST_CUDA_CONV1D_PRESET_BAND_STOP) {
+      for (gint i = 0; i < n; i++)
+        h[i] = -h[i];
+      h[mid] += 1.0;
+    }
+    g_free (upper);
+  }
+  return TRUE;
+}
+
+/* ---- building ------------------------------------------------------------------- */
+
+static gboolean
+from_kernel (const gchar * text, gint channels, GstCudaConv1dTaps * t,
+    gchar ** error)
+{
+  gdouble *values;
+  gint rows, cols;
+  gchar *why = NULL;
+
+  if (!gst_cuda_parse_matrix (text, &values, &rows, &cols, &why)) {
+    *error = g_strdup_printf ("kernel \"%s\": %s", text, why);
+    g_free (why);
+    return FALSE;
+  }
+  if (rows != 1 && rows != channels) {
+    *error = g_strdup_printf ("kernel \"%s\" has %d masks: give one for all "
+        "channels or one per channel (%d)", text, rows, channels);
+    g_free (values);
+    return FALSE;
+  }
+  if (cols > GST_CUDA_CONV1D_MAX_TAPS) {
+    *error = g_strdup_printf ("kernel has %d taps, more than %d", cols,
+        GST_CUDA_CONV1D_MAX_TAPS);
+    g_free (values);
+    return FALSE;
+  }
+  t->taps = cols;
+  t->masks = rows;
+  t->h = g_new (gfloat, (gsize) rows * cols);
+  for (gint k = 0; k < rows * cols; k++)
+    t->h[k] = (gfloat) values[k];
+  g_free (values);
+  return TRUE;
+}
+
+static gboolean
+from_impulse (const GstCudaImpulse * ir, gint rate, gint channels,
+    GstCudaConv1dTaps * t, gchar ** error, gchar ** note)
+{
+  GstCudaImpulse resampled = { 0 };
+  const GstCudaImpulse *use = ir;
+
+  if (ir->channels != 1 && ir->channels != channels) {
+    *error = g_strdup_printf ("the impulse response has %d channels: it "
+        "must have 1 (for every channel) or as many as the stream (%d)",
+        ir->channels, channels);
+    return FALSE;
+  }
+  if (ir->rate != rate) {
+    resample (ir, rate, &resampled);
+    use = &resampled;
+    if (note)
+      *note = g_strdup_printf ("resampled the impulse response from %d Hz "
+          "to %d Hz (%d to %d frames)", ir->rate, rate, ir->frames,
+          resampled.frames);
+  }
+  t->taps = use->frames;
+  t->masks = use->channels;
+  t->h = g_memdup2 (use->data, sizeof (gfloat) * use->frames * use->channels);
+  gst_cuda_impulse_clear (&resampled);
+  return TRUE;
+}
+
+/* Unit gain at DC for designed masks, unit energy for responses from
+ * files; a mask whose taps sum to 0 (a high-pass) is left as it is. */
+static void
+normalize (GstCudaConv1dTaps * t, gboolean energy)
+{
+  for (gint m = 0; m < t->masks; m++) {
+    gfloat *h = t->h + (gsize) m * t->taps;
+    gdouble sum = 0.0, size = 0.0;
+    for (gint k = 0; k < t->taps; k++) {
+      sum += energy ? (gdouble) h[k] * h[k] : h[k];
+      size += fabs (h[k]);
+    }
+    if (fabs (sum) <= 1e-9 * size || sum == 0.0)
+      continue;
+    sum = energy ? sqrt (sum) : sum;
+    for (gint k = 0; k < t->taps; k++)
+      h[k] = (gfloat) (h[k] / sum);
+  }
+}
+
+gboolean
+gst_cuda_conv1d_build (const GstCudaConv1dSettings * s, gint rate,
+    gint channels, GstCudaConv1dTaps * t, gchar ** error, gchar ** note)
+{
+  gboolean ok = TRUE, energy = FALSE;
+
+  memset (t, 0, sizeof (*t));
+  *error = NULL;
+  if (note)
+    *note = NULL;
+  if (gst_cuda_conv2d_kernel_is_set (s->kernel)) {
+    ok = from_kernel (s->kernel, channels, t, error);
+  } else if (s->impulse.frames > 0) {
+    ok = from_impulse (&s->impulse, rate, channels, t, error, note);
+    energy = TRUE;
+  } else if (s->preset != GST_CUDA_CONV1D_PRESET_NONE) {
+    gdouble *h = g_new (gdouble, MAX (1, s->taps));
+    ok = design_preset (s, rate, h, error);
+    if (ok) {
+      t->taps = s->taps;
+      t->masks = 1;
+      t->h = g_new (gfloat, s->taps);
+      for (gint k = 0; k < s->taps; k++)
+        t->h[k] = (gfloat) h[k];
+    }
+    g_free (h);
+  } else {
+    t->taps = t->masks = 1;
+    t->h = g_new (gfloat, 1);
+    t->h[0] = 1.0f;
+  }
+  if (ok && s->normalize)
+    normalize (t, energy);
+  return ok;
+}
+
+void
+gst_cuda_conv1d_taps_clear (GstCudaConv1dTaps * t)
+{
+  g_free (t->h);
+  memset (t, 0, sizeof (*t));
+}

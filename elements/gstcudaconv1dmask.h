@@ -1,0 +1,83 @@
+/* cudaconv1d's masks: taps from the `kernel` string, an impulse response
+ * file (libsndfile, resampled to the stream's rate when needed) or a
+ * windowed-sinc preset, validated, normalised on request. */
+#ifndef __GST_CUDA_CONV1D_MASK_H__
+#define __GST_CUDA_CONV1D_MASK_H__
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+/* The longest mask accepted: 2^21 taps, 43.7 s at 48 kHz. The partitioned
+ * FFT keeps the spectrum of every partition of every mask on the device
+ * (2 x 4 bytes per tap and mask: 64 MiB for a stereo response of this
+ * length), and a buffer costs time in proportion to the length. */
+#define GST_CUDA_CONV1D_MAX_TAPS (1 << 21)
+
+typedef enum
+{
+  GST_CUDA_CONV1D_PRESET_NONE,
+  GST_CUDA_CONV1D_PRESET_LOW_PASS,
+  GST_CUDA_CONV1D_PRESET_HIGH_PASS,
+  GST_CUDA_CONV1D_PRESET_BAND_PASS,
+  GST_CUDA_CONV1D_PRESET_BAND_STOP,
+} GstCudaConv1dPreset;
+
+#define GST_TYPE_CUDA_CONV1D_PRESET (gst_cuda_conv1d_preset_get_type ())
+GType gst_cuda_conv1d_preset_get_type (void);
+
+typedef enum
+{
+  GST_CUDA_CONV1D_WINDOW_HAMMING,
+  GST_CUDA_CONV1D_WINDOW_HANN,
+  GST_CUDA_CONV1D_WINDOW_BLACKMAN,
+  GST_CUDA_CONV1D_WINDOW_RECTANGULAR,
+} GstCudaConv1dWindow;
+
+#define GST_TYPE_CUDA_CONV1D_WINDOW (gst_cuda_conv1d_window_get_type ())
+GType gst_cuda_conv1d_window_get_type (void);
+
+/* An impulse response as read from its file. */
+typedef struct
+{
+  gint channels, rate, frames;
+  gfloat *data;                 /* channels planes of `frames` samples */
+} GstCudaImpulse;
+
+/* The properties that define the mask. */
+typedef struct
+{
+  gchar *kernel;                /* unset (NULL or blank): location or preset */
+  GstCudaImpulse impulse;       /* read from `location`; frames 0 if none */
+  GstCudaConv1dPreset preset;
+  gdouble cutoff, bandwidth;    /* Hz */
+  gint taps;                    /* preset length, odd */
+  GstCudaConv1dWindow window;
+  gboolean normalize;
+} GstCudaConv1dSettings;
+
+/* Masks ready for a stream: `masks` (1 or one per channel) of `taps`. */
+typedef struct
+{
+  gint taps, masks;
+  gfloat *h;
+} GstCudaConv1dTaps;
+
+/* Reads an impulse response with libsndfile. On failure returns FALSE and
+ * sets *error to a sentence for the user. */
+gboolean gst_cuda_impulse_load (const gchar * location,
+    GstCudaImpulse * impulse, gchar ** error);
+void gst_cuda_impulse_clear (GstCudaImpulse * impulse);
+void gst_cuda_impulse_copy (GstCudaImpulse * dst, const GstCudaImpulse * src);
+
+/* Builds the masks of `settings` for a stream of `rate` and `channels`.
+ * On failure returns FALSE and sets *error; *note, when not NULL, tells
+ * what was done on the way (resampling) for the log. */
+gboolean gst_cuda_conv1d_build (const GstCudaConv1dSettings * settings,
+    gint rate, gint channels, GstCudaConv1dTaps * taps, gchar ** error,
+    gchar ** note);
+void gst_cuda_conv1d_taps_clear (GstCudaConv1dTaps * taps);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,62 @@
+/* Audio samples to planar float and back, for the audio filters: F32, F64,
+ * S16 and S32 samples, interleaved or one plane per channel. Integers map
+ * to [-1, 1) (divided by 2^15 or 2^31) and back with rounding to nearest
+ * (ties to even) and saturation to their range. */
+#ifndef CF_AUDIO_CONVERT_H
+#define CF_AUDIO_CONVERT_H
+
+#include <stddef.h>
+#include "cf_status.h"
+#include "gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  CF_AUDIO_F32,
+  CF_AUDIO_F64,
+  CF_AUDIO_S16,
+  CF_AUDIO_S32,
+} cf_audio_format;
+
+typedef struct
+{
+  cf_audio_format format;       /* native endian */
+  int channels;
+  int interleaved;              /* 1: frames of `channels` samples */
+  size_t plane_pitch;           /* planar: samples from one plane to the next */
+} cf_audio_layout;
+
+size_t cf_audio_sample_bytes (cf_audio_format format);
+
+/* dst[c * dst_pitch + n] = sample n of channel c, for `frames` frames. */
+int cf_audio_to_float_cpu (const cf_audio_layout * layout, const void *src,
+    int frames, float *dst, size_t dst_pitch);
+int cf_audio_from_float_cpu (const cf_audio_layout * layout,
+    const float *src, size_t src_pitch, int frames, void *dst);
+
+/* The same on device memory, queued on `stream`. */
+int cf_audio_to_float_cuda (const cf_audio_layout * layout, const void *src,
+    int frames, float *dst, size_t dst_pitch, cf_stream stream);
+int cf_audio_from_float_cuda (const cf_audio_layout * layout,
+    const float *src, size_t src_pitch, int frames, void *dst,
+    cf_stream stream);
+
+/* out[c][n] = a(n) dry[c][n] + b(n) wet[c][n], planar, with a and b
+ * ramping linearly from (a0, b0) to (a1, b1) across the frames (a(n) =
+ * a0 + (a1 - a0)(n + 1) / frames): gains that change between buffers glide
+ * instead of stepping. `out` may be `wet`. */
+int cf_audio_mix_cpu (int channels, int frames, const float *dry,
+    size_t dry_pitch, const float *wet, size_t wet_pitch, float *out,
+    size_t out_pitch, float a0, float a1, float b0, float b1);
+int cf_audio_mix_cuda (int channels, int frames, const float *dry,
+    size_t dry_pitch, const float *wet, size_t wet_pitch, float *out,
+    size_t out_pitch, float a0, float a1, float b0, float b1,
+    cf_stream stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
