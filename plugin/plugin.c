@@ -5,6 +5,7 @@
 
 #include <gst/gst.h>
 
+#include "gstcudaconv1d.h"
 #include "gstcudaconv2d.h"
 
 static gboolean
@@ -12,6 +13,7 @@ plugin_init (GstPlugin * plugin)
 {
   gboolean ret = FALSE;
 
+  ret |= GST_ELEMENT_REGISTER (cudaconv1d, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaconv2d, plugin);
   return ret;
 }

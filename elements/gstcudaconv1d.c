@@ -1,0 +1,1307 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * GStreamer CUDA filters: FIR convolution of audio
+ */
+
+/**
+ * SECTION:element-cudaconv1d
+ * @title: cudaconv1d
+ *
+ * Convolves every channel of an audio stream with a mask on the GPU: a
+ * filter preset, taps given inline, or an impulse response read from a sound
+ * file (convolution reverb, speaker or cabinet simulation, room
+ * correction). The output is the causal FIR
+ *
+ *   y[n] = sum over k of h[k] * x[n - k]
+ *
+ * as audiofirfilter computes it. Short masks run direct; long ones (impulse
+ * responses of seconds) through a partitioned FFT convolution whose
+ * partition follows the buffer size, so the output never waits for more
+ * input than a buffer however long the response.
+ *
+ * `latency` shifts the output earlier by that many frames (for centred
+ * masks, half their length) and is reported in the latency query; the first
+ * `latency` frames are dropped. At EOS the remaining taps - 1 frames of the
+ * convolution are pushed before the EOS, so a file in gives the whole
+ * convolution out. A DISCONT (or a timestamp gap of more than 5 ms) pushes
+ * them too and starts afresh; a flush starts afresh without them.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=dry.wav ! wavparse ! audioconvert ! cudaconv1d location=hall.wav mix=0.4 ! audioconvert ! autoaudiosink
+ * ]| Convolution reverb with a room's impulse response, 40% wet.
+ * |[
+ * gst-launch-1.0 audiotestsrc wave=white-noise ! cudaconv1d preset=low-pass cutoff=2000 taps=255 latency=127 ! autoaudiosink
+ * ]| A windowed-sinc low-pass, its delay compensated.
+ * |[
+ * gst-launch-1.0 audiotestsrc ! cudaconv1d kernel="0.25 0.5 0.25" ! autoaudiosink
+ * ]| Three taps inline.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "audio_convert.h"
+#include "gstcudaconv1d.h"
+#include "gstcudaconv2dmask.h"
+#include "gstcudamaskparse.h"
+#include "gstcudapin.h"
+#include "gstcudapinnedallocator.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_conv1d_debug);
+#define GST_CAT_DEFAULT gst_cuda_conv1d_debug
+
+#define CONV1D_CAPS "audio/x-raw, format = (string) { F32LE, F64LE, S16LE, " \
+    "S32LE }, rate = (int) [ 1, MAX ], channels = (int) [ 1, MAX ], " \
+    "layout = (string) { interleaved, non-interleaved }"
+
+#define DEFAULT_KERNEL NULL
+#define DEFAULT_LOCATION NULL
+#define DEFAULT_PRESET GST_CUDA_CONV1D_PRESET_NONE
+#define DEFAULT_CUTOFF 1000.0
+#define DEFAULT_BANDWIDTH 500.0
+#define DEFAULT_TAPS 255
+#define DEFAULT_WINDOW GST_CUDA_CONV1D_WINDOW_HAMMING
+#define DEFAULT_NORMALIZE FALSE
+#define DEFAULT_GAIN 1.0
+#define DEFAULT_MIX 1.0
+#define DEFAULT_LATENCY 0
+#define DEFAULT_ALGORITHM GST_CUDA_CONV1D_ALGORITHM_AUTO
+
+/* Masks up to this many taps run direct under `auto` (measured crossover,
+ * docs/cudaconv1d.md); longer ones through the FFT. */
+#define DIRECT_MAX_TAPS_CUDA 256
+#define DIRECT_MAX_TAPS_CPU 64
+/* Frames filtered at a time; buffers longer are cut. */
+#define MIN_CHUNK 4096
+/* Input frames kept to start a new mask with the right history (beyond
+ * the latency, which is always kept for the dry signal). */
+#define PRIME_FRAMES 2048
+/* A timestamp this far from the expected one is a discontinuity, as in
+ * audiofirfilter. */
+#define RESYNC_THRESHOLD (5 * GST_MSECOND)
+
+enum
+{
+  PROP_0,
+  PROP_KERNEL,
+  PROP_LOCATION,
+  PROP_PRESET,
+  PROP_CUTOFF,
+  PROP_BANDWIDTH,
+  PROP_TAPS,
+  PROP_WINDOW,
+  PROP_NORMALIZE,
+  PROP_GAIN,
+  PROP_MIX,
+  PROP_LATENCY,
+  PROP_ALGORITHM,
+};
+
+#define GST_TYPE_CUDA_CONV1D_ALGORITHM (gst_cuda_conv1d_algorithm_get_type ())
+static GType
+gst_cuda_conv1d_algorithm_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CONV1D_ALGORITHM_AUTO, "Direct for short masks, FFT for long "
+          "ones", "auto"},
+    {GST_CUDA_CONV1D_ALGORITHM_BASIC, "Direct: one thread per output, "
+          "global memory", "basic"},
+    {GST_CUDA_CONV1D_ALGORITHM_TILED, "Direct: input tile and halo in shared "
+          "memory", "tiled"},
+    {GST_CUDA_CONV1D_ALGORITHM_CACHED, "Direct: own samples in shared memory, "
+          "halo from the cache", "cached"},
+    {GST_CUDA_CONV1D_ALGORITHM_FAST, "Direct: tiled, coarsened, register "
+          "window", "fast"},
+    {GST_CUDA_CONV1D_ALGORITHM_FFT, "Partitioned FFT convolution", "fft"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConv1dAlgorithm", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define gst_cuda_conv1d_parent_class parent_class
+G_DEFINE_TYPE (GstCudaConv1d, gst_cuda_conv1d, GST_TYPE_CUDA_FILTER_BASE);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaconv1d, "cudaconv1d",
+    GST_RANK_NONE, GST_TYPE_CUDA_CONV1D,
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_conv1d_debug, "cudaconv1d", 0,
+        "CUDA FIR convolution of audio"));
+
+static void gst_cuda_conv1d_finalize (GObject * object);
+static void gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cuda_conv1d_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static gboolean gst_cuda_conv1d_start (GstBaseTransform * trans);
+static gboolean gst_cuda_conv1d_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_conv1d_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static gboolean gst_cuda_conv1d_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static gboolean gst_cuda_conv1d_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static void gst_cuda_conv1d_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
+static GstFlowReturn gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform
+    * trans, GstBuffer * inbuf, GstBuffer ** outbuf);
+static GstFlowReturn gst_cuda_conv1d_transform (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer * outbuf);
+
+static void
+gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+
+  gobject_class->finalize = gst_cuda_conv1d_finalize;
+  gobject_class->set_property = gst_cuda_conv1d_set_property;
+  gobject_class->get_property = gst_cuda_conv1d_get_property;
+
+  /**
+   * GstCudaConv1d:kernel:
+   *
+   * Taps separated by spaces or commas, h[0] (the current frame) first, e.g.
+   * "0.25 0.5 0.25"; one mask for every channel, or one per channel
+   * separated by `;` (all of the same length). When set, it is used instead
+   * of `location` and `preset`.
+   */
+  g_object_class_install_property (gobject_class, PROP_KERNEL,
+      g_param_spec_string ("kernel", "Kernel",
+          "Taps, h[0] first (e.g. \"0.25 0.5 0.25\"); one mask per channel "
+          "separated by ';'. Overrides location and preset", DEFAULT_KERNEL,
+          flags));
+
+  /**
+   * GstCudaConv1d:location:
+   *
+   * An impulse response file, read with libsndfile (WAV, FLAC, AIFF,
+   * Ogg/Vorbis, ...). A mono response filters every channel; one with as
+   * many channels as the stream maps channel to channel. A response at
+   * another sample rate is resampled to the stream's. Used when `kernel` is
+   * empty; overrides `preset`.
+   */
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "Location",
+          "Impulse response file (WAV, FLAC, AIFF, Ogg...): mono, or one "
+          "channel per stream channel", DEFAULT_LOCATION, flags));
+
+  /**
+   * GstCudaConv1d:preset:
+   *
+   * A windowed-sinc filter of `taps` taps (centred: set `latency` to
+   * (taps - 1) / 2 to compensate its delay), used when `kernel` and
+   * `location` are empty. `none` with neither copies the stream.
+   */
+  g_object_class_install_property (gobject_class, PROP_PRESET,
+      g_param_spec_enum ("preset", "Preset",
+          "Windowed-sinc filter, used when kernel and location are empty",
+          GST_TYPE_CUDA_CONV1D_PRESET, DEFAULT_PRESET, flags));
+
+  /**
+   * GstCudaConv1d:cutoff:
+   *
+   * The presets' cutoff (low-pass, high-pass) or centre (band-pass,
+   * band-stop) frequency in Hz, below half the sample rate.
+   */
+  g_object_class_install_property (gobject_class, PROP_CUTOFF,
+      g_param_spec_double ("cutoff", "Cutoff",
+          "Preset cutoff, or band centre, in Hz", 0.0, 1e6, DEFAULT_CUTOFF,
+          flags));
+
+  /**
+   * GstCudaConv1d:bandwidth:
+   *
+   * Width in Hz of the band-pass and band-stop presets.
+   */
+  g_object_class_install_property (gobject_class, PROP_BANDWIDTH,
+      g_param_spec_double ("bandwidth", "Bandwidth",
+          "Band width of band-pass/band-stop, in Hz", 0.0, 1e6,
+          DEFAULT_BANDWIDTH, flags));
+
+  /**
+   * GstCudaConv1d:taps:
+   *
+   * Odd length of the presets.
+   */
+  g_object_class_install_property (gobject_class, PROP_TAPS,
+      g_param_spec_int ("taps", "Taps", "Odd length of the presets", 1,
+          GST_CUDA_CONV1D_MAX_TAPS - 1, DEFAULT_TAPS, flags));
+
+  /**
+   * GstCudaConv1d:window:
+   *
+   * The presets' window.
+   */
+  g_object_class_install_property (gobject_class, PROP_WINDOW,
+      g_param_spec_enum ("window", "Window", "Window of the presets",
+          GST_TYPE_CUDA_CONV1D_WINDOW, DEFAULT_WINDOW, flags));
+
+  /**
+   * GstCudaConv1d:normalize:
+   *
+   * Scale each mask to unit gain at DC (kernel and presets) or to unit
+   * energy, the square root of the sum of the squared taps (impulse
+   * response files). A mask whose taps sum to zero is left as it is.
+   */
+  g_object_class_install_property (gobject_class, PROP_NORMALIZE,
+      g_param_spec_boolean ("normalize", "Normalize",
+          "Scale masks to unit DC gain (kernel, presets) or unit energy "
+          "(impulse response files)", DEFAULT_NORMALIZE, flags));
+
+  /**
+   * GstCudaConv1d:gain:
+   *
+   * Linear gain of the filtered (wet) signal. Changes glide across a buffer.
+   */
+  g_object_class_install_property (gobject_class, PROP_GAIN,
+      g_param_spec_double ("gain", "Gain", "Linear gain of the filtered "
+          "signal", 0.0, 1000.0, DEFAULT_GAIN, flags | GST_PARAM_CONTROLLABLE));
+
+  /**
+   * GstCudaConv1d:mix:
+   *
+   * Share of the filtered signal: 0 passes the input (delayed by `latency`),
+   * 1 the filtered signal only. Changes glide across a buffer.
+   */
+  g_object_class_install_property (gobject_class, PROP_MIX,
+      g_param_spec_double ("mix", "Mix", "Dry/wet mix: 0 dry, 1 wet", 0.0,
+          1.0, DEFAULT_MIX, flags | GST_PARAM_CONTROLLABLE));
+
+  /**
+   * GstCudaConv1d:latency:
+   *
+   * Frames the output is shifted earlier, at most taps - 1: (taps - 1) / 2
+   * aligns a centred (linear-phase) mask with its input. The first
+   * `latency` frames are dropped and the latency is reported.
+   */
+  g_object_class_install_property (gobject_class, PROP_LATENCY,
+      g_param_spec_uint64 ("latency", "Latency",
+          "Frames the output is shifted earlier (centred masks: "
+          "(taps - 1) / 2)", 0, GST_CUDA_CONV1D_MAX_TAPS - 1, DEFAULT_LATENCY,
+          flags | GST_PARAM_MUTABLE_READY));
+
+  /**
+   * GstCudaConv1d:algorithm:
+   *
+   * The path, for experiments: a direct GPU variant, or the partitioned
+   * FFT. `auto` runs direct up to a measured length, FFT beyond. Direct
+   * variants on the GPU take masks of up to 8000 taps (all masks together);
+   * longer masks always take the FFT path.
+   */
+  g_object_class_install_property (gobject_class, PROP_ALGORITHM,
+      g_param_spec_enum ("algorithm", "Algorithm",
+          "Direct variant or FFT (auto: by mask length)",
+          GST_TYPE_CUDA_CONV1D_ALGORITHM, DEFAULT_ALGORITHM, flags));
+
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+          gst_caps_from_string (CONV1D_CAPS)));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+          gst_caps_from_string (CONV1D_CAPS)));
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA FIR convolution", "Filter/Effect/Audio",
+      "Convolves audio with a mask on the GPU: FIR filters, impulse response "
+      "reverb, room correction", "gst-cuda-filters");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_set_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_query);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cuda_conv1d_before_transform);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_conv1d_prepare_output_buffer);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_transform);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV1D_PRESET, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV1D_WINDOW, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV1D_ALGORITHM, 0);
+}
+
+static void
+gst_cuda_conv1d_init (GstCudaConv1d * self)
+{
+  GstCudaConv1dSettings *s = &self->settings;
+
+  s->kernel = g_strdup (DEFAULT_KERNEL);
+  s->preset = DEFAULT_PRESET;
+  s->cutoff = DEFAULT_CUTOFF;
+  s->bandwidth = DEFAULT_BANDWIDTH;
+  s->taps = DEFAULT_TAPS;
+  s->window = DEFAULT_WINDOW;
+  s->normalize = DEFAULT_NORMALIZE;
+  self->location = g_strdup (DEFAULT_LOCATION);
+  self->gain = DEFAULT_GAIN;
+  self->mix = DEFAULT_MIX;
+  self->latency = DEFAULT_LATENCY;
+  self->algorithm = DEFAULT_ALGORITHM;
+  self->start_ts = GST_CLOCK_TIME_NONE;
+}
+
+static void
+gst_cuda_conv1d_finalize (GObject * object)
+{
+  GstCudaConv1d *self = GST_CUDA_CONV1D (object);
+
+  g_free (self->settings.kernel);
+  gst_cuda_impulse_clear (&self->settings.impulse);
+  g_free (self->location);
+  g_free (self->settings_error);
+  gst_cuda_conv1d_taps_clear (&self->taps);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* ---- properties ---------------------------------------------------------- */
+
+/* Why the settings make no usable mask, or NULL. With negotiated caps the
+ * whole mask is built; before, only what needs no stream (the kernel string
+ * parses). Called with object lock. */
+static gchar *
+check_settings (GstCudaConv1d * self)
+{
+  GstCudaConv1dTaps taps;
+  gchar *error = NULL;
+
+  if (!self->have_info) {
+    gdouble *values = NULL;
+    gint rows, cols;
+    if (gst_cuda_conv2d_kernel_is_set (self->settings.kernel)
+        && !gst_cuda_parse_matrix (self->settings.kernel, &values, &rows,
+            &cols, &error)) {
+      gchar *why = error;
+      error = g_strdup_printf ("kernel \"%s\": %s", self->settings.kernel,
+          why);
+      g_free (why);
+    }
+    g_free (values);
+    return error;
+  }
+  if (!gst_cuda_conv1d_build (&self->settings,
+          GST_AUDIO_INFO_RATE (&self->info),
+          GST_AUDIO_INFO_CHANNELS (&self->info), &taps, &error, NULL))
+    return error;
+  if (self->latency >= (guint64) taps.taps && self->latency > 0)
+    error = g_strdup_printf ("latency=%" G_GUINT64_FORMAT " is not shorter "
+        "than the mask (%d taps)", self->latency, taps.taps);
+  gst_cuda_conv1d_taps_clear (&taps);
+  return error;
+}
+
+static gboolean
+is_mask_property (guint prop_id)
+{
+  return prop_id != PROP_GAIN && prop_id != PROP_MIX;
+}
+
+static void
+gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaConv1d *self = GST_CUDA_CONV1D (object);
+  GstCudaConv1dSettings *s = &self->settings;
+  GstCudaConv1dSettings saved;
+  GstCudaImpulse loaded = { 0 };
+  gchar *error = NULL, *refused = NULL, *saved_location;
+  guint64 saved_latency;
+  GstCudaConv1dAlgorithm saved_algorithm;
+
+  /* reading a file is done before taking the lock */
+  if (prop_id == PROP_LOCATION && g_value_get_string (value)
+      && !gst_cuda_impulse_load (g_value_get_string (value), &loaded,
+          &error)) {
+    GST_OBJECT_LOCK (self);
+    if (self->started) {
+      refused = error;
+    } else {
+      g_free (self->location);
+      self->location = g_value_dup_string (value);
+      gst_cuda_impulse_clear (&s->impulse);
+      g_free (self->settings_error);
+      self->settings_error = error;
+    }
+    GST_OBJECT_UNLOCK (self);
+    goto done;
+  }
+
+  GST_OBJECT_LOCK (self);
+  saved = *s;                   /* shallow: only the field set below moves */
+  saved_location = self->location;
+  saved_latency = self->latency;
+  saved_algorithm = self->algorithm;
+  switch (prop_id) {
+    case PROP_KERNEL:
+      s->kernel = g_value_dup_string (value);
+      break;
+    case PROP_LOCATION:
+      self->location = g_value_dup_string (value);
+      s->impulse = loaded;      /* empty when the location is unset */
+      break;
+    case PROP_PRESET:
+      s->preset = g_value_get_enum (value);
+      break;
+    case PROP_CUTOFF:
+      s->cutoff = g_value_get_double (value);
+      break;
+    case PROP_BANDWIDTH:
+      s->bandwidth = g_value_get_double (value);
+      break;
+    case PROP_TAPS:
+      s->taps = g_value_get_int (value);
+      break;
+    case PROP_WINDOW:
+      s->window = g_value_get_enum (value);
+      break;
+    case PROP_NORMALIZE:
+      s->normalize = g_value_get_boolean (value);
+      break;
+    case PROP_GAIN:
+      self->gain = g_value_get_double (value);
+      break;
+    case PROP_MIX:
+      self->mix = g_value_get_double (value);
+      break;
+    case PROP_LATENCY:
+      self->latency = g_value_get_uint64 (value);
+      break;
+    case PROP_ALGORITHM:
+      self->algorithm = g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  if (is_mask_property (prop_id)) {
+    error = check_settings (self);
+    if (error && self->started) {
+      /* while running a bad value is refused: the current mask stays */
+      if (prop_id == PROP_KERNEL)
+        g_free (s->kernel);
+      if (prop_id == PROP_LOCATION) {
+        g_free (self->location);
+        gst_cuda_impulse_clear (&s->impulse);
+      }
+      *s = saved;
+      self->location = saved_location;
+      self->latency = saved_latency;
+      self->algorithm = saved_algorithm;
+      refused = error;
+    } else {
+      if (prop_id == PROP_KERNEL)
+        g_free (saved.kernel);
+      if (prop_id == PROP_LOCATION) {
+        g_free (saved_location);
+        gst_cuda_impulse_clear (&saved.impulse);
+      }
+      g_free (self->settings_error);
+      self->settings_error = error;
+      self->rebuild = TRUE;
+    }
+  }
+  GST_OBJECT_UNLOCK (self);
+
+done:
+  if (refused) {
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("Refused %s: %s. The current mask stays.", pspec->name, refused),
+        (NULL));
+    g_free (refused);
+  }
+}
+
+static void
+gst_cuda_conv1d_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaConv1d *self = GST_CUDA_CONV1D (object);
+  GstCudaConv1dSettings *s = &self->settings;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_KERNEL:
+      g_value_set_string (value, s->kernel);
+      break;
+    case PROP_LOCATION:
+      g_value_set_string (value, self->location);
+      break;
+    case PROP_PRESET:
+      g_value_set_enum (value, s->preset);
+      break;
+    case PROP_CUTOFF:
+      g_value_set_double (value, s->cutoff);
+      break;
+    case PROP_BANDWIDTH:
+      g_value_set_double (value, s->bandwidth);
+      break;
+    case PROP_TAPS:
+      g_value_set_int (value, s->taps);
+      break;
+    case PROP_WINDOW:
+      g_value_set_enum (value, s->window);
+      break;
+    case PROP_NORMALIZE:
+      g_value_set_boolean (value, s->normalize);
+      break;
+    case PROP_GAIN:
+      g_value_set_double (value, self->gain);
+      break;
+    case PROP_MIX:
+      g_value_set_double (value, self->mix);
+      break;
+    case PROP_LATENCY:
+      g_value_set_uint64 (value, self->latency);
+      break;
+    case PROP_ALGORITHM:
+      g_value_set_enum (value, self->algorithm);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ---- buffers and the filter ------------------------------------------------ */
+
+static gboolean
+uses_cuda (GstCudaConv1d * self)
+{
+  return gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self));
+}
+
+static cf_stream
+stream_of (GstCudaConv1d * self)
+{
+  return gst_cuda_filter_base_streams (GST_CUDA_FILTER_BASE (self))->compute;
+}
+
+static void
+free_buffers (GstCudaConv1d * self)
+{
+  GstCudaConv1dBuffers *b = &self->buf;
+
+  if (uses_cuda (self)) {
+    for (guint k = 0; k < G_N_ELEMENTS (b->device); k++)
+      gst_cuda_filter_base_free_device (&b->device[k]);
+  } else {
+    g_free (b->raw_in);
+    g_free (b->raw_out);
+    g_free (b->stage);
+    g_free (b->wet);
+  }
+  memset (b, 0, sizeof (*b));
+}
+
+/* Room for `chunk` frames: raw samples in and out, and the float stage
+ * (history + chunk) and wet signal of every channel. */
+static gboolean
+alloc_buffers (GstCudaConv1d * self)
+{
+  GstCudaConv1dBuffers *b = &self->buf;
+  gint channels = GST_AUDIO_INFO_CHANNELS (&self->info);
+  gsize raw = (gsize) self->chunk * GST_AUDIO_INFO_BPF (&self->info);
+  gsize sizes[4];
+
+  free_buffers (self);
+  b->stage_pitch = self->history + self->chunk;
+  b->wet_pitch = self->chunk;
+  sizes[0] = raw;
+  sizes[1] = raw;
+  sizes[2] = sizeof (gfloat) * channels * b->stage_pitch;
+  sizes[3] = sizeof (gfloat) * channels * b->wet_pitch;
+  if (uses_cuda (self)) {
+    for (guint k = 0; k < 4; k++)
+      if (!gst_cuda_filter_base_ensure_device (GST_CUDA_FILTER_BASE (self),
+              &b->device[k], sizes[k]))
+        return FALSE;
+    b->raw_in = b->device[0].ptr;
+    b->raw_out = b->device[1].ptr;
+    b->stage = b->device[2].ptr;
+    b->wet = b->device[3].ptr;
+    return GST_CUDA_FILTER_CHECK (self, cf_gpu_memset (b->stage, 0, sizes[2],
+            stream_of (self)), "clearing the history");
+  }
+  b->raw_in = g_malloc (sizes[0]);
+  b->raw_out = g_malloc (sizes[1]);
+  b->stage = g_malloc0 (sizes[2]);
+  b->wet = g_malloc (sizes[3]);
+  return TRUE;
+}
+
+/* The path and direct variant for the mask. */
+static void
+choose_path (GstCudaConv1d * self, GstCudaConv1dAlgorithm algorithm,
+    cf_fir_config * cfg)
+{
+  gsize taps = (gsize) self->taps.taps * self->taps.masks;
+  gboolean fits = !uses_cuda (self) || taps <= CF_CONV1D_MAX_DIRECT_TAPS;
+  gint direct_max = uses_cuda (self) ? DIRECT_MAX_TAPS_CUDA
+      : DIRECT_MAX_TAPS_CPU;
+
+  cfg->direct = CF_CONV1D_FAST;
+  switch (algorithm) {
+    case GST_CUDA_CONV1D_ALGORITHM_FFT:
+      cfg->path = CF_FIR_FFT;
+      break;
+    case GST_CUDA_CONV1D_ALGORITHM_AUTO:
+      cfg->path = fits && self->taps.taps <= direct_max ? CF_FIR_DIRECT
+          : CF_FIR_FFT;
+      break;
+    default:
+      cfg->path = fits ? CF_FIR_DIRECT : CF_FIR_FFT;
+      cfg->direct = (cf_conv1d_algorithm) algorithm;
+      break;
+  }
+}
+
+/* Runs the last `frames` frames of input history through a new filter, so
+ * that it continues the stream instead of starting from silence. */
+static gboolean
+prime_filter (GstCudaConv1d * self, cf_fir * fir, gint frames)
+{
+  GstCudaConv1dBuffers *b = &self->buf;
+  const float *from = b->stage + self->history - frames;
+
+  if (frames <= 0)
+    return TRUE;
+  return GST_CUDA_FILTER_CHECK (self, cf_fir_process (fir, from,
+          b->stage_pitch, b->wet, b->wet_pitch, frames), "priming the filter");
+}
+
+/* (Re)builds the mask from the settings and a filter for it. A filter
+ * already running hands over its input history, so a mask change applies
+ * at this buffer with no glitch beyond the new filter's own start. */
+static gboolean
+apply_settings (GstCudaConv1d * self, gint typical_frames)
+{
+  GstCudaConv1dSettings s;
+  GstCudaConv1dAlgorithm algorithm;
+  GstCudaConv1dTaps taps;
+  cf_fir_config cfg = { 0 };
+  gint channels = GST_AUDIO_INFO_CHANNELS (&self->info), old_history;
+  gchar *error = NULL, *note = NULL;
+  cf_fir *fir;
+  int st;
+
+  GST_OBJECT_LOCK (self);
+  s = self->settings;
+  s.kernel = g_strdup (s.kernel);
+  gst_cuda_impulse_copy (&s.impulse, &self->settings.impulse);
+  algorithm = self->algorithm;
+  self->rebuild = FALSE;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!gst_cuda_conv1d_build (&s, GST_AUDIO_INFO_RATE (&self->info),
+          channels, &taps, &error, &note))
+    goto invalid;
+  if (note)
+    GST_INFO_OBJECT (self, "%s", note);
+  if (self->latency >= (guint64) taps.taps && self->latency > 0) {
+    error = g_strdup_printf ("latency=%" G_GUINT64_FORMAT " is not shorter "
+        "than the mask (%d taps)", self->latency, taps.taps);
+    goto invalid;
+  }
+  gst_cuda_conv1d_taps_clear (&self->taps);
+  self->taps = taps;
+
+  cfg.channels = channels;
+  cfg.mask.taps = taps.taps;
+  cfg.mask.masks = taps.masks;
+  cfg.mask.h = taps.h;
+  choose_path (self, algorithm, &cfg);
+  cfg.block = cfg.path == CF_FIR_FFT ? cf_fir_pick_block (&cfg.mask,
+      typical_frames) : 0;
+  cfg.cuda = uses_cuda (self);
+  cfg.stream = stream_of (self);
+
+  /* keep the latency for the dry signal, and enough input to prime */
+  old_history = self->history;
+  if (!self->fir || self->history < (gint) self->latency
+      || self->chunk < MAX (MIN_CHUNK, (gint) self->latency)) {
+    self->history = MAX ((gint) self->latency, PRIME_FRAMES);
+    self->chunk = MAX (MIN_CHUNK, self->history);
+    old_history = 0;            /* the buffers are new: nothing to hand over */
+    if (!alloc_buffers (self))
+      goto failed;
+  }
+  cfg.max_frames = self->chunk;
+  st = cf_fir_new (&fir, &cfg);
+  if (!GST_CUDA_FILTER_CHECK (self, st, "creating the filter"))
+    goto failed;
+  if (!prime_filter (self, fir, MIN (old_history, taps.taps - 1))) {
+    cf_fir_free (fir);
+    goto failed;
+  }
+  if (self->fir)
+    cf_fir_free (self->fir);
+  self->fir = fir;
+  GST_INFO_OBJECT (self, "%d taps x %d masks, %s path%s (block %d)",
+      taps.taps, taps.masks, cfg.path == CF_FIR_FFT ? "FFT" : "direct",
+      cfg.cuda ? " on the GPU" : " on the CPU", cf_fir_block (fir));
+  g_free (s.kernel);
+  gst_cuda_impulse_clear (&s.impulse);
+  g_free (note);
+  return TRUE;
+
+  /* ERRORS */
+invalid:
+  GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Invalid mask: %s.", error),
+      (NULL));
+  gst_cuda_conv1d_taps_clear (&taps);
+failed:
+  g_free (error);
+  g_free (note);
+  g_free (s.kernel);
+  gst_cuda_impulse_clear (&s.impulse);
+  return FALSE;
+}
+
+static void
+reset_stream (GstCudaConv1d * self)
+{
+  self->start_ts = GST_CLOCK_TIME_NONE;
+  self->start_offset = GST_BUFFER_OFFSET_NONE;
+  self->frames_in = self->frames_out = 0;
+  if (self->fir) {
+    cf_fir_reset (self->fir);
+    if (uses_cuda (self))
+      cf_gpu_memset (self->buf.stage, 0, sizeof (gfloat)
+          * GST_AUDIO_INFO_CHANNELS (&self->info) * self->buf.stage_pitch,
+          stream_of (self));
+    else
+      memset (self->buf.stage, 0, sizeof (gfloat)
+          * GST_AUDIO_INFO_CHANNELS (&self->info) * self->buf.stage_pitch);
+  }
+}
+
+/* ---- filtering ---------------------------------------------------------------- */
+
+/* One chunk of `frames` frames: samples from `in` (planes, or one
+ * interleaved run), filtered, mixed, and the last `frames - drop` written to
+ * `out` at frame `out_at`. `in` NULL filters silence (the tail). */
+static gboolean
+filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
+    gpointer * out, gint out_at, gfloat dry1, gfloat wet1)
+{
+  GstCudaConv1dBuffers *b = &self->buf;
+  GstAudioInfo *info = &self->info;
+  gint channels = GST_AUDIO_INFO_CHANNELS (info);
+  gboolean planar = GST_AUDIO_INFO_LAYOUT (info)
+      == GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  gsize bps = GST_AUDIO_INFO_BPS (info), bpf = GST_AUDIO_INFO_BPF (info);
+  gboolean cuda = uses_cuda (self);
+  cf_stream stream = stream_of (self);
+  cf_audio_layout layout;
+  gint n_planes = planar ? channels : 1, kept = frames - drop;
+  gsize run = planar ? frames * bps : frames * bpf;
+  gsize out_run = planar ? kept * bps : kept * bpf;
+  gboolean mixing = dry1 != 0.0f || wet1 != 1.0f || self->dry_gain != 0.0f
+      || self->wet_gain != 1.0f;
+  float *x = b->stage + self->history;
+  int st = CF_OK;
+
+  layout.format = GST_AUDIO_INFO_FORMAT (info) == GST_AUDIO_FORMAT_F64LE
+      ? CF_AUDIO_F64 : GST_AUDIO_INFO_FORMAT (info) == GST_AUDIO_FORMAT_S16LE
+      ? CF_AUDIO_S16 : GST_AUDIO_INFO_FORMAT (info) == GST_AUDIO_FORMAT_S32LE
+      ? CF_AUDIO_S32 : CF_AUDIO_F32;
+  layout.channels = channels;
+  layout.interleaved = !planar;
+  layout.plane_pitch = self->chunk;
+
+  /* 1. samples in, as float, after the history */
+  for (gint p = 0; p < n_planes && st == CF_OK; p++) {
+    guint8 *dst = (guint8 *) b->raw_in + p * self->chunk * bps;
+    if (!in)
+      st = cuda ? cf_gpu_memset (dst, 0, run, stream)
+          : (memset (dst, 0, run), CF_OK);
+    else if (cuda)
+      st = cf_gpu_copy_2d (dst, run, in[p], run, run, 1,
+          CF_COPY_HOST_TO_DEVICE, stream);
+    else
+      memcpy (dst, in[p], run);
+  }
+  if (st == CF_OK)
+    st = cuda ? cf_audio_to_float_cuda (&layout, b->raw_in, frames, x,
+        b->stage_pitch, stream) : cf_audio_to_float_cpu (&layout, b->raw_in,
+        frames, x, b->stage_pitch);
+
+  /* 2. filter; 3. mix with the input delayed by the latency */
+  if (st == CF_OK)
+    st = cf_fir_process (self->fir, x, b->stage_pitch, b->wet, b->wet_pitch,
+        frames);
+  if (st == CF_OK && mixing) {
+    const float *dry = x - self->latency;
+    st = cuda ? cf_audio_mix_cuda (channels, frames, dry, b->stage_pitch,
+        b->wet, b->wet_pitch, b->wet, b->wet_pitch, self->dry_gain, dry1,
+        self->wet_gain, wet1, stream) : cf_audio_mix_cpu (channels, frames,
+        dry, b->stage_pitch, b->wet, b->wet_pitch, b->wet, b->wet_pitch,
+        self->dry_gain, dry1, self->wet_gain, wet1);
+  }
+  self->dry_gain = dry1;
+  self->wet_gain = wet1;
+
+  /* 4. samples out, past the dropped ones */
+  layout.plane_pitch = self->chunk;
+  if (st == CF_OK && kept > 0)
+    st = cuda ? cf_audio_from_float_cuda (&layout, b->wet + drop,
+        b->wet_pitch, kept, b->raw_out, stream)
+        : cf_audio_from_float_cpu (&layout, b->wet + drop, b->wet_pitch, kept,
+        b->raw_out);
+  for (gint p = 0; p < n_planes && st == CF_OK && kept > 0; p++) {
+    const guint8 *src = (const guint8 *) b->raw_out + p * self->chunk * bps;
+    guint8 *dst = (guint8 *) out[p] + out_at * (planar ? bps : bpf);
+    if (cuda)
+      st = cf_gpu_copy_2d (dst, out_run, src, out_run, out_run, 1,
+          CF_COPY_DEVICE_TO_HOST, stream);
+    else
+      memcpy (dst, src, out_run);
+  }
+
+  /* 5. the last `history` input frames move to the front */
+  if (st == CF_OK) {
+    gsize row = sizeof (gfloat) * self->history;
+    if (cuda) {
+      /* through the wet buffer: the regions may overlap */
+      st = cf_gpu_copy_2d (b->wet, b->wet_pitch * 4, b->stage + frames,
+          b->stage_pitch * 4, row, channels, CF_COPY_DEVICE_TO_DEVICE,
+          stream);
+      if (st == CF_OK)
+        st = cf_gpu_copy_2d (b->stage, b->stage_pitch * 4, b->wet,
+            b->wet_pitch * 4, row, channels, CF_COPY_DEVICE_TO_DEVICE,
+            stream);
+    } else {
+      for (gint c = 0; c < channels; c++)
+        memmove (b->stage + c * b->stage_pitch,
+            b->stage + c * b->stage_pitch + frames, row);
+    }
+  }
+  if (st == CF_OK && cuda)
+    st = cf_gpu_stream_sync (stream);
+  return GST_CUDA_FILTER_CHECK (self, st, "filtering audio");
+}
+
+/* Frames of the next `frames` generated that are still to be dropped. */
+static gint
+frames_to_drop (GstCudaConv1d * self, gint frames)
+{
+  guint64 left = self->frames_out < self->latency
+      ? self->latency - self->frames_out : 0;
+  return (gint) MIN ((guint64) frames, left);
+}
+
+/* Timestamps of an output buffer of `frames` frames, following the ones
+ * before it since the last reset. */
+static void
+stamp (GstCudaConv1d * self, GstBuffer * buf, gint frames)
+{
+  gint rate = GST_AUDIO_INFO_RATE (&self->info);
+  guint64 index = self->frames_out > self->latency
+      ? self->frames_out - self->latency : 0;
+  GstClockTime start = self->start_ts;
+
+  if (GST_CLOCK_TIME_IS_VALID (start)) {
+    GST_BUFFER_PTS (buf) = start + gst_util_uint64_scale_int (index,
+        GST_SECOND, rate);
+    GST_BUFFER_DURATION (buf) = start + gst_util_uint64_scale_int (index
+        + frames, GST_SECOND, rate) - GST_BUFFER_PTS (buf);
+  }
+  if (self->start_offset != GST_BUFFER_OFFSET_NONE) {
+    GST_BUFFER_OFFSET (buf) = self->start_offset + index;
+    GST_BUFFER_OFFSET_END (buf) = self->start_offset + index + frames;
+  }
+}
+
+/* A buffer for `frames` output frames, from our pool (pinned memory on the
+ * GPU path), planes tight for non-interleaved audio. */
+static GstBuffer *
+new_output (GstCudaConv1d * self, gint frames)
+{
+  gsize bpf = GST_AUDIO_INFO_BPF (&self->info), size = MAX (1, frames) * bpf;
+  GstBuffer *buf = NULL;
+
+  if (self->pool) {
+    GstStructure *config = gst_buffer_pool_get_config (self->pool);
+    guint pool_size;
+    gst_buffer_pool_config_get_params (config, NULL, &pool_size, NULL, NULL);
+    gst_structure_free (config);
+    if (pool_size < size) {
+      gst_buffer_pool_set_active (self->pool, FALSE);
+      gst_clear_object (&self->pool);
+    }
+  }
+  if (!self->pool) {
+    GstAllocator *allocator = uses_cuda (self)
+        ? gst_cuda_pinned_allocator_get () : NULL;
+    GstStructure *config;
+    self->pool = gst_buffer_pool_new ();
+    config = gst_buffer_pool_get_config (self->pool);
+    gst_buffer_pool_config_set_params (config, NULL, MAX (size,
+            (gsize) MIN_CHUNK * bpf), 4, 0);
+    if (allocator) {
+      gst_buffer_pool_config_set_allocator (config, allocator, NULL);
+      gst_object_unref (allocator);
+    }
+    if (!gst_buffer_pool_set_config (self->pool, config)
+        || !gst_buffer_pool_set_active (self->pool, TRUE)) {
+      gst_clear_object (&self->pool);
+      return NULL;
+    }
+  }
+  if (gst_buffer_pool_acquire_buffer (self->pool, &buf, NULL) != GST_FLOW_OK)
+    return NULL;
+  gst_buffer_resize (buf, 0, (gssize) frames * bpf);
+  if (frames > 0
+      && GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED)
+    gst_buffer_add_audio_meta (buf, &self->info, frames, NULL);
+  return buf;
+}
+
+/* Filters `frames` frames (in chunks) into `out` (already sized for the
+ * frames kept). Returns FALSE after posting an error. */
+static gboolean
+filter_frames (GstCudaConv1d * self, gpointer * in, gint frames,
+    gpointer * out, gfloat dry1, gfloat wet1)
+{
+  gboolean planar = GST_AUDIO_INFO_LAYOUT (&self->info)
+      == GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  gint n_planes = planar ? GST_AUDIO_INFO_CHANNELS (&self->info) : 1;
+  gsize step = planar ? GST_AUDIO_INFO_BPS (&self->info)
+      : GST_AUDIO_INFO_BPF (&self->info);
+  gint out_at = 0;
+
+  for (gint done = 0; done < frames;) {
+    gint n = MIN (self->chunk, frames - done), drop = frames_to_drop (self, n);
+    gpointer ins[64];
+    for (gint p = 0; p < n_planes && in; p++)
+      ins[p] = (guint8 *) in[p] + done * step;
+    if (!filter_chunk (self, in ? ins : NULL, n, drop, out, out_at, dry1,
+            wet1))
+      return FALSE;
+    self->frames_out += n;
+    out_at += n - drop;
+    done += n;
+  }
+  return TRUE;
+}
+
+/* Pushes the rest of the convolution (taps - 1 frames of filtered
+ * silence) and forgets the stream. */
+static GstFlowReturn
+drain (GstCudaConv1d * self)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  gint left;
+
+  if (!self->fir || !GST_CLOCK_TIME_IS_VALID (self->start_ts)
+      || self->frames_in == 0) {
+    reset_stream (self);
+    return GST_FLOW_OK;
+  }
+  left = self->taps.taps - 1;
+  while (left > 0 && ret == GST_FLOW_OK) {
+    gint n = MIN (left, self->chunk), kept = n - frames_to_drop (self, n);
+    GstBuffer *buf = new_output (self, kept);
+    GstAudioBuffer abuf;
+    gboolean ok;
+
+    if (!buf)
+      return GST_FLOW_ERROR;
+    stamp (self, buf, kept);
+    if (kept > 0) {
+      gst_audio_buffer_map (&abuf, &self->info, buf, GST_MAP_WRITE);
+      ok = filter_frames (self, NULL, n, abuf.planes, self->dry_gain,
+          self->wet_gain);
+      gst_audio_buffer_unmap (&abuf);
+    } else {
+      ok = filter_frames (self, NULL, n, NULL, self->dry_gain,
+          self->wet_gain);
+    }
+    if (!ok) {
+      gst_buffer_unref (buf);
+      return GST_FLOW_ERROR;
+    }
+    left -= n;
+    if (kept > 0)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+    else
+      gst_buffer_unref (buf);
+  }
+  reset_stream (self);
+  return ret;
+}
+
+/* ---- GstBaseTransform ---------------------------------------------------------- */
+
+static gboolean
+gst_cuda_conv1d_start (GstBaseTransform * trans)
+{
+  GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
+  gchar *error;
+
+  GST_OBJECT_LOCK (self);
+  error = g_strdup (self->settings_error);
+  GST_OBJECT_UNLOCK (self);
+  if (error) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Invalid mask: %s.", error),
+        (NULL));
+    g_free (error);
+    return FALSE;
+  }
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  self->started = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  self->dry_gain = 0.0f;
+  self->wet_gain = 1.0f;
+  reset_stream (self);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_conv1d_stop (GstBaseTransform * trans)
+{
+  GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
+
+  if (uses_cuda (self))
+    gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
+  if (self->fir)
+    cf_fir_free (self->fir);
+  self->fir = NULL;
+  free_buffers (self);
+  self->history = self->chunk = 0;
+  if (self->pool) {
+    gst_buffer_pool_set_active (self->pool, FALSE);
+    gst_clear_object (&self->pool);
+  }
+  GST_OBJECT_LOCK (self);
+  self->started = FALSE;
+  self->have_info = FALSE;
+  self->rebuild = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+static gboolean
+gst_cuda_conv1d_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps G_GNUC_UNUSED)
+{
+  GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
+  GstAudioInfo info;
+  gchar *error;
+
+  if (!gst_audio_info_from_caps (&info, incaps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Cannot filter caps %" GST_PTR_FORMAT ".", incaps), (NULL));
+    return FALSE;
+  }
+  /* a running stream ends here: its tail goes out in the old format */
+  if (self->fir && drain (self) != GST_FLOW_OK)
+    return FALSE;
+  if (uses_cuda (self) && !gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE
+          (self)))
+    return FALSE;
+
+  GST_OBJECT_LOCK (self);
+  self->info = info;
+  self->have_info = TRUE;
+  error = check_settings (self);
+  GST_OBJECT_UNLOCK (self);
+  if (error) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Cannot filter this "
+            "stream: %s.", error), (NULL));
+    g_free (error);
+    return FALSE;
+  }
+  if (self->fir)
+    cf_fir_free (self->fir);
+  self->fir = NULL;
+  free_buffers (self);
+  self->history = self->chunk = 0;
+  if (self->pool) {
+    gst_buffer_pool_set_active (self->pool, FALSE);
+    gst_clear_object (&self->pool);
+  }
+  GST_OBJECT_LOCK (self);
+  self->rebuild = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  reset_stream (self);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_conv1d_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+      /* the tail of the convolution goes out before the EOS */
+      if (uses_cuda (self))
+        gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
+      drain (self);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      reset_stream (self);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_cuda_conv1d_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
+
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
+      && self->have_info) {
+    gboolean live;
+    GstClockTime min, max, ours;
+    if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
+      return FALSE;
+    gst_query_parse_latency (query, &live, &min, &max);
+    GST_OBJECT_LOCK (self);
+    ours = gst_util_uint64_scale_round (self->latency, GST_SECOND,
+        GST_AUDIO_INFO_RATE (&self->info));
+    GST_OBJECT_UNLOCK (self);
+    min += ours;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += ours;
+    gst_query_set_latency (query, live, min, max);
+    return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+static void
+gst_cuda_conv1d_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment,
+      GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP (buffer));
+
+  /* gain and mix follow the timeline */
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (trans), stream_time);
+}
+
+/* Per buffer, before the output exists: discontinuities, new masks, and
+ * the size of what comes out. */
+static GstFlowReturn
+gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
+  gsize bpf = GST_AUDIO_INFO_BPF (&self->info);
+  gint frames = bpf ? (gint) (gst_buffer_get_size (inbuf) / bpf) : 0;
+  GstClockTime ts = GST_BUFFER_PTS (inbuf);
+  gboolean rebuild, gap = FALSE;
+  gint kept;
+
+  if (!self->have_info)
+    return GST_FLOW_NOT_NEGOTIATED;
+  if (uses_cuda (self) && !gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE
+          (self)))
+    return GST_FLOW_ERROR;
+
+  /* a DISCONT, or a timestamp 5 ms off the sample count, ends the stream */
+  if (GST_CLOCK_TIME_IS_VALID (self->start_ts) && GST_CLOCK_TIME_IS_VALID (ts)) {
+    GstClockTime expected = self->start_ts + gst_util_uint64_scale_int
+        (self->frames_in, GST_SECOND, GST_AUDIO_INFO_RATE (&self->info));
+    gap = ts > expected + RESYNC_THRESHOLD
+        || ts + RESYNC_THRESHOLD < expected;
+  }
+  if (GST_BUFFER_IS_DISCONT (inbuf) || gap) {
+    GstFlowReturn ret = drain (self);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  if (!GST_CLOCK_TIME_IS_VALID (self->start_ts)) {
+    if (!GST_CLOCK_TIME_IS_VALID (ts)) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Buffer without a "
+              "timestamp."), (NULL));
+      return GST_FLOW_ERROR;
+    }
+    self->start_ts = ts;
+    self->start_offset = GST_BUFFER_OFFSET (inbuf);
+  }
+
+  GST_OBJECT_LOCK (self);
+  rebuild = self->rebuild || !self->fir;
+  GST_OBJECT_UNLOCK (self);
+  if (rebuild && !apply_settings (self, MAX (frames, 64)))
+    return GST_FLOW_ERROR;
+
+  kept = frames;
+  for (gint done = 0; done < frames; done += self->chunk) {
+    gint n = MIN (self->chunk, frames - done);
+    guint64 out = self->frames_out + done;
+    guint64 left = out < self->latency ? self->latency - out : 0;
+    kept -= (gint) MIN ((guint64) n, left);
+  }
+  *outbuf = new_output (self, kept);
+  if (!*outbuf)
+    return GST_FLOW_ERROR;
+  gst_buffer_copy_into (*outbuf, inbuf, GST_BUFFER_COPY_FLAGS, 0, -1);
+  stamp (self, *outbuf, kept);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_cuda_conv1d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
+  GstAudioBuffer in, out;
+  gboolean have_out = gst_buffer_get_size (outbuf) > 0;
+  gfloat dry1, wet1;
+  gint frames;
+  gboolean ok;
+
+  if (uses_cuda (self))
+    gst_cuda_pin_buffer (inbuf);
+  if (!gst_audio_buffer_map (&in, &self->info, inbuf, GST_MAP_READ))
+    goto map_failed;
+  if (have_out
+      && !gst_audio_buffer_map (&out, &self->info, outbuf, GST_MAP_WRITE)) {
+    gst_audio_buffer_unmap (&in);
+    goto map_failed;
+  }
+  GST_OBJECT_LOCK (self);
+  dry1 = (gfloat) (1.0 - self->mix);
+  wet1 = (gfloat) (self->gain * self->mix);
+  GST_OBJECT_UNLOCK (self);
+
+  frames = (gint) in.n_samples;
+  ok = filter_frames (self, in.planes, frames, have_out ? out.planes : NULL,
+      dry1, wet1);
+  self->frames_in += frames;
+  if (have_out)
+    gst_audio_buffer_unmap (&out);
+  gst_audio_buffer_unmap (&in);
+  if (!ok)
+    return GST_FLOW_ERROR;
+  /* the first `latency` frames are dropped */
+  return have_out ? GST_FLOW_OK : GST_BASE_TRANSFORM_FLOW_DROPPED;
+
+  /* ERRORS */
+map_failed:
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map an audio buffer."),
+      (NULL));
+  return GST_FLOW_ERROR;
+}

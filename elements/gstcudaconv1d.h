@@ -1,0 +1,76 @@
+#ifndef __GST_CUDA_CONV1D_H__
+#define __GST_CUDA_CONV1D_H__
+
+#include <gst/gst.h>
+#include <gst/audio/audio.h>
+
+#include "fir.h"
+#include "gstcudafilterbase.h"
+#include "gstcudaconv1dmask.h"
+
+G_BEGIN_DECLS
+
+/* The `algorithm` property: a direct variant or the FFT path. */
+typedef enum
+{
+  GST_CUDA_CONV1D_ALGORITHM_AUTO,
+  GST_CUDA_CONV1D_ALGORITHM_BASIC,
+  GST_CUDA_CONV1D_ALGORITHM_TILED,
+  GST_CUDA_CONV1D_ALGORITHM_CACHED,
+  GST_CUDA_CONV1D_ALGORITHM_FAST,
+  GST_CUDA_CONV1D_ALGORITHM_FFT,
+} GstCudaConv1dAlgorithm;
+
+#define GST_TYPE_CUDA_CONV1D (gst_cuda_conv1d_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaConv1d, gst_cuda_conv1d, GST, CUDA_CONV1D,
+    GstCudaFilterBase)
+
+/* Where the samples of one chunk live while it is filtered (host memory
+ * for the CPU backend, device memory for CUDA). */
+typedef struct
+{
+  void *raw_in, *raw_out;       /* samples in the stream's format */
+  float *stage;                 /* per channel: history, then the chunk */
+  float *wet;                   /* per channel: the filtered chunk */
+  gsize stage_pitch, wet_pitch; /* floats */
+  GstCudaDeviceBuffer device[4];
+} GstCudaConv1dBuffers;
+
+struct _GstCudaConv1d
+{
+  GstCudaFilterBase parent;
+
+  /* properties, object lock */
+  GstCudaConv1dSettings settings;
+  gchar *location;
+  gdouble gain, mix;
+  guint64 latency;
+  GstCudaConv1dAlgorithm algorithm;
+  gchar *settings_error;        /* why the settings make no mask, or NULL */
+  gboolean started;             /* bad settings are refused, not stored */
+  gboolean rebuild;             /* the mask must be rebuilt before the next
+                                 * buffer */
+  GstAudioInfo info;
+  gboolean have_info;
+
+  /* streaming thread */
+  GstCudaConv1dTaps taps;
+  cf_fir *fir;
+  gint chunk;                   /* frames per chunk at most */
+  gint history;                 /* frames of input kept: taps - 1 */
+  GstCudaConv1dBuffers buf;
+  gfloat dry_gain, wet_gain;    /* where the last buffer's ramps ended */
+  GstBufferPool *pool;          /* output buffers of `chunk` frames */
+
+  GstClockTime start_ts;        /* time of the first input frame since the
+                                 * last reset */
+  guint64 start_offset;
+  guint64 frames_in, frames_out;        /* since the last reset; frames_out
+                                         * counts the dropped ones too */
+};
+
+GST_ELEMENT_REGISTER_DECLARE (cudaconv1d);
+
+G_END_DECLS
+
+#endif
