@@ -665,6 +665,22 @@ choose_path (GstCudaConv1d * self, GstCudaConv1dAlgorithm algorithm,
   }
 }
 
+/* The FFT partition. On the GPU the buffer size (fewest launches; the
+ * direct head costs little there). On the CPU the direct head of B taps
+ * costs B multiply-adds a frame and the later partitions about 4 x taps / B
+ * flops: their sum is least near B = 2 sqrt(taps), within the buffer size. */
+static gint
+pick_block (GstCudaConv1d * self, const cf_conv1d_mask * mask, gint frames)
+{
+  gint best = cf_fir_pick_block (mask, frames), b = 64;
+
+  if (uses_cuda (self))
+    return best;
+  while (b * b < 4 * mask->taps && b < best)
+    b *= 2;
+  return b;
+}
+
 /* Runs the last `frames` frames of input history through a new filter, so
  * that it continues the stream instead of starting from silence. */
 static gboolean
@@ -720,7 +736,7 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
   cfg.mask.masks = taps.masks;
   cfg.mask.h = taps.h;
   choose_path (self, algorithm, &cfg);
-  cfg.block = cfg.path == CF_FIR_FFT ? cf_fir_pick_block (&cfg.mask,
+  cfg.block = cfg.path == CF_FIR_FFT ? pick_block (self, &cfg.mask,
       typical_frames) : 0;
   cfg.cuda = uses_cuda (self);
   cfg.stream = stream_of (self);

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The demo: builds the plugin (installing the build dependencies first),
-# makes a test picture, runs it through cudaconv2d presets and writes one
-# PNG per preset into demo-output/. Runs on the GPU when one is usable and
-# on the CPU otherwise (same results).
+# then writes into demo-output/:
+#  - a test picture and one PNG per cudaconv2d preset;
+#  - a plucked-string melody, the same in a room (convolution reverb with a
+#    generated stereo impulse response through cudaconv1d) and through a
+#    low-pass preset, as WAV files.
+# Runs on the GPU when one is usable and on the CPU otherwise (same
+# results).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,3 +51,20 @@ filter laplacian GRAY8 preset=laplacian offset=128
 filter emboss GRAY8 preset=emboss
 filter motion-blur RGBA kernel="1 1 1 1 1 1 1 1 1 1 1 1 1 1 1" border=mirror
 filter luma-blur I420 preset=gaussian sigma=4 planes=luma
+
+# Audio: a dry melody and a room's impulse response, generated.
+build/pipelines/tools/make_demo_audio "$out"
+echo "wrote $out/dry.wav (a plucked-string melody) and $out/room.wav (a stereo room, 1.6 s)"
+
+# audio NAME CHANNELS cudaconv1d-properties...
+audio() {
+  local name=$1 channels=$2; shift 2
+  gst-launch-1.0 -q filesrc location="$out/dry.wav" ! wavparse \
+    ! audioconvert ! "audio/x-raw,format=F32LE,channels=$channels" \
+    ! cudaconv1d "$@" ! audioconvert ! audio/x-raw,format=S16LE ! wavenc \
+    ! filesink location="$out/$name.wav"
+  echo "wrote $out/$name.wav  (cudaconv1d $*)"
+}
+
+audio reverb 2 location="$out/room.wav" mix=0.5 gain=0.5
+audio lowpass 1 preset=low-pass cutoff=800 taps=255 latency=127
