@@ -73,13 +73,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_conv1d_debug);
 
 /* Masks up to this many taps run direct under `auto` (measured crossover,
  * docs/cudaconv1d.md); longer ones through the FFT. */
-#define DIRECT_MAX_TAPS_CUDA 256
+#define DIRECT_MAX_TAPS_CUDA 1024
 #define DIRECT_MAX_TAPS_CPU 64
 /* Frames filtered at a time; buffers longer are cut. */
 #define MIN_CHUNK 4096
-/* Input frames kept to start a new mask with the right history (beyond
- * the latency, which is always kept for the dry signal). */
-#define PRIME_FRAMES 2048
 /* A timestamp this far from the expected one is a discontinuity, as in
  * audiofirfilter. */
 #define RESYNC_THRESHOLD (5 * GST_MSECOND)
@@ -681,18 +678,23 @@ pick_block (GstCudaConv1d * self, const cf_conv1d_mask * mask, gint frames)
   return b;
 }
 
-/* Runs the last `frames` frames of input history through a new filter, so
- * that it continues the stream instead of starting from silence. */
+/* Runs the input the old filter still holds (up to the new mask's length)
+ * through a new filter, so that it continues the stream instead of
+ * starting from silence. The wet buffer carries the frames. */
 static gboolean
-prime_filter (GstCudaConv1d * self, cf_fir * fir, gint frames)
+prime_filter (GstCudaConv1d * self, cf_fir * old, cf_fir * fir, gint taps)
 {
   GstCudaConv1dBuffers *b = &self->buf;
-  const float *from = b->stage + self->history - frames;
+  gint frames = cf_fir_recent (old, b->wet, b->wet_pitch,
+      MIN (taps - 1, self->chunk));
 
-  if (frames <= 0)
+  if (frames < 0)
+    return GST_CUDA_FILTER_CHECK (self, frames, "reading the history");
+  if (frames == 0)
     return TRUE;
-  return GST_CUDA_FILTER_CHECK (self, cf_fir_process (fir, from,
-          b->stage_pitch, b->wet, b->wet_pitch, frames), "priming the filter");
+  return GST_CUDA_FILTER_CHECK (self, cf_fir_process (fir, b->wet,
+          b->wet_pitch, b->stage + self->history, b->stage_pitch, frames),
+      "priming the filter");
 }
 
 /* (Re)builds the mask from the settings and a filter for it. A filter
@@ -705,7 +707,7 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
   GstCudaConv1dAlgorithm algorithm;
   GstCudaConv1dTaps taps;
   cf_fir_config cfg = { 0 };
-  gint channels = GST_AUDIO_INFO_CHANNELS (&self->info), old_history;
+  gint channels = GST_AUDIO_INFO_CHANNELS (&self->info);
   gchar *error = NULL, *note = NULL;
   cf_fir *fir;
   int st;
@@ -741,13 +743,10 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
   cfg.cuda = uses_cuda (self);
   cfg.stream = stream_of (self);
 
-  /* keep the latency for the dry signal, and enough input to prime */
-  old_history = self->history;
-  if (!self->fir || self->history < (gint) self->latency
-      || self->chunk < MAX (MIN_CHUNK, (gint) self->latency)) {
-    self->history = MAX ((gint) self->latency, PRIME_FRAMES);
+  /* the input is kept as long as the latency, for the dry signal */
+  if (!self->fir) {
+    self->history = (gint) self->latency;
     self->chunk = MAX (MIN_CHUNK, self->history);
-    old_history = 0;            /* the buffers are new: nothing to hand over */
     if (!alloc_buffers (self))
       goto failed;
   }
@@ -755,7 +754,7 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
   st = cf_fir_new (&fir, &cfg);
   if (!GST_CUDA_FILTER_CHECK (self, st, "creating the filter"))
     goto failed;
-  if (!prime_filter (self, fir, MIN (old_history, taps.taps - 1))) {
+  if (self->fir && !prime_filter (self, self->fir, fir, taps.taps)) {
     cf_fir_free (fir);
     goto failed;
   }
@@ -885,7 +884,7 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
   }
 
   /* 5. the last `history` input frames move to the front */
-  if (st == CF_OK) {
+  if (st == CF_OK && self->history > 0) {
     gsize row = sizeof (gfloat) * self->history;
     if (cuda) {
       /* through the wet buffer: the regions may overlap */

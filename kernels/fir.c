@@ -259,6 +259,31 @@ cf_fir_reset (cf_fir * f)
   return st;
 }
 
+int
+cf_fir_recent (const cf_fir * f, float *dst, size_t dst_pitch, int frames)
+{
+  const float *src;
+  size_t pitch;
+  int held, st;
+
+  if (!f || !dst || frames < 0)
+    return CF_ERR_INVALID;
+  if (f->cfg.path == CF_FIR_DIRECT) {
+    held = f->cfg.mask.taps - 1;
+    src = f->history;
+    pitch = f->history_pitch;
+  } else {
+    held = f->l.block + f->partial;
+    src = f->stage;
+    pitch = f->stage_pitch;
+  }
+  if (frames > held)
+    frames = held;
+  st = f->ops->move (f->be, dst, dst_pitch * 4, src + held - frames,
+      pitch * 4, (size_t) frames * 4, f->cfg.channels);
+  return st == CF_OK ? frames : st;
+}
+
 static int
 process_direct (cf_fir * f, const float *x, size_t x_pitch, float *y,
     size_t y_pitch, int n)
