@@ -273,8 +273,10 @@ cf_fir_recent (const cf_fir * f, float *dst, size_t dst_pitch, int frames)
     src = f->history;
     pitch = f->history_pitch;
   } else {
-    held = f->l.block + f->partial;
-    src = f->stage;
+    /* one block exactly, wherever the stream stands in it, so that what a
+     * new filter gets does not depend on the buffer sizes */
+    held = f->l.block;
+    src = f->stage + f->partial;
     pitch = f->stage_pitch;
   }
   if (frames > held)

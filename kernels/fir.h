@@ -73,7 +73,7 @@ int cf_fir_process (cf_fir * fir, const float *x, size_t x_pitch, float *y,
  * the oldest first) to dst (channel c at dst + c * dst_pitch, memory of the
  * filter's kind): a new filter fed with them continues the stream. Returns
  * how many frames were copied (the direct path holds taps - 1, the FFT path
- * at least one partition), or a negative status. */
+ * one block), or a negative status. */
 int cf_fir_recent (const cf_fir * fir, float *dst, size_t dst_pitch,
     int frames);
 
