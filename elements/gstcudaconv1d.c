@@ -356,6 +356,8 @@ gst_cuda_conv1d_finalize (GObject * object)
   gst_cuda_impulse_clear (&self->settings.impulse);
   g_free (self->location);
   g_free (self->settings_error);
+  g_free (self->location_error);
+  g_free (self->chunk_planes);
   gst_cuda_conv1d_taps_clear (&self->taps);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -371,6 +373,11 @@ check_settings (GstCudaConv1d * self)
   GstCudaConv1dTaps taps;
   gchar *error = NULL;
 
+  /* an unreadable file stays the reason until the location changes or a
+   * kernel replaces it */
+  if (self->location_error
+      && !gst_cuda_conv2d_kernel_is_set (self->settings.kernel))
+    return g_strdup (self->location_error);
   if (!self->have_info) {
     gdouble *values = NULL;
     gint rows, cols;
@@ -411,6 +418,7 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
   GstCudaConv1dSettings saved;
   GstCudaImpulse loaded = { 0 };
   gchar *error = NULL, *refused = NULL, *saved_location;
+  gchar *saved_location_error = NULL;
   guint64 saved_latency;
   GstCudaConv1dAlgorithm saved_algorithm;
 
@@ -425,6 +433,8 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
       g_free (self->location);
       self->location = g_value_dup_string (value);
       gst_cuda_impulse_clear (&s->impulse);
+      g_free (self->location_error);
+      self->location_error = g_strdup (error);
       g_free (self->settings_error);
       self->settings_error = error;
     }
@@ -433,6 +443,13 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
   }
 
   GST_OBJECT_LOCK (self);
+  if (prop_id == PROP_LATENCY && self->filtering) {
+    /* the reported latency and the frames dropped are fixed once the
+     * first buffer went through */
+    refused = g_strdup ("it can change only in the NULL or READY state");
+    GST_OBJECT_UNLOCK (self);
+    goto done;
+  }
   saved = *s;                   /* shallow: only the field set below moves */
   saved_location = self->location;
   saved_latency = self->latency;
@@ -444,6 +461,8 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
     case PROP_LOCATION:
       self->location = g_value_dup_string (value);
       s->impulse = loaded;      /* empty when the location is unset */
+      saved_location_error = self->location_error;
+      self->location_error = NULL;
       break;
     case PROP_PRESET:
       s->preset = g_value_get_enum (value);
@@ -488,6 +507,7 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
       if (prop_id == PROP_LOCATION) {
         g_free (self->location);
         gst_cuda_impulse_clear (&s->impulse);
+        self->location_error = saved_location_error;
       }
       *s = saved;
       self->location = saved_location;
@@ -499,6 +519,7 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
         g_free (saved.kernel);
       if (prop_id == PROP_LOCATION) {
         g_free (saved_location);
+        g_free (saved_location_error);
         gst_cuda_impulse_clear (&saved.impulse);
       }
       g_free (self->settings_error);
@@ -509,12 +530,16 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 
 done:
-  if (refused) {
+  if (refused && prop_id == PROP_LOCATION) {
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("Refused location \"%s\": %s. The current mask stays.",
+            g_value_get_string (value), refused), (NULL));
+  } else if (refused) {
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
         ("Refused %s: %s. The current mask stays.", pspec->name, refused),
         (NULL));
-    g_free (refused);
   }
+  g_free (refused);
 }
 
 static void
@@ -761,6 +786,9 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
   if (self->fir)
     cf_fir_free (self->fir);
   self->fir = fir;
+  GST_OBJECT_LOCK (self);
+  self->filtering = TRUE;
+  GST_OBJECT_UNLOCK (self);
   GST_INFO_OBJECT (self, "%d taps x %d masks, %s path%s (block %d)",
       taps.taps, taps.masks, cfg.path == CF_FIR_FFT ? "FFT" : "direct",
       cfg.cuda ? " on the GPU" : " on the CPU", cf_fir_block (fir));
@@ -997,11 +1025,10 @@ filter_frames (GstCudaConv1d * self, gpointer * in, gint frames,
 
   for (gint done = 0; done < frames;) {
     gint n = MIN (self->chunk, frames - done), drop = frames_to_drop (self, n);
-    gpointer ins[64];
     for (gint p = 0; p < n_planes && in; p++)
-      ins[p] = (guint8 *) in[p] + done * step;
-    if (!filter_chunk (self, in ? ins : NULL, n, drop, out, out_at, dry1,
-            wet1))
+      self->chunk_planes[p] = (guint8 *) in[p] + done * step;
+    if (!filter_chunk (self, in ? self->chunk_planes : NULL, n, drop, out,
+            out_at, dry1, wet1))
       return FALSE;
     self->frames_out += n;
     out_at += n - drop;
@@ -1077,9 +1104,11 @@ gst_cuda_conv1d_start (GstBaseTransform * trans)
     return FALSE;
   GST_OBJECT_LOCK (self);
   self->started = TRUE;
+  /* gain and mix set before the start hold from the first frame: only
+   * changes while running glide */
+  self->dry_gain = (gfloat) (1.0 - self->mix);
+  self->wet_gain = (gfloat) (self->gain * self->mix);
   GST_OBJECT_UNLOCK (self);
-  self->dry_gain = 0.0f;
-  self->wet_gain = 1.0f;
   reset_stream (self);
   return TRUE;
 }
@@ -1102,6 +1131,7 @@ gst_cuda_conv1d_stop (GstBaseTransform * trans)
   }
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
+  self->filtering = FALSE;
   self->have_info = FALSE;
   self->rebuild = TRUE;
   GST_OBJECT_UNLOCK (self);
@@ -1128,6 +1158,9 @@ gst_cuda_conv1d_set_caps (GstBaseTransform * trans, GstCaps * incaps,
           (self)))
     return FALSE;
 
+  /* as many chunk starts as planes: any channel count */
+  g_free (self->chunk_planes);
+  self->chunk_planes = g_new (gpointer, GST_AUDIO_INFO_CHANNELS (&info));
   GST_OBJECT_LOCK (self);
   self->info = info;
   self->have_info = TRUE;
@@ -1215,6 +1248,18 @@ gst_cuda_conv1d_before_transform (GstBaseTransform * trans,
     gst_object_sync_values (GST_OBJECT (trans), stream_time);
 }
 
+/* Frames in `inbuf`: its GstAudioMeta says, where planes lie apart. */
+static gint
+input_frames (GstCudaConv1d * self, GstBuffer * inbuf)
+{
+  GstAudioMeta *meta = gst_buffer_get_audio_meta (inbuf);
+  gsize bpf = GST_AUDIO_INFO_BPF (&self->info);
+
+  if (meta)
+    return (gint) meta->samples;
+  return bpf ? (gint) (gst_buffer_get_size (inbuf) / bpf) : 0;
+}
+
 /* Per buffer, before the output exists: discontinuities, new masks, and
  * the size of what comes out. */
 static GstFlowReturn
@@ -1222,9 +1267,8 @@ gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer ** outbuf)
 {
   GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
-  gsize bpf = GST_AUDIO_INFO_BPF (&self->info);
-  gint frames = bpf ? (gint) (gst_buffer_get_size (inbuf) / bpf) : 0;
   GstClockTime ts = GST_BUFFER_PTS (inbuf);
+  gint frames = input_frames (self, inbuf);
   gboolean rebuild, gap = FALSE;
   gint kept;
 

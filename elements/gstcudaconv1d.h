@@ -47,7 +47,9 @@ struct _GstCudaConv1d
   guint64 latency;
   GstCudaConv1dAlgorithm algorithm;
   gchar *settings_error;        /* why the settings make no mask, or NULL */
+  gchar *location_error;        /* why `location` could not be read, or NULL */
   gboolean started;             /* bad settings are refused, not stored */
+  gboolean filtering;           /* a filter runs: the latency is fixed */
   gboolean rebuild;             /* the mask must be rebuilt before the next
                                  * buffer */
   GstAudioInfo info;
@@ -61,6 +63,7 @@ struct _GstCudaConv1d
   GstCudaConv1dBuffers buf;
   gfloat dry_gain, wet_gain;    /* where the last buffer's ramps ended */
   GstBufferPool *pool;          /* output buffers of `chunk` frames */
+  gpointer *chunk_planes;       /* one per plane: where a chunk starts */
 
   GstClockTime start_ts;        /* time of the first input frame since the
                                  * last reset */
