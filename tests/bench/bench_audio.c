@@ -4,11 +4,14 @@
  *   appsrc ! FILTER ! fakesink
  *
  * for cudaconv1d on the GPU, cudaconv1d on the CPU, and audiofirfilter
- * (same taps) in the same run. Prints the real-time factor (seconds of
- * audio per second of wall time) and the time the filter spends on one
- * buffer, from its sink pad to its source pad (median and 99th
- * percentile). The source pushes one random buffer again and again, so
- * that generating audio costs nothing.
+ * (same taps) in the same run. Prints, in the steady state (from the 10th
+ * output buffer on, so that setting up is left out), the real-time factor
+ * (seconds of audio per second of wall time) and the wall time per input
+ * buffer; and the time one buffer spends in the filter, from its sink pad
+ * to its source pad (median and 99th percentile), for filters that put out
+ * one buffer per input buffer (audiofirfilter's FFT mode collects blocks:
+ * its per-buffer wall time stands). The source pushes one random buffer
+ * again and again, so that generating audio costs nothing.
  *
  *   bench_audio [--quick] [--no-gpu]
  *
@@ -37,6 +40,10 @@ typedef struct
   GstClockTime in_time[1 << 16];        /* by buffer index */
   gdouble busy_us[1 << 16];
   guint n_busy;
+  gint64 out_time[1 << 16];     /* by output buffer */
+  guint64 out_frames[1 << 16];  /* frames out up to and with it */
+  guint n_out;
+  guint64 frames_out;
 } Run;
 
 static void
@@ -71,13 +78,22 @@ static GstPadProbeReturn
 on_src (GstPad * pad, GstPadProbeInfo * info, Run * r)
 {
   GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
-  guint64 index = gst_util_uint64_scale (GST_BUFFER_PTS (b), RATE,
+  /* rounded: timestamps are whole nanoseconds, rounded down */
+  guint64 index = gst_util_uint64_scale_round (GST_BUFFER_PTS (b), RATE,
       GST_SECOND) / FRAMES;
+  gint64 now = g_get_monotonic_time ();
+
   (void) pad;
-  /* the output of input buffer `index` (latency 0: one out per in) */
-  if (index < G_N_ELEMENTS (r->in_time) && r->in_time[index]
+  r->frames_out += gst_buffer_get_size (b) / (CHANNELS * 4);
+  if (r->n_out < G_N_ELEMENTS (r->out_time)) {
+    r->out_time[r->n_out] = now;
+    r->out_frames[r->n_out++] = r->frames_out;
+  }
+  /* the output of input buffer `index`, when it is one buffer */
+  if (gst_buffer_get_size (b) == FRAMES * CHANNELS * 4
+      && index < G_N_ELEMENTS (r->in_time) && r->in_time[index]
       && r->n_busy < G_N_ELEMENTS (r->busy_us))
-    r->busy_us[r->n_busy++] = g_get_monotonic_time () - r->in_time[index];
+    r->busy_us[r->n_busy++] = now - r->in_time[index];
   return GST_PAD_PROBE_OK;
 }
 
@@ -108,11 +124,13 @@ make_ir (const gchar * path)
   return h;
 }
 
-/* Runs `filter` on `total` buffers; fills rt (x real time), median and
- * 99th percentile of the per-buffer time (µs). FALSE if it failed. */
+/* Runs `filter` on `total` buffers; fills rt (x real time) and wall (µs
+ * per input buffer) in the steady state, median and 99th percentile of the
+ * time in the filter (µs; -1 when outputs are not one per input). FALSE if
+ * it failed. */
 static gboolean
 run (const gchar * filter, const gfloat * taps, guint64 total,
-    gdouble * rt, gdouble * med, gdouble * p99)
+    gdouble * rt, gdouble * wall, gdouble * med, gdouble * p99)
 {
   gchar *desc = g_strdup_printf ("appsrc name=src format=time "
       "caps=audio/x-raw,format=F32LE,rate=%d,channels=%d,layout=interleaved,"
@@ -176,12 +194,20 @@ run (const gchar * filter, const gfloat * taps, guint64 total,
     g_clear_error (&error);
     g_free (dbg);
   } else {
+    /* filters that put out large blocks: from the second block on */
+    guint first = r->n_out > 40 ? 10 : 1, last = r->n_out - 1;
+
     *rt = (gdouble) total * FRAMES / RATE / ((t1 - t0) / 1e6);
+    *wall = -1;
+    if (last > first) {
+      gdouble dt = (r->out_time[last] - r->out_time[first]) / 1e6;
+      gdouble frames = r->out_frames[last] - r->out_frames[first];
+      *rt = frames / RATE / dt;
+      *wall = dt * 1e6 / (frames / FRAMES);
+    }
     *med = *p99 = -1;
-    /* the first buffers set the filter up: leave them out; a filter that
-     * outputs in large blocks (audiofirfilter's FFT mode) has no
-     * per-buffer time */
-    if (r->n_busy > 20) {
+    /* the first buffers set the filter up: leave them out */
+    if (r->n_busy > 20 && r->n_busy + 20 >= total) {
       qsort (r->busy_us + 10, r->n_busy - 10, sizeof (gdouble), compare);
       *med = r->busy_us[10 + (r->n_busy - 10) / 2];
       *p99 = r->busy_us[10 + (gsize) ((r->n_busy - 11) * 0.99)];
@@ -214,7 +240,7 @@ main (int argc, char **argv)
     gchar *filter;
     const gfloat *taps;
     guint64 buffers;
-    gdouble rt, med, p99;
+    gdouble rt, wall, med, p99;
     gboolean ok;
   } Filter;
   Filter runs[3];
@@ -262,23 +288,26 @@ main (int argc, char **argv)
     if (runs[k].buffers == 0)
       continue;
     runs[k].ok = run (runs[k].filter, runs[k].taps, runs[k].buffers,
-        &runs[k].rt, &runs[k].med, &runs[k].p99);
+        &runs[k].rt, &runs[k].wall, &runs[k].med, &runs[k].p99);
     if (!runs[k].ok)
       rc = 1;
   }
-  printf ("\naudio pipeline summary\n%-28s %12s %14s %14s\n", "filter",
-      "x realtime", "us/buffer med", "us/buffer p99");
+  printf ("\naudio pipeline summary (steady state; in filter: sink pad to "
+      "source pad)\n%-26s %10s %12s %14s %14s\n", "filter", "x realtime",
+      "us/buffer", "in filter med", "in filter p99");
   for (guint k = 0; k < G_N_ELEMENTS (runs); k++) {
     if (runs[k].ok && runs[k].med >= 0)
-      printf ("%-28s %12.0f %14.1f %14.1f\n", runs[k].name, runs[k].rt,
-          runs[k].med, runs[k].p99);
+      printf ("%-26s %10.0f %12.1f %14.1f %14.1f\n", runs[k].name,
+          runs[k].rt, runs[k].wall, runs[k].med, runs[k].p99);
     else if (runs[k].ok)
-      printf ("%-28s %12.0f %14s %14s\n", runs[k].name, runs[k].rt,
-          "(in blocks)", "-");
+      printf ("%-26s %10.0f %12.1f %14s %14s\n", runs[k].name, runs[k].rt,
+          runs[k].wall, "(in blocks)", "-");
     else if (runs[k].buffers)
-      printf ("%-28s %12s\n", runs[k].name, "failed");
+      printf ("%-26s %10s\n", runs[k].name, "failed");
     g_free (runs[k].filter);
   }
+  printf ("%-26s %10s %12.1f\n", "real time (floor)", "1", 1e6 * FRAMES
+      / RATE);
   if (runs[0].ok && runs[2].ok)
     printf ("%-28s %11.0fx\n", "GPU / audiofirfilter", runs[0].rt /
         runs[2].rt);
