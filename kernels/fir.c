@@ -37,6 +37,13 @@ struct cf_fir
   size_t stage_pitch;
   float *windows, *times, *current;
   cf_cpx *fresh, *ring, *spectra, *tails;
+
+  /* the steady step (one whole block in, one out) recorded for replay:
+   * valid for these buffers only */
+  int recorded, no_recording;
+  const float *rec_x;
+  float *rec_y;
+  size_t rec_x_pitch, rec_y_pitch;
 };
 
 int
@@ -307,14 +314,15 @@ process_direct (cf_fir * f, const float *x, size_t x_pitch, float *y,
   return st;
 }
 
+/* Queues the FFT path's steps for `n` new frames landing at partial
+ * position j and completing q blocks; the bookkeeping is the caller's. */
 static int
-process_fft (cf_fir * f, const float *x, size_t x_pitch, float *y,
-    size_t y_pitch, int n)
+fft_steps (cf_fir * f, const float *x, size_t x_pitch, float *y,
+    size_t y_pitch, int n, int j, int q, int rest)
 {
   const cf_fir_ops *o = f->ops;
   const cf_fir_layout *l = &f->l;
-  int b = l->block, c = l->channels, j = f->partial;
-  int q = (j + n) / b, rest = j + n - q * b;
+  int b = l->block, c = l->channels;
   size_t sp = f->stage_pitch;
   float scale = 1.0f / (2.0f * b);
   int st;
@@ -351,6 +359,58 @@ process_fft (cf_fir * f, const float *x, size_t x_pitch, float *y,
   if (st == CF_OK && q > 0)
     st = o->move (f->be, f->stage, sp * 4, f->stage + (size_t) q * b, sp * 4,
         (size_t) (b + rest) * 4, c);
+  return st;
+}
+
+/* The steady step, one whole block in and out, as one recorded launch
+ * where the backend records (CUDA: some ten small launches become one
+ * graph). Recorded on first use with these buffers; any failure to record
+ * falls back to queuing the steps for good. Returns CF_ERR_UNSUPPORTED when
+ * the step is to be queued. */
+static int
+replay_block (cf_fir * f, const float *x, size_t x_pitch, float *y,
+    size_t y_pitch)
+{
+  const cf_fir_ops *o = f->ops;
+  int st, steps;
+
+  if (!o->replay || f->no_recording || f->l.partitions < 2)
+    return CF_ERR_UNSUPPORTED;
+  if (!f->recorded || f->rec_x != x || f->rec_y != y
+      || f->rec_x_pitch != x_pitch || f->rec_y_pitch != y_pitch) {
+    f->recorded = 0;
+    st = o->record_begin (f->be, f->block_index, f->l.channels);
+    if (st != CF_OK) {
+      f->no_recording = 1;
+      return CF_ERR_UNSUPPORTED;
+    }
+    steps = fft_steps (f, x, x_pitch, y, y_pitch, f->l.block, 0, 1, 0);
+    st = o->record_end (f->be, steps == CF_OK);
+    if (steps != CF_OK || st != CF_OK) {
+      f->no_recording = 1;
+      return CF_ERR_UNSUPPORTED;
+    }
+    f->recorded = 1;
+    f->rec_x = x;
+    f->rec_y = y;
+    f->rec_x_pitch = x_pitch;
+    f->rec_y_pitch = y_pitch;
+  }
+  return o->replay (f->be, f->block_index);
+}
+
+static int
+process_fft (cf_fir * f, const float *x, size_t x_pitch, float *y,
+    size_t y_pitch, int n)
+{
+  int b = f->l.block, j = f->partial;
+  int q = (j + n) / b, rest = j + n - q * b;
+  int st = CF_ERR_UNSUPPORTED;
+
+  if (j == 0 && n == b)
+    st = replay_block (f, x, x_pitch, y, y_pitch);
+  if (st == CF_ERR_UNSUPPORTED)
+    st = fft_steps (f, x, x_pitch, y, y_pitch, n, j, q, rest);
   f->block_index += q;
   f->partial = rest;
   return st;

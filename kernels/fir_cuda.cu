@@ -16,6 +16,12 @@ struct cf_fir_backend
   std::map<int, cufftHandle> forward, inverse;  /* plans by batch */
   void *scratch;                /* for overlapping moves */
   size_t scratch_bytes;
+
+  /* a recorded step (record_begin .. record_end) and its ring position */
+  bool recording;
+  long long record_index;
+  long long *d_index;           /* the position of the replay under way */
+  cudaGraphExec_t replay;
 };
 
 constexpr int THREADS = 256;
@@ -78,6 +84,9 @@ cuda_close (cf_fir_backend * be)
     cufftDestroy (p.second);
   for (auto &p : be->inverse)
     cufftDestroy (p.second);
+  if (be->replay)
+    cudaGraphExecDestroy (be->replay);
+  cudaFree (be->d_index);
   cudaFree (be->scratch);
   delete be;
 }
@@ -109,23 +118,50 @@ cuda_upload (cf_fir_backend * be, void *dst, const void *src, size_t bytes)
           be->stream));
 }
 
+/* Whether any row of dst overlaps any row of src. Rows of equal pitch
+ * (the usual case: a stage moving within itself) are checked row against
+ * row, so that a block moving to the front of its own row is not taken for
+ * an overlap. */
+static bool
+rows_overlap (const char *d0, size_t dst_pitch, const char *s0,
+    size_t src_pitch, size_t row_bytes, size_t rows)
+{
+  const char *s1 = s0 + (rows - 1) * src_pitch + row_bytes;
+  const char *d1 = d0 + (rows - 1) * dst_pitch + row_bytes;
+  long long delta, p = (long long) src_pitch;
+
+  if (d1 <= s0 || s1 <= d0)
+    return false;
+  if (dst_pitch != src_pitch)
+    return true;
+  /* dst row i meets src row j when |delta + (i - j) p| < row_bytes */
+  delta = (long long) (d0 - s0);
+  for (long long k = -(long long) rows + 1; k < (long long) rows; k++) {
+    long long gap = delta + k * p;
+    if (gap >= (long long) row_bytes)
+      break;                    /* larger k only move further apart */
+    if (-gap < (long long) row_bytes)
+      return true;
+  }
+  return false;
+}
+
 /* Overlapping regions go through a scratch buffer: a 2D copy between
  * overlapping regions is undefined. */
 static int
 cuda_move (cf_fir_backend * be, void *dst, size_t dst_pitch, const void *src,
     size_t src_pitch, size_t row_bytes, size_t rows)
 {
-  const char *s0 = (const char *) src, *s1 = s0 + (rows - 1) * src_pitch
-      + row_bytes;
-  const char *d0 = (const char *) dst, *d1 = d0 + (rows - 1) * dst_pitch
-      + row_bytes;
   cudaError_t err;
 
   if (rows == 0 || row_bytes == 0)
     return CF_OK;
-  if (d1 <= s0 || s1 <= d0)
+  if (!rows_overlap ((const char *) dst, dst_pitch, (const char *) src,
+          src_pitch, row_bytes, rows))
     return status_of (cudaMemcpy2DAsync (dst, dst_pitch, src, src_pitch,
             row_bytes, rows, cudaMemcpyDeviceToDevice, be->stream));
+  if (be->recording)
+    return CF_ERR_UNSUPPORTED;  /* no allocation inside a recording */
   if (be->scratch_bytes < row_bytes * rows) {
     cudaStreamSynchronize (be->stream);
     cudaFree (be->scratch);
@@ -195,10 +231,19 @@ cuda_gather (cf_fir_backend * be, const cf_fir_layout * l,
   return status_of (cudaGetLastError ());
 }
 
+/* A ring position: `offset` from the replay's position when `at` is set
+ * (a recorded step), else `offset` itself. */
+__device__ long long
+ring_position (const long long *at, long long offset)
+{
+  return at ? *at + offset : offset;
+}
+
 __global__ void
 scatter_kernel (cf_fir_layout l, const cf_cpx * fresh, cf_cpx * ring,
-    long long first, int q)
+    const long long *at, long long offset, int q)
 {
+  long long first = ring_position (at, offset);
   size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
   size_t per_channel = (size_t) q * l.bins;
   if (k >= per_channel * l.channels)
@@ -214,7 +259,8 @@ cuda_scatter (cf_fir_backend * be, const cf_fir_layout * l,
 {
   size_t total = (size_t) l->channels * q * l->bins;
   scatter_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l, fresh,
-      ring, first, q);
+      ring, be->recording ? be->d_index : NULL,
+      be->recording ? first - be->record_index : first, q);
   return status_of (cudaGetLastError ());
 }
 
@@ -223,8 +269,9 @@ cuda_scatter (cf_fir_backend * be, const cf_fir_layout * l,
  * a shared mask stay in L2 across channels and blocks). */
 __global__ void
 mac_kernel (cf_fir_layout l, const cf_cpx * ring, const cf_cpx * spectra,
-    cf_cpx * out, long long block0, int q)
+    cf_cpx * out, const long long *at, long long offset, int q)
 {
+  long long block0 = ring_position (at, offset);
   size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
   size_t per_channel = (size_t) q * l.bins;
   if (k >= per_channel * l.channels)
@@ -254,7 +301,8 @@ cuda_mac (cf_fir_backend * be, const cf_fir_layout * l, const cf_cpx * ring,
 {
   size_t total = (size_t) l->channels * q * l->bins;
   mac_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l, ring,
-      spectra, out, block0, q);
+      spectra, out, be->recording ? be->d_index : NULL,
+      be->recording ? block0 - be->record_index : block0, q);
   return status_of (cudaGetLastError ());
 }
 
@@ -306,8 +354,68 @@ cuda_keep_tail (cf_fir_backend * be, const cf_fir_layout * l, float *current,
   return status_of (cudaGetLastError ());
 }
 
+/* ---- recorded steps: one CUDA graph, replayed per block ---------------- */
+
+static int
+cuda_record_begin (cf_fir_backend * be, long long index, int batch)
+{
+  cufftHandle plan;
+  int st = plan_for (be, false, batch, &plan);
+
+  if (st == CF_OK)
+    st = plan_for (be, true, batch, &plan);
+  if (st == CF_OK && !be->d_index)
+    st = status_of (cudaMalloc (&be->d_index, sizeof (long long)));
+  if (st != CF_OK)
+    return st;
+  /* thread-local: other threads' CUDA calls do not disturb the recording */
+  st = status_of (cudaStreamBeginCapture (be->stream,
+          cudaStreamCaptureModeThreadLocal));
+  be->recording = st == CF_OK;
+  be->record_index = index;
+  return st;
+}
+
+static int
+cuda_record_end (cf_fir_backend * be, int keep)
+{
+  cudaGraph_t graph = NULL;
+  cudaGraphExec_t exec = NULL;
+  cudaError_t err = cudaStreamEndCapture (be->stream, &graph);
+
+  be->recording = false;
+  if (err == cudaSuccess && keep)
+    err = cudaGraphInstantiate (&exec, graph, 0);
+  if (graph)
+    cudaGraphDestroy (graph);
+  if (err != cudaSuccess || !keep) {
+    cudaGetLastError ();        /* a failed recording is not sticky */
+    return err != cudaSuccess ? status_of (err) : CF_OK;
+  }
+  if (be->replay)
+    cudaGraphExecDestroy (be->replay);
+  be->replay = exec;
+  return CF_OK;
+}
+
+__global__ void
+set_position_kernel (long long *at, long long index)
+{
+  *at = index;
+}
+
+static int
+cuda_replay (cf_fir_backend * be, long long index)
+{
+  if (!be->replay)
+    return CF_ERR_INVALID;
+  set_position_kernel<<<1, 1, 0, be->stream>>> (be->d_index, index);
+  return status_of (cudaGraphLaunch (be->replay, be->stream));
+}
+
 extern "C" const cf_fir_ops cf_fir_cuda_ops = {
   cuda_open, cuda_close, cuda_alloc, cuda_release, cuda_zero, cuda_upload,
   cuda_move, cuda_direct, cuda_rfft, cuda_irfft, cuda_gather, cuda_scatter,
   cuda_mac, cuda_add_tails, cuda_keep_tail,
+  cuda_record_begin, cuda_record_end, cuda_replay,
 };

@@ -84,6 +84,16 @@ typedef struct
   /* current[c] = scale * times[c][q - 1][B .. 2B) */
   int (*keep_tail) (cf_fir_backend * be, const cf_fir_layout * l,
       float *current, const float *times, int q, float scale);
+
+  /* Optional (NULL on the CPU): the steps queued between record_begin and
+   * record_end are not run but recorded, once, and replay runs them again
+   * as one launch. Ring positions given to scatter and mac while recording
+   * are taken relative to `index` and follow the `index` of each replay.
+   * record_begin makes sure transforms of `batch` need no set-up inside the
+   * recording; record_end keeps the recording only when `keep`. */
+  int (*record_begin) (cf_fir_backend * be, long long index, int batch);
+  int (*record_end) (cf_fir_backend * be, int keep);
+  int (*replay) (cf_fir_backend * be, long long index);
 } cf_fir_ops;
 
 extern const cf_fir_ops cf_fir_cpu_ops;

@@ -173,22 +173,24 @@ stream_case (backend * be, const signal_case * s, int max_chunk)
 /* The same stream through a streaming filter (cf_fir): it keeps the history
  * itself, so each call gets only the new frames. Then a reset, and the
  * first frames again, which must come out as the stream's first. */
+/* `steady`: most chunks exactly one FFT block (the step a filter may
+ * record and replay), every fifth one random. */
 static void
 stream_fir (backend * be, const signal_case * s, cf_fir_path path, int block,
-    int max_chunk)
+    int max_chunk, int steady)
 {
   cf_fir_config cfg = { s->channels, {s->taps, s->masks, s->h}, path,
     CF_CONV1D_AUTO, block, max_chunk, be->cuda, be->stream
   };
   size_t pitch = max_chunk, bytes = sizeof (float) * s->channels * pitch;
   float *x = malloc (bytes), *y = malloc (bytes), *d_x = NULL, *d_y = NULL;
-  int pos = 0, bad = 0, st, pass = 0;
-  char first[160] = "", what[96];
+  int pos = 0, bad = 0, st, pass = 0, calls = 0;
+  char first[160] = "", what[112];
   cf_fir *fir = NULL;
 
-  snprintf (what, sizeof (what), "%s %s fir, block %d, chunks up to %d",
+  snprintf (what, sizeof (what), "%s %s fir, block %d, chunks %s %d",
       be->cuda ? "cuda" : "cpu", path == CF_FIR_FFT ? "fft" : "direct",
-      block, max_chunk);
+      block, steady ? "of a block, or random up to" : "up to", max_chunk);
   st = cf_fir_new (&fir, &cfg);
   if (!test_check (st == CF_OK, "%s: %s: cf_fir_new failed: %s", s->desc,
           what, cf_status_name (st)))
@@ -198,6 +200,8 @@ stream_fir (backend * be, const signal_case * s, cf_fir_path path, int block,
     goto failed;
   while (pos < s->frames) {
     int n = 1 + test_rand_int (max_chunk);
+    if (steady && calls++ % 5 != 4 && cf_fir_block (fir) <= max_chunk)
+      n = cf_fir_block (fir);
     if (n > s->frames - pos)
       n = s->frames - pos;
     for (int c = 0; c < s->channels; c++)
@@ -375,9 +379,10 @@ main (int argc, char **argv)
     signal_case s;
     int ch = firs[k][0];
     case_init (&s, ch, firs[k][1], firs[k][2], firs[k][3] ? ch : 1);
-    stream_fir (&be, &s, CF_FIR_FFT, firs[k][5], firs[k][4]);
+    stream_fir (&be, &s, CF_FIR_FFT, firs[k][5], firs[k][4], 0);
+    stream_fir (&be, &s, CF_FIR_FFT, firs[k][5], firs[k][4], 1);
     if (!be.cuda || (size_t) s.taps * s.masks <= CF_CONV1D_MAX_DIRECT_TAPS)
-      stream_fir (&be, &s, CF_FIR_DIRECT, 0, firs[k][4]);
+      stream_fir (&be, &s, CF_FIR_DIRECT, 0, firs[k][4], 0);
     case_free (&s);
   }
 
