@@ -33,9 +33,9 @@
 #include <gst/check/gstharness.h>
 #include <sndfile.h>
 
+#include "element_check.h"
+
 #define RATE 48000
-/* What output memory holds before the element writes it. */
-#define POISON 0xA5
 /* What fills the gaps between the planes of padded input: large values in
  * every format, so that a sample read from a gap shows. */
 #define GAP_FILL 0x7F
@@ -76,8 +76,6 @@ static const gchar *const direct_algorithms[] = { "basic", "tiled",
 /* Backends of the default run, one per iteration of the loop tests. */
 static const gchar *const backends[] = { "cpu", "auto" };
 
-static GRand *rng;
-static guint32 seed;
 static gchar *tmp_dir;
 static guint64 buffers_checked, samples_checked;
 
@@ -557,83 +555,9 @@ conv_set_caps (Conv * c, const GstAudioInfo * info)
   gst_harness_set_src_caps (c->h, gst_audio_info_to_caps (info));
 }
 
-/* Fails on an error or warning message nobody expected. */
-static void
-expect_no_message (GstBus * bus, const gchar * what)
-{
-  GstMessage *msg = gst_bus_pop_filtered (bus,
-      GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
-  GError *err = NULL;
 
-  if (!msg)
-    return;
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
-    gst_message_parse_error (msg, &err, NULL);
-  else
-    gst_message_parse_warning (msg, &err, NULL);
-  fail ("%s: unexpected %s message: %s", what,
-      GST_MESSAGE_TYPE_NAME (msg), err->message);
-}
 
-/* Pops the next error or warning and checks its type, domain, code and
- * that its text holds `part`. Returns the text (g_free it). */
-static gchar *
-expect_message (GstBus * bus, GstMessageType type, GQuark domain, gint code,
-    const gchar * part, const gchar * what)
-{
-  GstMessage *msg = gst_bus_pop_filtered (bus,
-      GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
-  GError *err = NULL;
-  gchar *text;
 
-  fail_unless (msg != NULL, "%s: no %s message was posted", what,
-      type == GST_MESSAGE_ERROR ? "error" : "warning");
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
-    gst_message_parse_error (msg, &err, NULL);
-  else
-    gst_message_parse_warning (msg, &err, NULL);
-  fail_unless (GST_MESSAGE_TYPE (msg) == type, "%s: got %s \"%s\", "
-      "expected a %s", what, GST_MESSAGE_TYPE_NAME (msg), err->message,
-      gst_message_type_get_name (type));
-  fail_unless (err->domain == domain && err->code == code,
-      "%s: message \"%s\" is %s/%d, expected %s/%d", what, err->message,
-      g_quark_to_string (err->domain), err->code,
-      g_quark_to_string (domain), code);
-  fail_unless (part == NULL || strstr (err->message, part) != NULL,
-      "%s: message \"%s\" does not say \"%s\"", what, err->message, part);
-  text = g_strdup (err->message);
-  g_error_free (err);
-  gst_message_unref (msg);
-  return text;
-}
-
-static void
-drain_messages (GstBus * bus)
-{
-  GstMessage *msg;
-
-  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ANY)))
-    gst_message_unref (msg);
-}
-
-/* Poisons an output buffer, all of its memory, before it goes back to the
- * element's pool, which hands the same memory out again. */
-static void
-release_output (GstBuffer * out)
-{
-  gsize offset, maxsize;
-  GstMapInfo map;
-
-  if (gst_buffer_is_writable (out)) {
-    gst_buffer_get_sizes (out, &offset, &maxsize);
-    gst_buffer_resize (out, -(gssize) offset, maxsize);
-    if (gst_buffer_map (out, &map, GST_MAP_WRITE)) {
-      memset (map.data, POISON, map.size);
-      gst_buffer_unmap (out, &map);
-    }
-  }
-  gst_buffer_unref (out);
-}
 
 static void
 conv_collect (Conv * c)
@@ -975,28 +899,6 @@ check_simple (const gchar * what, const Stream * s, Fir * fir, gint latency,
 
 /* ---- messages and states -------------------------------------------------- */
 
-/* Sets `e` (not in a harness) to PAUSED, expecting the start to fail with
- * `domain`/`code` and a message holding `part` and, unless NULL, `also`. */
-static void
-expect_start_failure (GstElement * e, GQuark domain, gint code,
-    const gchar * part, const gchar * also, const gchar * what)
-{
-  GstBus *bus = gst_bus_new ();
-  GstStateChangeReturn ret;
-  gchar *text;
-
-  gst_element_set_bus (e, bus);
-  ret = gst_element_set_state (e, GST_STATE_PAUSED);
-  fail_unless (ret == GST_STATE_CHANGE_FAILURE, "%s: the start did not "
-      "fail (%s)", what, gst_element_state_change_return_get_name (ret));
-  text = expect_message (bus, GST_MESSAGE_ERROR, domain, code, part, what);
-  fail_unless (also == NULL || strstr (text, also) != NULL,
-      "%s: message \"%s\" does not say \"%s\"", what, text, also);
-  g_free (text);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
-}
 
 /* Caps pushed into `c`, expecting refusal: the next buffer push returns
  * not-negotiated, and an error says `part`. */
@@ -1024,7 +926,7 @@ expect_not_negotiated (Conv * c, const GstAudioInfo * info,
       what);
   g_free (expect_message (c->bus, GST_MESSAGE_ERROR, GST_CORE_ERROR,
           GST_CORE_ERROR_NEGOTIATION, part, what));
-  drain_messages (c->bus);
+  drain_messages (c->bus, GST_MESSAGE_ANY);
 }
 
 /* A log of the element's INFO lines, while capturing. */
@@ -2821,7 +2723,7 @@ GST_START_TEST (test_unsupported_caps)
     ret = gst_harness_push (c.h, gst_buffer_new_allocate (NULL, 512, NULL));
     fail_unless (ret == GST_FLOW_NOT_NEGOTIATED, "%s: push returned %s",
         refused[k], gst_flow_get_name (ret));
-    drain_messages (c.bus);
+    drain_messages (c.bus, GST_MESSAGE_ANY);
     conv_stop (&c, refused[k]);
   }
 }
@@ -2908,67 +2810,13 @@ GST_END_TEST;
 /* backend=cuda where no GPU is usable: the start fails, naming CUDA. */
 GST_START_TEST (test_cuda_without_gpu)
 {
-  GstElement *e = make_conv ("cuda");
-  GstBus *bus = gst_bus_new ();
-  GstStateChangeReturn ret;
-
-  g_object_set (e, "kernel", "1 2 1", NULL);
-  gst_element_set_bus (e, bus);
-  ret = gst_element_set_state (e, GST_STATE_PAUSED);
-  if (ret != GST_STATE_CHANGE_FAILURE) {
-    /* the check is about machines without a GPU; this one has one */
-    g_print ("test_cuda_without_gpu: a GPU is usable here; the no-GPU "
-        "error is not checked\n");
-    expect_no_message (bus, "backend=cuda with a GPU");
-  } else {
-    gchar *text = expect_message (bus, GST_MESSAGE_ERROR,
-        GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "CUDA",
-        "backend=cuda without a GPU");
-    g_print ("test_cuda_without_gpu: %s\n", text);
-    g_free (text);
-  }
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (e);
+  check_cuda_without_gpu ("cudaconv1d");
 }
 
 GST_END_TEST;
 
 /* ---- the GPU suite: backend=cuda against backend=cpu and the reference --- */
 
-/* Why backend=cuda cannot start here, or NULL when it can. Runs before
- * the suite, where check's assertions cannot be used. */
-static gchar *
-cuda_unusable_reason (void)
-{
-  GstElement *e = gst_element_factory_make ("cudaconv1d", NULL);
-  GstBus *bus = gst_bus_new ();
-  gchar *why = NULL;
-
-  gst_util_set_object_arg (G_OBJECT (e), "backend", "cuda");
-  g_object_set (e, "kernel", "1", NULL);
-  gst_element_set_bus (e, bus);
-  if (gst_element_set_state (e, GST_STATE_PAUSED) ==
-      GST_STATE_CHANGE_FAILURE) {
-    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    GError *err = NULL;
-
-    if (msg) {
-      gst_message_parse_error (msg, &err, NULL);
-      why = g_strdup (err->message);
-      g_error_free (err);
-      gst_message_unref (msg);
-    } else {
-      why = g_strdup ("backend=cuda does not start");
-    }
-  }
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (e);
-  return why;
-}
 
 /* One stream through backend=cpu and backend=cuda with the same kernel,
  * latency and algorithm; the GPU's output is checked against the reference
@@ -3143,46 +2991,21 @@ cudaconv1d_gpu_suite (void)
 int
 main (int argc, char **argv)
 {
-  gboolean gpu = FALSE;
-  const gchar *name, *env;
-  GstElementFactory *factory;
-  gint n = 1, ret;
+  gboolean gpu;
+  const gchar *name;
+  gint ret;
   Suite *s;
 
-  for (gint k = 1; k < argc; k++) {
-    if (!strcmp (argv[k], "--gpu"))
-      gpu = TRUE;
-    else
-      argv[n++] = argv[k];
-  }
-  argc = n;
-  argv[argc] = NULL;
-  name = gpu ? "cudaconv1d-gpu" : "cudaconv1d";
-
-  /* a CUDA context does not survive fork(): no forked tests unless asked */
-  g_setenv ("CK_FORK", "no", FALSE);
-  gst_check_init (&argc, &argv);
-
-  env = g_getenv ("CF_TEST_SEED");
-  seed = env ? (guint32) g_ascii_strtoull (env, NULL, 0)
-      : (guint32) g_get_real_time ();
-  g_print ("%s: seed %u (set CF_TEST_SEED to replay)\n", name, seed);
-  rng = g_rand_new_with_seed (seed);
-
-  factory = gst_element_factory_find ("cudaconv1d");
-  if (!factory) {
-    g_print ("%s: no cudaconv1d element: set GST_PLUGIN_PATH_1_0 to the "
-        "folder of libgstcudafilters.so\n", name);
+  if (!element_test_init ("cudaconv1d", &argc, &argv, &gpu))
     return 1;
-  }
-  gst_object_unref (factory);
+  name = gpu ? "cudaconv1d-gpu" : "cudaconv1d";
   tmp_dir = g_dir_make_tmp ("cudaconv1d-XXXXXX", NULL);
   if (!tmp_dir) {
     g_print ("%s: cannot make a temporary folder\n", name);
     return 1;
   }
   if (gpu) {
-    gchar *why = cuda_unusable_reason ();
+    gchar *why = cuda_unusable_reason ("cudaconv1d");
     if (why) {
       g_print ("SKIP %s: %s\n", name, why);
       remove_tmp_dir ();

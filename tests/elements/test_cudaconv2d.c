@@ -26,12 +26,11 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include "element_check.h"
 #include "ref_border.h"
 
 #define MAX_SIZE 31
 #define MAX_TAPS (MAX_SIZE * MAX_SIZE)
-/* What output memory holds before the element writes it. */
-#define POISON 0xA5
 
 /* The element's documented defaults, which the reference assumes where a
  * test leaves a property alone (test_properties checks them). */
@@ -64,8 +63,6 @@ static const gchar *const algorithms[] = { "auto", "basic", "tiled",
 /* Backends of the default run, one per iteration of the loop tests. */
 static const gchar *const backends[] = { "cpu", "auto" };
 
-static GRand *rng;
-static guint32 seed;
 static guint64 frames_checked, samples_checked;
 
 /* ---- plane layouts, written from the formats' definitions ------------- */
@@ -523,64 +520,8 @@ conv_set_caps (Conv * c, const GstVideoInfo * info)
   gst_harness_set_src_caps (c->h, gst_video_info_to_caps (info));
 }
 
-/* Fails on an error or warning message nobody expected. */
-static void
-expect_no_message (GstBus * bus, const gchar * what)
-{
-  GstMessage *msg = gst_bus_pop_filtered (bus,
-      GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
-  GError *err = NULL;
 
-  if (!msg)
-    return;
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
-    gst_message_parse_error (msg, &err, NULL);
-  else
-    gst_message_parse_warning (msg, &err, NULL);
-  fail ("%s: unexpected %s message: %s", what,
-      GST_MESSAGE_TYPE_NAME (msg), err->message);
-}
 
-/* Pops the next error or warning and checks its domain, code and that its
- * text holds `part`. Returns the message text (g_free it). */
-static gchar *
-expect_message (GstBus * bus, GstMessageType type, GQuark domain, gint code,
-    const gchar * part, const gchar * what)
-{
-  GstMessage *msg = gst_bus_pop_filtered (bus,
-      GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
-  GError *err = NULL;
-  gchar *text;
-
-  fail_unless (msg != NULL, "%s: no %s message was posted", what,
-      type == GST_MESSAGE_ERROR ? "error" : "warning");
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
-    gst_message_parse_error (msg, &err, NULL);
-  else
-    gst_message_parse_warning (msg, &err, NULL);
-  fail_unless (GST_MESSAGE_TYPE (msg) == type, "%s: got %s \"%s\", "
-      "expected a %s", what, GST_MESSAGE_TYPE_NAME (msg), err->message,
-      gst_message_type_get_name (type));
-  fail_unless (err->domain == domain && err->code == code,
-      "%s: message \"%s\" is %s/%d, expected %s/%d", what, err->message,
-      g_quark_to_string (err->domain), err->code,
-      g_quark_to_string (domain), code);
-  fail_unless (part == NULL || strstr (err->message, part) != NULL,
-      "%s: message \"%s\" does not say \"%s\"", what, err->message, part);
-  text = g_strdup (err->message);
-  g_error_free (err);
-  gst_message_unref (msg);
-  return text;
-}
-
-static void
-drain_messages (GstBus * bus, GstMessageType types)
-{
-  GstMessage *msg;
-
-  while ((msg = gst_bus_pop_filtered (bus, types)))
-    gst_message_unref (msg);
-}
 
 static void
 conv_stop (Conv * c, const gchar * what)
@@ -605,20 +546,6 @@ conv_push (Conv * c, GstBuffer * in, const gchar * what)
   return out;
 }
 
-/* Poisons an output frame again before releasing it: a buffer pool (the
- * GPU path's pinned pool) hands the same memory out again. */
-static void
-release_output (GstBuffer * out)
-{
-  GstMapInfo map;
-
-  if (gst_buffer_is_writable (out) && gst_buffer_map (out, &map,
-          GST_MAP_WRITE)) {
-    memset (map.data, POISON, map.size);
-    gst_buffer_unmap (out, &map);
-  }
-  gst_buffer_unref (out);
-}
 
 /* ---- frames -------------------------------------------------------------- */
 
@@ -1344,24 +1271,6 @@ static const struct
   {ROWS_11 ROWS_11 ROWS_11, "at most 31"},
 };
 
-/* Sets `e` (not in a harness) to PAUSED, expecting the start to fail with
- * `domain`/`code` and a message holding `part`. */
-static void
-expect_start_failure (GstElement * e, GQuark domain, gint code,
-    const gchar * part, const gchar * what)
-{
-  GstBus *bus = gst_bus_new ();
-  GstStateChangeReturn ret;
-
-  gst_element_set_bus (e, bus);
-  ret = gst_element_set_state (e, GST_STATE_PAUSED);
-  fail_unless (ret == GST_STATE_CHANGE_FAILURE, "%s: the start did not "
-      "fail (%s)", what, gst_element_state_change_return_get_name (ret));
-  g_free (expect_message (bus, GST_MESSAGE_ERROR, domain, code, part, what));
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
-}
 
 GST_START_TEST (test_bad_kernel_before_start)
 {
@@ -1374,7 +1283,7 @@ GST_START_TEST (test_bad_kernel_before_start)
         bad_kernels[k].kernel, backend);
 
     expect_start_failure (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-        bad_kernels[k].why, what);
+        bad_kernels[k].why, NULL, what);
 
     /* a good kernel set afterwards clears the error */
     set_prop (e, "kernel", "1 2 1");
@@ -1391,11 +1300,11 @@ GST_START_TEST (test_bad_kernel_before_start)
     Settings gauss = {.preset = "gaussian",.size = 2 };
     GstElement *e = make_conv (backend, &box);
     expect_start_failure (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-        "odd", "box size 4 before start");
+        "odd", NULL, "box size 4 before start");
     gst_object_unref (e);
     e = make_conv (backend, &gauss);
     expect_start_failure (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-        "odd", "gaussian size 2 before start");
+        "odd", NULL, "gaussian size 2 before start");
     gst_object_unref (e);
   }
 }
@@ -1584,28 +1493,7 @@ GST_END_TEST;
 /* backend=cuda where no GPU is usable: the start fails. */
 GST_START_TEST (test_cuda_without_gpu)
 {
-  GstElement *e = make_conv ("cuda", NULL);
-  GstBus *bus = gst_bus_new ();
-  GstStateChangeReturn ret;
-
-  gst_element_set_bus (e, bus);
-  ret = gst_element_set_state (e, GST_STATE_PAUSED);
-  if (ret != GST_STATE_CHANGE_FAILURE) {
-    /* the check is about machines without a GPU; this one has one */
-    g_print ("test_cuda_without_gpu: a GPU is usable here; the no-GPU "
-        "error is not checked\n");
-    expect_no_message (bus, "backend=cuda with a GPU");
-  } else {
-    gchar *text = expect_message (bus, GST_MESSAGE_ERROR,
-        GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "CUDA",
-        "backend=cuda without a GPU");
-    g_print ("test_cuda_without_gpu: %s\n", text);
-    g_free (text);
-  }
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (e);
+  check_cuda_without_gpu ("cudaconv2d");
 }
 
 GST_END_TEST;
@@ -1722,37 +1610,6 @@ GST_END_TEST;
 
 /* ---- the GPU suite: backend=cuda against backend=cpu --------------------- */
 
-/* Why backend=cuda cannot start here, or NULL when it can. Runs before
- * the suite, where check's assertions cannot be used. */
-static gchar *
-cuda_unusable_reason (void)
-{
-  GstElement *e = gst_element_factory_make ("cudaconv2d", NULL);
-  GstBus *bus = gst_bus_new ();
-  gchar *why = NULL;
-
-  gst_util_set_object_arg (G_OBJECT (e), "backend", "cuda");
-  gst_element_set_bus (e, bus);
-  if (gst_element_set_state (e, GST_STATE_PAUSED) ==
-      GST_STATE_CHANGE_FAILURE) {
-    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    GError *err = NULL;
-
-    if (msg) {
-      gst_message_parse_error (msg, &err, NULL);
-      why = g_strdup (err->message);
-      g_error_free (err);
-      gst_message_unref (msg);
-    } else {
-      why = g_strdup ("backend=cuda does not start");
-    }
-  }
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (e);
-  return why;
-}
 
 /* One frame through backend=cpu and backend=cuda with the same settings.
  * `check_reference`: also against the reference (off for the largest
@@ -1998,7 +1855,7 @@ GST_START_TEST (test_gpu_bad_device)
 
   g_object_set (e, "cuda-device-id", G_MAXINT16, NULL);
   expect_start_failure (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-      "cuda-device-id", "cuda-device-id beyond the devices");
+      "cuda-device-id", NULL, "cuda-device-id beyond the devices");
   gst_object_unref (e);
 }
 
@@ -2055,41 +1912,16 @@ cudaconv2d_gpu_suite (void)
 int
 main (int argc, char **argv)
 {
-  gboolean gpu = FALSE;
-  const gchar *name, *env;
-  GstElementFactory *factory;
-  gint n = 1, ret;
+  gboolean gpu;
+  const gchar *name;
+  gint ret;
   Suite *s;
 
-  for (gint k = 1; k < argc; k++) {
-    if (!strcmp (argv[k], "--gpu"))
-      gpu = TRUE;
-    else
-      argv[n++] = argv[k];
-  }
-  argc = n;
-  argv[argc] = NULL;
-  name = gpu ? "cudaconv2d-gpu" : "cudaconv2d";
-
-  /* a CUDA context does not survive fork(): no forked tests unless asked */
-  g_setenv ("CK_FORK", "no", FALSE);
-  gst_check_init (&argc, &argv);
-
-  env = g_getenv ("CF_TEST_SEED");
-  seed = env ? (guint32) g_ascii_strtoull (env, NULL, 0)
-      : (guint32) g_get_real_time ();
-  g_print ("%s: seed %u (set CF_TEST_SEED to replay)\n", name, seed);
-  rng = g_rand_new_with_seed (seed);
-
-  factory = gst_element_factory_find ("cudaconv2d");
-  if (!factory) {
-    g_print ("%s: no cudaconv2d element: set GST_PLUGIN_PATH_1_0 to the "
-        "folder of libgstcudafilters.so\n", name);
+  if (!element_test_init ("cudaconv2d", &argc, &argv, &gpu))
     return 1;
-  }
-  gst_object_unref (factory);
+  name = gpu ? "cudaconv2d-gpu" : "cudaconv2d";
   if (gpu) {
-    gchar *why = cuda_unusable_reason ();
+    gchar *why = cuda_unusable_reason ("cudaconv2d");
     if (why) {
       g_print ("SKIP %s: %s\n", name, why);
       return 77;
