@@ -81,6 +81,14 @@ if command -v ncu >/dev/null && [ -n "$(bin profile_conv2d)" ]; then
     "$(bin profile_conv2d)" > "$logs/profile-launches.csv" 2>&1
   python3 "$root/tests/gpu/tiling_report.py" "$logs/profile-launches.csv" \
     "$logs/profile-ncu.csv" > "$logs/tiling.log" 2>&1
+  if [ -n "$(bin profile_conv1d)" ]; then
+    ncu --clock-control none --csv --log-file "$logs/profile1d-ncu.csv" \
+      --metrics l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,gpu__time_duration.sum \
+      "$(bin profile_conv1d)" > "$logs/profile1d-launches.csv" 2>&1
+    python3 "$root/tests/gpu/tiling_report.py" "$logs/profile1d-launches.csv" \
+      "$logs/profile1d-ncu.csv" 384000 4 "conv1d tiling report (8 ch x \
+48000 frames, global loads in samples per output)" >> "$logs/tiling.log" 2>&1
+  fi
 fi
 run bench-pipeline bench bench_pipeline
 
