@@ -64,12 +64,15 @@ run conv2d-cuda test test_conv2d cuda
 run conv2d-cpu test test_conv2d cpu
 run cudaconv2d test test_cudaconv2d
 run cudaconv2d-gpu test test_cudaconv2d --gpu
+run scan-cuda test test_scan cuda
+run scan-cpu test test_scan cpu
 run conv1d-cuda test test_conv1d cuda
 run conv1d-cpu test test_conv1d cpu
 run cudaconv1d test test_cudaconv1d
 run cudaconv1d-gpu test test_cudaconv1d --gpu
 run bench-conv2d bench bench_conv2d
 run bench-conv1d bench bench_conv1d
+run bench-scan bench bench_scan
 run bench-audio bench bench_audio
 python3 "$root/tests/bench/peer_conv1d.py" > "$logs/peer-conv1d.log" 2>&1
 
@@ -97,6 +100,7 @@ echo "== benchmark summaries"
 sed -n '/conv2d kernel summary/,$p' "$logs/bench-conv2d.log" 2>/dev/null
 sed -n '/pipeline summary/,$p' "$logs/bench-pipeline.log" 2>/dev/null
 sed -n '/conv1d kernel summary/,$p' "$logs/bench-conv1d.log" 2>/dev/null
+sed -n '/^floor/p;/scan summary/,$p' "$logs/bench-scan.log" 2>/dev/null
 cat "$logs/peer-conv1d.log" 2>/dev/null
 sed -n '/audio pipeline summary/,$p' "$logs/bench-audio.log" 2>/dev/null
 cat "$logs/tiling.log" 2>/dev/null

@@ -1,0 +1,148 @@
+/* Scan benchmark: every variant on 2^28 elements (f32 and u32, inclusive),
+ * against CUB's DeviceScan::InclusiveSum in the same run, and the floor of
+ * the device: a device-to-device copy of the same bytes (a scan reads and
+ * writes each element once at best). CUDA events around each call, after
+ * warm-up, median of 20. Throughput counts the bytes read and written.
+ *
+ *   bench_scan [--quick]     (--quick: 2^24 elements, median of 5) */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan.h"
+
+int cub_inclusive_sum (int type, const void *in, void *out, size_t n,
+    void *temp, size_t *temp_bytes, cudaStream_t stream);
+
+typedef struct
+{
+  cf_scan_algorithm algorithm;  /* CF_SCAN_N_ALGORITHMS: CUB; +1: copy */
+  cf_scan_type type;
+  void *in, *out, *ws;
+  size_t n, ws_bytes;
+} Job;
+
+static int
+run_job (const Job * j)
+{
+  if (j->algorithm == CF_SCAN_N_ALGORITHMS) {
+    size_t bytes = j->ws_bytes;
+    return cub_inclusive_sum (j->type == CF_SCAN_F32 ? 0 : 1, j->in, j->out,
+        j->n, j->ws, &bytes, 0);
+  }
+  if (j->algorithm == CF_SCAN_N_ALGORITHMS + 1)
+    return (int) cudaMemcpyAsync (j->out, j->in, j->n * 4,
+        cudaMemcpyDeviceToDevice, 0);
+  return cf_scan_cuda (j->algorithm, j->type, 1, j->in, j->out, j->n, j->ws,
+      NULL);
+}
+
+static int
+compare (const void *a, const void *b)
+{
+  float x = *(const float *) a, y = *(const float *) b;
+  return (x > y) - (x < y);
+}
+
+/* Median time of `runs` calls, in µs; negative on failure. */
+static double
+time_job (const Job * j, int runs)
+{
+  cudaEvent_t start, stop;
+  float ms[64];
+
+  cudaEventCreate (&start);
+  cudaEventCreate (&stop);
+  for (int k = 0; k < 3; k++)
+    if (run_job (j) != 0)
+      return -1;
+  for (int k = 0; k < runs; k++) {
+    cudaEventRecord (start, 0);
+    run_job (j);
+    cudaEventRecord (stop, 0);
+    cudaEventSynchronize (stop);
+    cudaEventElapsedTime (&ms[k], start, stop);
+  }
+  cudaEventDestroy (start);
+  cudaEventDestroy (stop);
+  if (cudaGetLastError () != cudaSuccess)
+    return -1;
+  qsort (ms, runs, sizeof (float), compare);
+  return ms[runs / 2] * 1000.0;
+}
+
+int
+main (int argc, char **argv)
+{
+  int quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
+  size_t n = quick ? (size_t) 1 << 24 : (size_t) 1 << 28;
+  int runs = quick ? 5 : 20, count = 0;
+  static const cf_scan_type types[] = { CF_SCAN_F32, CF_SCAN_U32 };
+  struct cudaDeviceProp prop;
+  size_t cub_bytes = 0, ws_bytes = 0;
+  void *in, *out, *ws;
+  double copy_us;
+
+  if (cudaGetDeviceCount (&count) != cudaSuccess || count == 0) {
+    printf ("SKIP bench-scan: no CUDA device\n");
+    return 77;
+  }
+  cudaGetDeviceProperties (&prop, 0);
+  cub_inclusive_sum (0, NULL, NULL, n, NULL, &cub_bytes, 0);
+  for (int a = 0; a < CF_SCAN_N_ALGORITHMS; a++) {
+    size_t w = cf_scan_workspace_size (a, CF_SCAN_F32, n);
+    ws_bytes = w > ws_bytes ? w : ws_bytes;
+  }
+  ws_bytes = cub_bytes > ws_bytes ? cub_bytes : ws_bytes;
+  if (cudaMalloc (&in, n * 4) != cudaSuccess
+      || cudaMalloc (&out, n * 4) != cudaSuccess
+      || cudaMalloc (&ws, ws_bytes) != cudaSuccess) {
+    printf ("cannot allocate %zu MB\n", (n * 8 + ws_bytes) >> 20);
+    return 1;
+  }
+  /* not all zeros: small positive values */
+  {
+    float *h = malloc (n * 4);
+    for (size_t i = 0; i < n; i++)
+      h[i] = (float) ((i * 2654435761u >> 20) & 1023) / 1024.0f;
+    cudaMemcpy (in, h, n * 4, cudaMemcpyHostToDevice);
+    free (h);
+  }
+
+  {
+    Job copy = { CF_SCAN_N_ALGORITHMS + 1, CF_SCAN_F32, in, out, ws, n, 0 };
+    copy_us = time_job (&copy, runs);
+  }
+  printf ("%s, %d SMs; %zu elements (%zu MB in, %zu MB out), median of %d\n"
+      "floor: device-to-device copy of the same bytes, %.1f us = %.0f GB/s\n\n",
+      prop.name, prop.multiProcessorCount, n, (n * 4) >> 20, (n * 4) >> 20,
+      runs, copy_us, 2.0 * n * 4 / copy_us / 1e3);
+  printf ("scan summary (inclusive; GB/s = bytes read + written / time)\n");
+  printf ("%-5s %-12s %10s %8s %10s\n", "type", "variant", "us", "GB/s",
+      "vs CUB");
+  for (size_t t = 0; t < sizeof (types) / sizeof (types[0]); t++) {
+    Job cub = { CF_SCAN_N_ALGORITHMS, types[t], in, out, ws, n, ws_bytes };
+    double cub_us = time_job (&cub, runs);
+    for (int a = CF_SCAN_KOGGE_STONE; a < CF_SCAN_N_ALGORITHMS; a++) {
+      Job j = { a, types[t], in, out, ws, n, ws_bytes };
+      double us = time_job (&j, runs);
+      if (us < 0) {
+        printf ("%-5s %-12s failed\n", cf_scan_type_name (types[t]),
+            cf_scan_algorithm_name (a));
+        continue;
+      }
+      printf ("%-5s %-12s %10.1f %8.0f %9.2fx\n", cf_scan_type_name (types[t]),
+          cf_scan_algorithm_name (a), us, 2.0 * n * 4 / us / 1e3,
+          cub_us / us);
+    }
+    printf ("%-5s %-12s %10.1f %8.0f %9s\n", cf_scan_type_name (types[t]),
+        "CUB", cub_us, 2.0 * n * 4 / cub_us / 1e3, "1.00x");
+  }
+  printf ("%-5s %-12s %10.1f %8.0f\n", "-", "copy (floor)", copy_us,
+      2.0 * n * 4 / copy_us / 1e3);
+  cudaFree (in);
+  cudaFree (out);
+  cudaFree (ws);
+  return 0;
+}
