@@ -16,6 +16,7 @@
 #include "conv1d.h"
 #include "fir.h"
 #include "gpu.h"
+#include "test_gpu.h"
 #include "test_util.h"
 
 typedef struct
@@ -338,16 +339,9 @@ main (int argc, char **argv)
 
   snprintf (name, sizeof (name), "conv1d-%s", mode);
   if (be.cuda) {
-    int count = 0, st = cf_gpu_device_count (&count);
-    if (!cf_gpu_built_with_cuda ())
-      return test_skip (name, "built without CUDA");
-    if (count == 0)
-      return test_skip (name, st == CF_OK ? "no CUDA device"
-          : cf_status_name (st));
-    if ((st = cf_gpu_stream_create (&be.stream)) != CF_OK) {
-      printf ("cannot create a stream: %s\n", cf_status_name (st));
-      return 1;
-    }
+    int status = test_gpu_start (name, &be.stream);
+    if (status >= 0)
+      return status;
   }
   test_seed_from_env (name);
   check_errors (&be);

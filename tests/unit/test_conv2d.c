@@ -14,6 +14,7 @@
 #include "conv2d.h"
 #include "gpu.h"
 #include "ref_border.h"
+#include "test_gpu.h"
 #include "test_util.h"
 
 /* ---- the reference ------------------------------------------------------ */
@@ -457,7 +458,7 @@ int
 main (int argc, char **argv)
 {
   const char *mode = argc > 1 ? argv[1] : "cpu";
-  int cuda = strcmp (mode, "cuda") == 0, count = 0, sid = 0;
+  int cuda = strcmp (mode, "cuda") == 0, sid = 0;
   cuda_ctx cctx = { 0 };
   backend be = { "cpu", run_cpu, NULL };
   static const cf_conv2d_algorithm all[] = { CF_CONV2D_AUTO,
@@ -468,16 +469,9 @@ main (int argc, char **argv)
 
   snprintf (name, sizeof (name), "conv2d-%s", mode);
   if (cuda) {
-    int st = cf_gpu_device_count (&count);
-    if (!cf_gpu_built_with_cuda ())
-      return test_skip (name, "built without CUDA");
-    if (count == 0)
-      return test_skip (name, st == CF_OK ? "no CUDA device"
-          : cf_status_name (st));
-    if ((st = cf_gpu_stream_create (&cctx.stream)) != CF_OK) {
-      printf ("cannot create a stream: %s\n", cf_status_name (st));
-      return 1;
-    }
+    int status = test_gpu_start (name, &cctx.stream);
+    if (status >= 0)
+      return status;
     be.name = "cuda";
     be.run = run_cuda;
     be.ctx = &cctx;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "scan.h"
+#include "test_gpu.h"
 #include "test_util.h"
 
 /* Random values of `type`: floats of mixed sign and magnitude, or with
@@ -202,16 +203,9 @@ main (int argc, char **argv)
 
   snprintf (name, sizeof (name), "scan-%s", mode);
   if (be.cuda) {
-    int count = 0, st = cf_gpu_device_count (&count);
-    if (!cf_gpu_built_with_cuda ())
-      return test_skip (name, "built without CUDA");
-    if (count == 0)
-      return test_skip (name, st == CF_OK ? "no CUDA device"
-          : cf_status_name (st));
-    if ((st = cf_gpu_stream_create (&be.stream)) != CF_OK) {
-      printf ("cannot create a stream: %s\n", cf_status_name (st));
-      return 1;
-    }
+    int status = test_gpu_start (name, &be.stream);
+    if (status >= 0)
+      return status;
   }
   test_seed_from_env (name);
   test_check (cf_scan_cpu (CF_SCAN_N_TYPES, 1, &be, &be, 1)
