@@ -1,0 +1,73 @@
+/* Reductions of images and audio buffers, per channel: sum, sum of
+ * squares, minimum and maximum. One API, a CPU twin and CUDA kernels.
+ *
+ * The data: `rows` rows of `width` items of `channels` interleaved samples,
+ * rows `pitch` bytes apart (a video plane: rows x width pixels; an audio
+ * buffer: one row of `width` frames). Sums are accumulated in double, which
+ * holds the sums of integer samples exactly up to 2^53 (a 4K frame's sum
+ * of squares of 16-bit samples is below 2^56: exact to 1 part in 2^53);
+ * float sums are taken over runs of a few thousand samples and the runs'
+ * sums added, so their error stays near a few thousand roundings of 2^-53
+ * of the total size, whatever the length.
+ *
+ * CUDA: each block sums a stretch of one channel in registers, folds its
+ * threads' partials with a tree whose active threads stay contiguous
+ * (t < stride, so whole warps retire together) down to one warp, then warp
+ * shuffles; a second kernel folds the blocks' partials the same way.
+ */
+#ifndef CF_REDUCE_H
+#define CF_REDUCE_H
+
+#include <stddef.h>
+#include "cf_status.h"
+#include "gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  CF_REDUCE_U8,
+  CF_REDUCE_U16,
+  CF_REDUCE_S16,
+  CF_REDUCE_S32,
+  CF_REDUCE_F32,
+  CF_REDUCE_F64,
+  CF_REDUCE_N_TYPES
+} cf_reduce_type;
+
+typedef struct
+{
+  cf_reduce_type type;
+  int width, rows;              /* >= 1 */
+  int channels;                 /* 1..65535 */
+  size_t pitch;                 /* bytes from row to row */
+} cf_reduce_layout;
+
+typedef struct
+{
+  double sum, sum_squares, min, max;
+} cf_stats;
+
+size_t cf_reduce_type_size (cf_reduce_type type);
+/* CF_ERR_INVALID for an unknown type, an empty size, too many channels or
+ * rows closer than a row's bytes. */
+int cf_reduce_layout_check (const cf_reduce_layout * layout);
+const char *cf_reduce_type_name (cf_reduce_type type);
+
+/* out[c] for each channel c. */
+int cf_reduce_cpu (const cf_reduce_layout * layout, const void *data,
+    cf_stats * out);
+
+size_t cf_reduce_workspace_size (const cf_reduce_layout * layout);
+
+/* The same on device memory, asynchronously on `stream`: d_out (device
+ * memory) receives one cf_stats per channel. */
+int cf_reduce_cuda (const cf_reduce_layout * layout, const void *d_data,
+    cf_stats * d_out, void *workspace, cf_stream stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,177 @@
+/* CUDA reductions (see reduce.h). Kernel 1: grid (blocks, channels); the
+ * threads of a block walk their channel's items with a grid-wide stride,
+ * keeping sum, sum of squares, min and max in registers, then fold them.
+ * Kernel 2: one block per channel folds the blocks' partials. */
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "reduce.h"
+
+namespace cfr
+{
+
+constexpr int THREADS = 256;
+constexpr int ITEMS_PER_THREAD = 16;    /* at least, before more blocks */
+constexpr int MAX_BLOCKS = 512;
+
+struct Partial
+{
+  double sum, squares, min, max;
+
+  __device__ void add (double v)
+  {
+    sum += v;
+    squares += v * v;
+    min = fmin (min, v);
+    max = fmax (max, v);
+  }
+
+  __device__ void merge (const Partial &o)
+  {
+    sum += o.sum;
+    squares += o.squares;
+    min = fmin (min, o.min);
+    max = fmax (max, o.max);
+  }
+};
+
+__device__ Partial
+empty ()
+{
+  return Partial { 0.0, 0.0, INFINITY, -INFINITY };
+}
+
+__device__ Partial
+shuffle_down (const Partial &p, int off)
+{
+  return Partial { __shfl_down_sync (0xffffffffu, p.sum, off),
+    __shfl_down_sync (0xffffffffu, p.squares, off),
+    __shfl_down_sync (0xffffffffu, p.min, off),
+    __shfl_down_sync (0xffffffffu, p.max, off) };
+}
+
+/* Folds the block's partials into thread 0's: a tree in shared memory
+ * whose active threads are always the first `stride` (whole warps drop
+ * out, none diverges), then shuffles within the last warp. */
+__device__ Partial
+block_fold (Partial p)
+{
+  __shared__ Partial s[THREADS];
+  const int t = threadIdx.x;
+
+  s[t] = p;
+  __syncthreads ();
+  for (int stride = THREADS / 2; stride >= 32; stride >>= 1) {
+    if (t < stride) {
+      p.merge (s[t + stride]);
+      s[t] = p;
+    }
+    __syncthreads ();
+  }
+  if (t < 32) {
+    p = s[t];
+    for (int off = 16; off > 0; off >>= 1)
+      p.merge (shuffle_down (p, off));
+  }
+  return p;
+}
+
+template <typename T>
+__global__ void __launch_bounds__ (THREADS)
+reduce_items (const uint8_t * data, cf_reduce_layout l, Partial * partials)
+{
+  const int c = blockIdx.y;
+  const size_t items = (size_t) l.width * l.rows;
+  const size_t stride = (size_t) gridDim.x * THREADS;
+  Partial p = empty ();
+
+  for (size_t k = (size_t) blockIdx.x * THREADS + threadIdx.x; k < items;
+      k += stride) {
+    size_t y = k / l.width, x = k - y * l.width;
+    const T *row = (const T *) (data + y * l.pitch);
+    p.add ((double) row[x * l.channels + c]);
+  }
+  p = block_fold (p);
+  if (threadIdx.x == 0)
+    partials[(size_t) c * gridDim.x + blockIdx.x] = p;
+}
+
+__global__ void __launch_bounds__ (THREADS)
+fold_partials (const Partial * partials, int blocks, cf_stats * out)
+{
+  const int c = blockIdx.x;
+  Partial p = empty ();
+
+  for (int b = threadIdx.x; b < blocks; b += THREADS)
+    p.merge (partials[(size_t) c * blocks + b]);
+  p = block_fold (p);
+  if (threadIdx.x == 0)
+    out[c] = cf_stats { p.sum, p.squares, p.min, p.max };
+}
+
+static int
+blocks_for (const cf_reduce_layout * l)
+{
+  size_t items = (size_t) l->width * l->rows;
+  size_t b = (items + THREADS * ITEMS_PER_THREAD - 1) /
+      (THREADS * ITEMS_PER_THREAD);
+  return (int) (b < 1 ? 1 : b > MAX_BLOCKS ? MAX_BLOCKS : b);
+}
+
+template <typename T>
+static cudaError_t
+run (const cf_reduce_layout * l, const void *data, cf_stats * out,
+    Partial * partials, cudaStream_t stream)
+{
+  int blocks = blocks_for (l);
+  dim3 grid (blocks, l->channels);
+
+  reduce_items<T><<<grid, THREADS, 0, stream>>> ((const uint8_t *) data, *l,
+      partials);
+  fold_partials<<<l->channels, THREADS, 0, stream>>> (partials, blocks, out);
+  return cudaGetLastError ();
+}
+
+}                               /* namespace cfr */
+
+extern "C" size_t
+cf_reduce_workspace_size (const cf_reduce_layout * l)
+{
+  if (cf_reduce_layout_check (l) != CF_OK)
+    return 0;
+  return sizeof (cfr::Partial) * (size_t) cfr::blocks_for (l) * l->channels;
+}
+
+extern "C" int
+cf_reduce_cuda (const cf_reduce_layout * l, const void *d_data,
+    cf_stats * d_out, void *workspace, cf_stream stream)
+{
+  cudaStream_t s = (cudaStream_t) stream;
+  cfr::Partial *p = (cfr::Partial *) workspace;
+  cudaError_t err;
+
+  if (cf_reduce_layout_check (l) != CF_OK || !d_data || !d_out || !workspace)
+    return CF_ERR_INVALID;
+  switch (l->type) {
+    case CF_REDUCE_U8:
+      err = cfr::run<uint8_t> (l, d_data, d_out, p, s);
+      break;
+    case CF_REDUCE_U16:
+      err = cfr::run<uint16_t> (l, d_data, d_out, p, s);
+      break;
+    case CF_REDUCE_S16:
+      err = cfr::run<int16_t> (l, d_data, d_out, p, s);
+      break;
+    case CF_REDUCE_S32:
+      err = cfr::run<int32_t> (l, d_data, d_out, p, s);
+      break;
+    case CF_REDUCE_F32:
+      err = cfr::run<float> (l, d_data, d_out, p, s);
+      break;
+    default:
+      err = cfr::run<double> (l, d_data, d_out, p, s);
+      break;
+  }
+  return (int) err;
+}
