@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "conv2d.h"
+#include "npp_peer.h"
 
 #define NAME "bench-conv2d"
 #define EXIT_SKIP 77
@@ -92,60 +93,11 @@ static const cf_conv2d_algorithm variants[] = {
 
 #define N_VARIANTS ((int) (sizeof (variants) / sizeof (variants[0])))
 
-/* ---- NPP, declared here: the toolkit may ship the library without its
- * headers. Layouts and prototypes as in nppdefs.h and
- * nppi_filtering_functions.h of NPP 12 and 13. -------------------------- */
-
-typedef unsigned char Npp8u;
-typedef int Npp32s;
-typedef int NppStatus;          /* a C enum: int-sized; 0 success, < 0 error */
-
-typedef struct
-{
-  int x;
-  int y;
-} NppiPoint;
-
-typedef struct
-{
-  int width;
-  int height;
-} NppiSize;
-
-typedef struct
-{
-  int major;
-  int minor;
-  int build;
-} NppLibraryVersion;
-
-typedef struct
-{
-  cudaStream_t hStream;
-  int nCudaDeviceId;
-  int nMultiProcessorCount;
-  int nMaxThreadsPerMultiProcessor;
-  int nMaxThreadsPerBlock;
-  size_t nSharedMemPerBlock;
-  int nCudaDevAttrComputeCapabilityMajor;
-  int nCudaDevAttrComputeCapabilityMinor;
-  unsigned int nStreamFlags;
-  int nReserved0;
-} NppStreamContext;
-
-#if UINTPTR_MAX == UINT64_MAX
-/* The context goes by value: a layout slip would shift every field. */
-_Static_assert (offsetof (NppStreamContext, nSharedMemPerBlock) == 24,
-    "NppStreamContext layout");
-_Static_assert (sizeof (NppStreamContext) == 48, "NppStreamContext size");
-#endif
-
 typedef NppStatus (*NppiFilter8uFn) (const Npp8u * pSrc, Npp32s nSrcStep,
     Npp8u * pDst, Npp32s nDstStep, NppiSize oSizeROI, const Npp32s * pKernel,
     NppiSize oKernelSize, NppiPoint oAnchor, Npp32s nDivisor,
     NppStreamContext nppStreamCtx);
 
-typedef const NppLibraryVersion *(*NppGetLibVersionFn) (void);
 
 typedef struct
 {
@@ -565,27 +517,6 @@ npp_launch (void *data, int pair)
 
 /* ---- NPP loading and its check ------------------------------------------ */
 
-/* dlopen()s the first of `names` that loads, from the loader's path first,
- * then from the toolkit's usual place. Keeps the first error for the
- * report. */
-static void *
-open_first (const char *const *names, int n, int flags, char *path,
-    size_t path_size, char *err, size_t err_size)
-{
-  static const char *const dirs[] = { "", "/usr/local/cuda/lib64/" };
-
-  for (int d = 0; d < 2; d++)
-    for (int k = 0; k < n; k++) {
-      void *h;
-      snprintf (path, path_size, "%s%s", dirs[d], names[k]);
-      if ((h = dlopen (path, flags)))
-        return h;
-      if (!err[0])
-        snprintf (err, err_size, "%s", dlerror ());
-    }
-  return NULL;
-}
-
 static void
 npp_load (Npp * npp)
 {
@@ -626,25 +557,6 @@ npp_load (Npp * npp)
   else
     snprintf (npp->version, sizeof (npp->version), "?");
   npp->loaded = 1;
-}
-
-static void
-npp_context_init (NppStreamContext * c, cudaStream_t stream, int device,
-    const struct cudaDeviceProp *prop)
-{
-  memset (c, 0, sizeof (*c));
-  c->hStream = stream;
-  c->nCudaDeviceId = device;
-  c->nMultiProcessorCount = prop->multiProcessorCount;
-  c->nMaxThreadsPerMultiProcessor = prop->maxThreadsPerMultiProcessor;
-  c->nMaxThreadsPerBlock = prop->maxThreadsPerBlock;
-  c->nSharedMemPerBlock = prop->sharedMemPerBlock;
-  check_cuda (cudaDeviceGetAttribute (&c->nCudaDevAttrComputeCapabilityMajor,
-          cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
-  check_cuda (cudaDeviceGetAttribute (&c->nCudaDevAttrComputeCapabilityMinor,
-          cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
-  check_cuda (cudaStreamGetFlags (stream, &c->nStreamFlags),
-      "cudaStreamGetFlags");
 }
 
 /* Largest difference between NPP and our CPU twin on interior pixels of a

@@ -64,6 +64,8 @@ run conv2d-cuda test test_conv2d cuda
 run conv2d-cpu test test_conv2d cpu
 run cudaconv2d test test_cudaconv2d
 run cudaconv2d-gpu test test_cudaconv2d --gpu
+run reduce-cuda test test_reduce cuda
+run integral-cuda test test_integral cuda
 run scan-cuda test test_scan cuda
 run scan-cpu test test_scan cpu
 run conv1d-cuda test test_conv1d cuda
@@ -73,6 +75,7 @@ run cudaconv1d-gpu test test_cudaconv1d --gpu
 run bench-conv2d bench bench_conv2d
 run bench-conv1d bench bench_conv1d
 run bench-scan bench bench_scan
+run bench-integral bench bench_integral
 run bench-audio bench bench_audio
 python3 "$root/tests/bench/peer_conv1d.py" > "$logs/peer-conv1d.log" 2>&1
 
@@ -101,6 +104,7 @@ sed -n '/conv2d kernel summary/,$p' "$logs/bench-conv2d.log" 2>/dev/null
 sed -n '/pipeline summary/,$p' "$logs/bench-pipeline.log" 2>/dev/null
 sed -n '/conv1d kernel summary/,$p' "$logs/bench-conv1d.log" 2>/dev/null
 sed -n '/^floor/p;/scan summary/,$p' "$logs/bench-scan.log" 2>/dev/null
+sed -n '/integral summary/,$p' "$logs/bench-integral.log" 2>/dev/null
 cat "$logs/peer-conv1d.log" 2>/dev/null
 sed -n '/audio pipeline summary/,$p' "$logs/bench-audio.log" 2>/dev/null
 cat "$logs/tiling.log" 2>/dev/null

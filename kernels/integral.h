@@ -1,0 +1,65 @@
+/* Integral images (summed-area tables) of one plane, and of its squares:
+ * one API, a CPU twin and CUDA kernels.
+ *
+ * The table has (width + 1) x (height + 1) entries: row 0 and column 0 are
+ * zero and entry (x, y) holds the sum of the input over [0, x) x [0, y), so
+ * the sum over any rectangle [x0, x1) x [y0, y1) is
+ * T(x1, y1) - T(x0, y1) - T(x1, y0) + T(x0, y0), in O(1).
+ *
+ *   input    sums     squares
+ *   u8       u32      u64      (a 4K frame sums to at most 2.1e9 < 2^32)
+ *   u16      u64      u64
+ *   f32      f64      f64
+ *
+ * CUDA: rows then columns. A warp scans each row (every lane sums a stretch
+ * of it, the lanes' totals are scanned with shuffles, then each lane writes
+ * its stretch's prefixes); then each column is scanned in place, cut into
+ * segments that threads sum in parallel, the segment totals scanned in
+ * shared memory, and the segments swept again with their offsets.
+ */
+#ifndef CF_INTEGRAL_H
+#define CF_INTEGRAL_H
+
+#include <stddef.h>
+#include "cf_status.h"
+#include "gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  CF_INTEGRAL_U8,
+  CF_INTEGRAL_U16,
+  CF_INTEGRAL_F32,
+  CF_INTEGRAL_N_TYPES
+} cf_integral_type;
+
+typedef struct
+{
+  cf_integral_type type;
+  int width, height;            /* >= 1 */
+  size_t in_pitch;              /* bytes between input rows */
+  size_t sum_pitch;             /* bytes between table rows */
+  size_t squares_pitch;         /* bytes between rows of the squares table */
+} cf_integral_layout;
+
+const char *cf_integral_type_name (cf_integral_type type);
+size_t cf_integral_in_size (cf_integral_type type);
+size_t cf_integral_sum_size (cf_integral_type type);     /* 4 or 8 bytes */
+size_t cf_integral_squares_size (cf_integral_type type); /* 8 bytes */
+int cf_integral_layout_check (const cf_integral_layout * layout);
+
+/* `squares` may be NULL: no table of squares. */
+int cf_integral_cpu (const cf_integral_layout * layout, const void *in,
+    void *sum, void *squares);
+
+/* The same on device memory, asynchronously on `stream`. */
+int cf_integral_cuda (const cf_integral_layout * layout, const void *d_in,
+    void *d_sum, void *d_squares, cf_stream stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

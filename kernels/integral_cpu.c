@@ -1,0 +1,99 @@
+/* CPU twin of the integral images: each row's running sum added to the
+ * table row above. */
+#include <stdint.h>
+#include <string.h>
+
+#include "integral.h"
+
+const char *
+cf_integral_type_name (cf_integral_type type)
+{
+  static const char *names[] = { "u8", "u16", "f32" };
+  return type < CF_INTEGRAL_N_TYPES ? names[type] : "?";
+}
+
+size_t
+cf_integral_in_size (cf_integral_type type)
+{
+  static const size_t sizes[] = { 1, 2, 4 };
+  return type < CF_INTEGRAL_N_TYPES ? sizes[type] : 0;
+}
+
+size_t
+cf_integral_sum_size (cf_integral_type type)
+{
+  return type == CF_INTEGRAL_U8 ? 4 : 8;
+}
+
+size_t
+cf_integral_squares_size (cf_integral_type type)
+{
+  (void) type;
+  return 8;
+}
+
+int
+cf_integral_layout_check (const cf_integral_layout * l)
+{
+  if (!l || l->type >= CF_INTEGRAL_N_TYPES || l->width < 1 || l->height < 1
+      || l->in_pitch < (size_t) l->width * cf_integral_in_size (l->type)
+      || l->sum_pitch < ((size_t) l->width + 1) * cf_integral_sum_size
+      (l->type))
+    return CF_ERR_INVALID;
+  return CF_OK;
+}
+
+#define INTEGRAL_ROWS(IN, SUM, SQ) do {                                   \
+    for (int y = 0; y < l->height; y++) {                                 \
+      const IN *x_in = (const IN *) ((const uint8_t *) in                 \
+          + (size_t) y * l->in_pitch);                                    \
+      SUM *above = (SUM *) ((uint8_t *) sum + (size_t) y * l->sum_pitch); \
+      SUM *row = (SUM *) ((uint8_t *) sum + (size_t) (y + 1)              \
+          * l->sum_pitch);                                                \
+      SQ *q_above = squares ? (SQ *) ((uint8_t *) squares                 \
+          + (size_t) y * l->squares_pitch) : NULL;                        \
+      SQ *q_row = squares ? (SQ *) ((uint8_t *) squares                   \
+          + (size_t) (y + 1) * l->squares_pitch) : NULL;                  \
+      SUM run = 0;                                                        \
+      SQ q_run = 0;                                                       \
+      row[0] = 0;                                                         \
+      if (q_row)                                                          \
+        q_row[0] = 0;                                                     \
+      for (int x = 0; x < l->width; x++) {                                \
+        run += (SUM) x_in[x];                                             \
+        row[x + 1] = above[x + 1] + run;                                  \
+        if (q_row) {                                                      \
+          q_run += (SQ) x_in[x] * (SQ) x_in[x];                           \
+          q_row[x + 1] = q_above[x + 1] + q_run;                          \
+        }                                                                 \
+      }                                                                   \
+    }                                                                     \
+  } while (0)
+
+int
+cf_integral_cpu (const cf_integral_layout * l, const void *in, void *sum,
+    void *squares)
+{
+  size_t sum_row, sq_row;
+
+  if (cf_integral_layout_check (l) != CF_OK || !in || !sum
+      || (squares && l->squares_pitch < ((size_t) l->width + 1) * 8))
+    return CF_ERR_INVALID;
+  sum_row = ((size_t) l->width + 1) * cf_integral_sum_size (l->type);
+  sq_row = ((size_t) l->width + 1) * 8;
+  memset (sum, 0, sum_row);
+  if (squares)
+    memset (squares, 0, sq_row);
+  switch (l->type) {
+    case CF_INTEGRAL_U8:
+      INTEGRAL_ROWS (uint8_t, uint32_t, uint64_t);
+      break;
+    case CF_INTEGRAL_U16:
+      INTEGRAL_ROWS (uint16_t, uint64_t, uint64_t);
+      break;
+    default:
+      INTEGRAL_ROWS (float, double, double);
+      break;
+  }
+  return CF_OK;
+}

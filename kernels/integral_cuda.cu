@@ -1,0 +1,164 @@
+/* CUDA integral images (see integral.h): a warp per row, then the columns
+ * in place, each cut into 32 segments. */
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "integral.h"
+
+namespace cfi
+{
+
+constexpr int ROWS_PER_BLOCK = 8;       /* one warp each */
+constexpr int SEGMENTS = 32;            /* per column */
+
+template <typename S>
+__device__ S
+warp_exclusive (S v)
+{
+  const int lane = threadIdx.x & 31;
+  S x = v;
+  for (int off = 1; off < 32; off <<= 1) {
+    S y = __shfl_up_sync (0xffffffffu, x, off);
+    if (lane >= off)
+      x += y;
+  }
+  x = __shfl_up_sync (0xffffffffu, x, 1);
+  return lane ? x : S (0);
+}
+
+/* Row y of the input into row y + 1 of the tables: each lane sums its
+ * stretch, the lanes' totals are scanned, each lane writes its prefixes. */
+template <typename IN, typename SUM, typename SQ>
+__global__ void
+rows_kernel (const uint8_t * in, cf_integral_layout l, uint8_t * sum,
+    uint8_t * squares)
+{
+  const int lane = threadIdx.x & 31;
+  const int y = blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / 32;
+  if (y >= l.height)
+    return;                     /* the whole warp */
+  const IN *src = (const IN *) (in + (size_t) y * l.in_pitch);
+  SUM *row = (SUM *) (sum + (size_t) (y + 1) * l.sum_pitch);
+  SQ *q_row = squares ? (SQ *) (squares + (size_t) (y + 1) * l.squares_pitch)
+      : nullptr;
+  const int per = (l.width + 31) / 32;
+  const int x0 = min (l.width, lane * per), x1 = min (l.width, x0 + per);
+  SUM s = 0;
+  SQ q = 0;
+
+  for (int x = x0; x < x1; x++) {
+    IN v = src[x];
+    s += (SUM) v;
+    q += (SQ) v * (SQ) v;
+  }
+  s = warp_exclusive (s);
+  q = squares ? warp_exclusive (q) : SQ (0);
+  if (lane == 0) {
+    row[0] = 0;
+    if (q_row)
+      q_row[0] = 0;
+  }
+  for (int x = x0; x < x1; x++) {
+    IN v = src[x];
+    s += (SUM) v;
+    row[x + 1] = s;
+    if (q_row) {
+      q += (SQ) v * (SQ) v;
+      q_row[x + 1] = q;
+    }
+  }
+}
+
+/* Columns 1..width of rows 1..height, in place: thread (tx, ty) sums
+ * segment ty of column x, the segment totals are scanned down the column,
+ * and each segment is swept again from its offset. */
+template <typename S>
+__global__ void
+columns_kernel (uint8_t * table, size_t pitch, int width, int height)
+{
+  __shared__ S totals[SEGMENTS][33];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int x = blockIdx.x * 32 + tx + 1;
+  const int seg = (height + SEGMENTS - 1) / SEGMENTS;
+  const int r0 = 1 + ty * seg, r1 = min (height + 1, r0 + seg);
+  S t = 0;
+
+  if (x <= width)
+    for (int r = r0; r < r1; r++)
+      t += ((const S *) (table + (size_t) r * pitch))[x];
+  totals[ty][tx] = t;
+  __syncthreads ();
+  if (ty == 0) {
+    S run = 0;
+    for (int k = 0; k < SEGMENTS; k++) {
+      S v = totals[k][tx];
+      totals[k][tx] = run;
+      run += v;
+    }
+  }
+  __syncthreads ();
+  if (x <= width) {
+    S run = totals[ty][tx];
+    for (int r = r0; r < r1; r++) {
+      S *p = (S *) (table + (size_t) r * pitch) + x;
+      run += *p;
+      *p = run;
+    }
+  }
+}
+
+template <typename IN, typename SUM, typename SQ>
+static cudaError_t
+run (const cf_integral_layout * l, const void *in, void *sum, void *squares,
+    cudaStream_t stream)
+{
+  dim3 rows_grid ((l->height + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK);
+  dim3 cols_grid ((l->width + 31) / 32), cols_block (32, SEGMENTS);
+  cudaError_t err;
+
+  /* row 0: zeros */
+  err = cudaMemsetAsync (sum, 0, ((size_t) l->width + 1) * sizeof (SUM),
+      stream);
+  if (err == cudaSuccess && squares)
+    err = cudaMemsetAsync (squares, 0, ((size_t) l->width + 1) * sizeof (SQ),
+        stream);
+  if (err != cudaSuccess)
+    return err;
+  rows_kernel<IN, SUM, SQ><<<rows_grid, ROWS_PER_BLOCK * 32, 0, stream>>> (
+      (const uint8_t *) in, *l, (uint8_t *) sum, (uint8_t *) squares);
+  columns_kernel<SUM><<<cols_grid, cols_block, 0, stream>>> ((uint8_t *) sum,
+      l->sum_pitch, l->width, l->height);
+  if (squares)
+    columns_kernel<SQ><<<cols_grid, cols_block, 0, stream>>> (
+        (uint8_t *) squares, l->squares_pitch, l->width, l->height);
+  return cudaGetLastError ();
+}
+
+}                               /* namespace cfi */
+
+extern "C" int
+cf_integral_cuda (const cf_integral_layout * l, const void *d_in,
+    void *d_sum, void *d_squares, cf_stream stream)
+{
+  cudaStream_t s = (cudaStream_t) stream;
+  cudaError_t err;
+
+  if (cf_integral_layout_check (l) != CF_OK || !d_in || !d_sum
+      || (d_squares && l->squares_pitch < ((size_t) l->width + 1) * 8))
+    return CF_ERR_INVALID;
+  switch (l->type) {
+    case CF_INTEGRAL_U8:
+      err = cfi::run<uint8_t, uint32_t, uint64_t> (l, d_in, d_sum, d_squares,
+          s);
+      break;
+    case CF_INTEGRAL_U16:
+      err = cfi::run<uint16_t, uint64_t, uint64_t> (l, d_in, d_sum,
+          d_squares, s);
+      break;
+    default:
+      err = cfi::run<float, double, double> (l, d_in, d_sum, d_squares, s);
+      break;
+  }
+  return (int) err;
+}

@@ -1,0 +1,173 @@
+/* Integral image benchmark: cf_integral_cuda() on GRAY8 frames (1080p and
+ * 4K, the table of sums alone and with the table of squares) against NPP's
+ * nppiIntegral_8u32s_C1R_Ctx (same (w+1) x (h+1) table) in the same run,
+ * checked equal first, and the memory floor: the bytes read and written at
+ * the speed of a device-to-device copy measured here. CUDA events around
+ * each call, median of 30, rotating over 4 buffer sets (more than the L2
+ * cache holds).
+ *
+ *   bench_integral */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "integral.h"
+#include "npp_peer.h"
+
+#define SETS 4
+#define RUNS 30
+
+typedef NppStatus (*NppiIntegralFn) (const Npp8u * pSrc, int nSrcStep,
+    Npp32s * pDst, int nDstStep, NppiSize oROI, Npp32s nVal,
+    NppStreamContext ctx);
+
+typedef struct
+{
+  int width, height, squares;
+  void *in[SETS], *sum[SETS], *sq[SETS];
+  cf_integral_layout l;
+} Case;
+
+static int
+compare (const void *a, const void *b)
+{
+  float x = *(const float *) a, y = *(const float *) b;
+  return (x > y) - (x < y);
+}
+
+/* which: 0 ours, 1 NPP, 2 copy of the same bytes */
+static int
+launch (const Case * c, int set, int which, NppiIntegralFn npp,
+    const NppStreamContext * ctx)
+{
+  if (which == 0)
+    return cf_integral_cuda (&c->l, c->in[set], c->sum[set],
+        c->squares ? c->sq[set] : NULL, NULL);
+  if (which == 1) {
+    NppiSize roi = { c->width, c->height };
+    return npp (c->in[set], (int) c->l.in_pitch, c->sum[set],
+        (int) c->l.sum_pitch, roi, 0, *ctx) < 0;
+  }
+  return (int) cudaMemcpyAsync (c->sum[set], c->sum[(set + 1) % SETS],
+      c->l.sum_pitch * (c->height + 1) + c->l.in_pitch * c->height / 4,
+      cudaMemcpyDeviceToDevice, 0);
+}
+
+static double
+time_us (const Case * c, int which, NppiIntegralFn npp,
+    const NppStreamContext * ctx)
+{
+  cudaEvent_t a, b;
+  float ms[RUNS];
+
+  cudaEventCreate (&a);
+  cudaEventCreate (&b);
+  for (int k = 0; k < 3; k++)
+    if (launch (c, k % SETS, which, npp, ctx) != 0)
+      return -1;
+  for (int k = 0; k < RUNS; k++) {
+    cudaEventRecord (a, 0);
+    launch (c, k % SETS, which, npp, ctx);
+    cudaEventRecord (b, 0);
+    cudaEventSynchronize (b);
+    cudaEventElapsedTime (&ms[k], a, b);
+  }
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  qsort (ms, RUNS, sizeof (float), compare);
+  return cudaGetLastError () == cudaSuccess ? ms[RUNS / 2] * 1000.0 : -1;
+}
+
+int
+main (void)
+{
+  static const int sizes[][3] = { {1920, 1080, 0}, {3840, 2160, 0},
+  {3840, 2160, 1}
+  };
+  static const char *const core[] = { "libnppc.so.13", "libnppc.so.12" };
+  static const char *const ist[] = { "libnppist.so.13", "libnppist.so.12" };
+  char path[512], err[512] = "", core_path[512], core_err[512] = "";
+  NppiIntegralFn npp = NULL;
+  NppStreamContext ctx;
+  struct cudaDeviceProp prop;
+  int count = 0;
+  void *h;
+
+  if (cudaGetDeviceCount (&count) != cudaSuccess || count == 0) {
+    printf ("SKIP bench-integral: no CUDA device\n");
+    return 77;
+  }
+  cudaGetDeviceProperties (&prop, 0);
+  npp_context_init (&ctx, 0, 0, &prop);
+  open_first (core, 2, RTLD_NOW | RTLD_GLOBAL, core_path, sizeof (core_path),
+      core_err, sizeof (core_err));
+  h = open_first (ist, 2, RTLD_NOW | RTLD_LOCAL, path, sizeof (path), err,
+      sizeof (err));
+  if (h)
+    npp = (NppiIntegralFn) dlsym (h, "nppiIntegral_8u32s_C1R_Ctx");
+  printf ("%s; NPP: %s\n\n", prop.name, npp ? path : "not found");
+  printf ("integral summary (GRAY8 -> u32 table; us, median of %d)\n", RUNS);
+  printf ("%-6s %-8s %10s %10s %8s %10s\n", "size", "tables", "ours us",
+      "NPP us", "NPP/ours", "floor us");
+  for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++) {
+    Case c;
+    size_t in_bytes, sum_bytes, sq_bytes;
+    double ours, theirs = -1, copy, floor_us;
+    uint8_t *host;
+
+    memset (&c, 0, sizeof (c));
+    c.width = sizes[s][0];
+    c.height = sizes[s][1];
+    c.squares = sizes[s][2];
+    c.l.type = CF_INTEGRAL_U8;
+    c.l.width = c.width;
+    c.l.height = c.height;
+    c.l.in_pitch = c.width;
+    c.l.sum_pitch = ((size_t) c.width + 1) * 4;
+    c.l.squares_pitch = ((size_t) c.width + 1) * 8;
+    in_bytes = c.l.in_pitch * c.height;
+    sum_bytes = c.l.sum_pitch * (c.height + 1);
+    sq_bytes = c.l.squares_pitch * (c.height + 1);
+    host = malloc (in_bytes);
+    for (size_t k = 0; k < in_bytes; k++)
+      host[k] = (uint8_t) (k * 2654435761u >> 13);
+    for (int k = 0; k < SETS; k++) {
+      cudaMalloc (&c.in[k], in_bytes);
+      cudaMalloc (&c.sum[k], sum_bytes + in_bytes);
+      if (c.squares)
+        cudaMalloc (&c.sq[k], sq_bytes);
+      cudaMemcpy (c.in[k], host, in_bytes, cudaMemcpyHostToDevice);
+    }
+    ours = time_us (&c, 0, npp, &ctx);
+    if (npp && !c.squares) {
+      /* the same table first */
+      uint32_t *a = malloc (sum_bytes), *b = malloc (sum_bytes);
+      cudaMemcpy (a, c.sum[2 % SETS], sum_bytes, cudaMemcpyDeviceToHost);
+      theirs = time_us (&c, 1, npp, &ctx);
+      cudaMemcpy (b, c.sum[2 % SETS], sum_bytes, cudaMemcpyDeviceToHost);
+      if (memcmp (a, b, sum_bytes) != 0) {
+        printf ("NPP's table differs from ours at %dx%d\n", c.width,
+            c.height);
+        theirs = -1;
+      }
+      free (a);
+      free (b);
+    }
+    copy = time_us (&c, 2, npp, &ctx);
+    /* the copy moved the table plus a quarter of the input (one read, one
+     * write): scale to the bytes an integral must move */
+    floor_us = copy * (in_bytes + sum_bytes + (c.squares ? sq_bytes : 0))
+        / (2.0 * (sum_bytes + in_bytes / 4));
+    printf ("%-6s %-8s %10.1f %10.1f %8.2f %10.1f\n",
+        c.width == 3840 ? "4K" : "1080p", c.squares ? "sum+sq" : "sum",
+        ours, theirs, theirs > 0 ? theirs / ours : 0.0, floor_us);
+    for (int k = 0; k < SETS; k++) {
+      cudaFree (c.in[k]);
+      cudaFree (c.sum[k]);
+      cudaFree (c.sq[k]);
+    }
+    free (host);
+  }
+  return 0;
+}

@@ -1,0 +1,190 @@
+/* Integral images against a reference written here (exact for integers,
+ * long double for floats) on random planes: each input type, with and
+ * without the table of squares, odd sizes up to 4K, padded input rows and
+ * padded tables; tables poisoned first, and their padding must stay as it
+ * was.
+ *
+ *   test_integral cpu|cuda */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "integral.h"
+#include "test_gpu.h"
+#include "test_util.h"
+
+#define POISON 0xA5
+
+static double
+sample (cf_integral_type type, const uint8_t * in, size_t pitch, int x,
+    int y)
+{
+  const uint8_t *row = in + (size_t) y * pitch;
+  return type == CF_INTEGRAL_U8 ? row[x] : type == CF_INTEGRAL_U16
+      ? ((const uint16_t *) row)[x] : ((const float *) row)[x];
+}
+
+static double
+entry (size_t size, int is_float, const uint8_t * t, size_t pitch, int x,
+    int y)
+{
+  const uint8_t *row = t + (size_t) y * pitch;
+  if (is_float)
+    return ((const double *) row)[x];
+  return size == 4 ? ((const uint32_t *) row)[x]
+      : (double) ((const uint64_t *) row)[x];
+}
+
+/* Checks table `t` (squares when `sq`) entry by entry, and its padding.
+ * Exact for integer input (the entries are below 2^53 here); within the
+ * double summation's error for floats. */
+static void
+check_table (const char *what, cf_integral_type type, const uint8_t * in,
+    size_t in_pitch, int w, int h, const uint8_t * t, size_t pitch,
+    size_t size, int sq)
+{
+  int is_float = type == CF_INTEGRAL_F32, bad = 0;
+  long double *col = calloc ((size_t) w + 1, sizeof (long double));
+  long double *col_abs = calloc ((size_t) w + 1, sizeof (long double));
+  char first[200] = "";
+
+  for (int y = 0; y <= h; y++) {
+    long double run = 0, run_abs = 0;
+    for (int x = 0; x <= w; x++) {
+      if (y > 0 && x > 0) {
+        double v = sample (type, in, in_pitch, x - 1, y - 1);
+        v = sq ? v * v : v;
+        run += v;
+        run_abs += fabs (v);
+        col[x] += run;
+        col_abs[x] += run_abs;
+      }
+      {
+        long double want = y > 0 && x > 0 ? col[x] : 0;
+        double got = entry (size, is_float, t, pitch, x, y);
+        double slack = is_float ? (w + h + 64) * 0x1p-53
+            * (double) col_abs[x] : 0.0;
+        if (!(fabs (got - (double) want) <= slack) && !bad++)
+          snprintf (first, sizeof (first), "(%d, %d): got %.17g, expected "
+              "%.17Lg", x, y, got, want);
+      }
+    }
+    /* the row's padding, untouched */
+    for (size_t b = ((size_t) w + 1) * size; b < pitch; b++)
+      if (t[(size_t) y * pitch + b] != POISON && !bad++)
+        snprintf (first, sizeof (first), "row %d: padding byte %zu written",
+            y, b);
+  }
+  test_check (bad == 0, "%s %s: %d wrong, first %s", what,
+      sq ? "squares" : "sums", bad, first);
+  free (col);
+  free (col_abs);
+}
+
+static void
+check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
+    int pad, int with_squares)
+{
+  size_t in_size = cf_integral_in_size (type);
+  size_t s_size = cf_integral_sum_size (type);
+  cf_integral_layout l = { type, w, h, ((size_t) w + pad) * in_size,
+    ((size_t) w + 1 + pad) * s_size, ((size_t) w + 1 + 2 * pad) * 8
+  };
+  size_t in_bytes = l.in_pitch * h, s_bytes = l.sum_pitch * (h + 1);
+  size_t q_bytes = l.squares_pitch * (h + 1);
+  uint8_t *in = malloc (in_bytes), *sum = malloc (s_bytes);
+  uint8_t *sq = with_squares ? malloc (q_bytes) : NULL;
+  char what[96];
+  int st;
+
+  snprintf (what, sizeof (what), "%s %s %dx%d pad %d", cuda ? "cuda" : "cpu",
+      cf_integral_type_name (type), w, h, pad);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      uint8_t *p = in + (size_t) y * l.in_pitch + (size_t) x * in_size;
+      if (type == CF_INTEGRAL_U8)
+        *p = (uint8_t) test_rand ();
+      else if (type == CF_INTEGRAL_U16)
+        *(uint16_t *) p = (uint16_t) test_rand ();
+      else
+        *(float *) p = (float) test_rand_range (-100, 100);
+    }
+  memset (sum, POISON, s_bytes);
+  if (sq)
+    memset (sq, POISON, q_bytes);
+
+  if (cuda) {
+    void *d_in = NULL, *d_sum = NULL, *d_sq = NULL;
+    st = cf_gpu_malloc (&d_in, in_bytes);
+    if (st == CF_OK)
+      st = cf_gpu_malloc (&d_sum, s_bytes);
+    if (st == CF_OK && sq)
+      st = cf_gpu_malloc (&d_sq, q_bytes);
+    if (st == CF_OK)
+      st = cf_gpu_copy_2d (d_in, in_bytes, in, in_bytes, in_bytes, 1,
+          CF_COPY_HOST_TO_DEVICE, stream);
+    if (st == CF_OK)
+      st = cf_gpu_memset (d_sum, POISON, s_bytes, stream);
+    if (st == CF_OK && sq)
+      st = cf_gpu_memset (d_sq, POISON, q_bytes, stream);
+    if (st == CF_OK)
+      st = cf_integral_cuda (&l, d_in, d_sum, d_sq, stream);
+    if (st == CF_OK)
+      st = cf_gpu_copy_2d (sum, s_bytes, d_sum, s_bytes, s_bytes, 1,
+          CF_COPY_DEVICE_TO_HOST, stream);
+    if (st == CF_OK && sq)
+      st = cf_gpu_copy_2d (sq, q_bytes, d_sq, q_bytes, q_bytes, 1,
+          CF_COPY_DEVICE_TO_HOST, stream);
+    if (st == CF_OK)
+      st = cf_gpu_stream_sync (stream);
+    cf_gpu_free (d_in);
+    cf_gpu_free (d_sum);
+    cf_gpu_free (d_sq);
+  } else {
+    st = cf_integral_cpu (&l, in, sum, sq);
+  }
+  if (test_check (st == CF_OK, "%s: %s", what, cf_status_name (st))) {
+    check_table (what, type, in, l.in_pitch, w, h, sum, l.sum_pitch, s_size,
+        0);
+    if (sq)
+      check_table (what, type, in, l.in_pitch, w, h, sq, l.squares_pitch, 8,
+          1);
+  }
+  free (in);
+  free (sum);
+  free (sq);
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *mode = argc > 1 ? argv[1] : "cpu";
+  int cuda = strcmp (mode, "cuda") == 0;
+  cf_stream stream = NULL;
+  /* width, height, padding */
+  static const int cases[][3] = {
+    {1, 1, 0}, {7, 3, 5}, {33, 65, 3}, {1, 500, 1}, {500, 1, 0},
+    {640, 480, 0}, {1921, 1081, 7}, {3840, 2160, 0},
+  };
+  cf_integral_layout bad = { CF_INTEGRAL_U8, 0, 1, 0, 0, 0 };
+  char name[32];
+
+  snprintf (name, sizeof (name), "integral-%s", mode);
+  if (cuda) {
+    int status = test_gpu_start (name, &stream);
+    if (status >= 0)
+      return status;
+  }
+  test_seed_from_env (name);
+  test_check (cf_integral_cpu (&bad, &bad, &bad, NULL) == CF_ERR_INVALID,
+      "an empty plane accepted");
+  for (int t = 0; t < CF_INTEGRAL_N_TYPES; t++)
+    for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++)
+      check_case (cuda, stream, t, cases[k][0], cases[k][1], cases[k][2],
+          (int) (k + t) % 2);
+  if (cuda)
+    cf_gpu_stream_destroy (stream);
+  return test_finish (name);
+}
