@@ -11,9 +11,9 @@
  *   u16      u64      u64
  *   f32      f64      f64
  *
- * CUDA: rows then columns. A warp scans each row (every lane sums a stretch
- * of it, the lanes' totals are scanned with shuffles, then each lane writes
- * its stretch's prefixes); then each column is scanned in place, cut into
+ * CUDA: rows then columns. A warp scans each row, 32 samples at a time
+ * with shuffles on top of a running total (coalesced reads and writes);
+ * then each column is scanned in place, cut into
  * segments that threads sum in parallel, the segment totals scanned in
  * shared memory, and the segments swept again with their offsets.
  */

@@ -11,24 +11,24 @@ namespace cfi
 
 constexpr int ROWS_PER_BLOCK = 8;       /* one warp each */
 constexpr int SEGMENTS = 32;            /* per column */
+constexpr int COLUMNS = 16;             /* per block: 2 blocks per SM at 4K */
 
+/* Row y of the input into row y + 1 of the tables: the warp walks the row
+ * 32 samples at a time (coalesced reads and writes), scanning each group
+ * with shuffles on top of the running total of the groups before. */
 template <typename S>
 __device__ S
-warp_exclusive (S v)
+warp_inclusive (S v)
 {
   const int lane = threadIdx.x & 31;
-  S x = v;
   for (int off = 1; off < 32; off <<= 1) {
-    S y = __shfl_up_sync (0xffffffffu, x, off);
+    S y = __shfl_up_sync (0xffffffffu, v, off);
     if (lane >= off)
-      x += y;
+      v += y;
   }
-  x = __shfl_up_sync (0xffffffffu, x, 1);
-  return lane ? x : S (0);
+  return v;
 }
 
-/* Row y of the input into row y + 1 of the tables: each lane sums its
- * stretch, the lanes' totals are scanned, each lane writes its prefixes. */
 template <typename IN, typename SUM, typename SQ>
 __global__ void
 rows_kernel (const uint8_t * in, cf_integral_layout l, uint8_t * sum,
@@ -42,30 +42,27 @@ rows_kernel (const uint8_t * in, cf_integral_layout l, uint8_t * sum,
   SUM *row = (SUM *) (sum + (size_t) (y + 1) * l.sum_pitch);
   SQ *q_row = squares ? (SQ *) (squares + (size_t) (y + 1) * l.squares_pitch)
       : nullptr;
-  const int per = (l.width + 31) / 32;
-  const int x0 = min (l.width, lane * per), x1 = min (l.width, x0 + per);
-  SUM s = 0;
-  SQ q = 0;
+  SUM carry = 0;
+  SQ q_carry = 0;
 
-  for (int x = x0; x < x1; x++) {
-    IN v = src[x];
-    s += (SUM) v;
-    q += (SQ) v * (SQ) v;
-  }
-  s = warp_exclusive (s);
-  q = squares ? warp_exclusive (q) : SQ (0);
   if (lane == 0) {
     row[0] = 0;
     if (q_row)
       q_row[0] = 0;
   }
-  for (int x = x0; x < x1; x++) {
-    IN v = src[x];
-    s += (SUM) v;
-    row[x + 1] = s;
+#pragma unroll 4
+  for (int x0 = 0; x0 < l.width; x0 += 32) {
+    const int x = x0 + lane;
+    IN v = x < l.width ? src[x] : IN (0);
+    SUM s = carry + warp_inclusive ((SUM) v);
+    if (x < l.width)
+      row[x + 1] = s;
+    carry = __shfl_sync (0xffffffffu, s, 31);
     if (q_row) {
-      q += (SQ) v * (SQ) v;
-      q_row[x + 1] = q;
+      SQ q = q_carry + warp_inclusive ((SQ) v * (SQ) v);
+      if (x < l.width)
+        q_row[x + 1] = q;
+      q_carry = __shfl_sync (0xffffffffu, q, 31);
     }
   }
 }
@@ -77,16 +74,18 @@ template <typename S>
 __global__ void
 columns_kernel (uint8_t * table, size_t pitch, int width, int height)
 {
-  __shared__ S totals[SEGMENTS][33];
+  __shared__ S totals[SEGMENTS][COLUMNS + 1];
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const int x = blockIdx.x * 32 + tx + 1;
+  const int x = blockIdx.x * COLUMNS + tx + 1;
   const int seg = (height + SEGMENTS - 1) / SEGMENTS;
   const int r0 = 1 + ty * seg, r1 = min (height + 1, r0 + seg);
   S t = 0;
 
-  if (x <= width)
+  if (x <= width) {
+#pragma unroll 8
     for (int r = r0; r < r1; r++)
       t += ((const S *) (table + (size_t) r * pitch))[x];
+  }
   totals[ty][tx] = t;
   __syncthreads ();
   if (ty == 0) {
@@ -100,6 +99,7 @@ columns_kernel (uint8_t * table, size_t pitch, int width, int height)
   __syncthreads ();
   if (x <= width) {
     S run = totals[ty][tx];
+#pragma unroll 8
     for (int r = r0; r < r1; r++) {
       S *p = (S *) (table + (size_t) r * pitch) + x;
       run += *p;
@@ -114,7 +114,8 @@ run (const cf_integral_layout * l, const void *in, void *sum, void *squares,
     cudaStream_t stream)
 {
   dim3 rows_grid ((l->height + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK);
-  dim3 cols_grid ((l->width + 31) / 32), cols_block (32, SEGMENTS);
+  dim3 cols_grid ((l->width + COLUMNS - 1) / COLUMNS);
+  dim3 cols_block (COLUMNS, SEGMENTS);
   cudaError_t err;
 
   /* row 0: zeros */
