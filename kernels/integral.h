@@ -43,6 +43,9 @@ typedef struct
   size_t in_pitch;              /* bytes between input rows */
   size_t sum_pitch;             /* bytes between table rows */
   size_t squares_pitch;         /* bytes between rows of the squares table */
+  int in_step;                  /* samples from pixel to pixel: 1 (0 says
+                                 * the same) for a plane, 4 for one channel
+                                 * of RGBA, with `in` at that channel */
 } cf_integral_layout;
 
 const char *cf_integral_type_name (cf_integral_type type);

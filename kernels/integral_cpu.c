@@ -36,7 +36,9 @@ int
 cf_integral_layout_check (const cf_integral_layout * l)
 {
   if (!l || l->type >= CF_INTEGRAL_N_TYPES || l->width < 1 || l->height < 1
-      || l->in_pitch < (size_t) l->width * cf_integral_in_size (l->type)
+      || l->in_step < 0
+      || l->in_pitch < ((size_t) (l->width - 1) * (l->in_step ? l->in_step
+              : 1) + 1) * cf_integral_in_size (l->type)
       || l->sum_pitch < ((size_t) l->width + 1) * cf_integral_sum_size
       (l->type))
     return CF_ERR_INVALID;
@@ -60,10 +62,11 @@ cf_integral_layout_check (const cf_integral_layout * l)
       if (q_row)                                                          \
         q_row[0] = 0;                                                     \
       for (int x = 0; x < l->width; x++) {                                \
-        run += (SUM) x_in[x];                                             \
+        IN v = x_in[(size_t) x * step];                                   \
+        run += (SUM) v;                                                   \
         row[x + 1] = above[x + 1] + run;                                  \
         if (q_row) {                                                      \
-          q_run += (SQ) x_in[x] * (SQ) x_in[x];                           \
+          q_run += (SQ) v * (SQ) v;                                       \
           q_row[x + 1] = q_above[x + 1] + q_run;                          \
         }                                                                 \
       }                                                                   \
@@ -75,6 +78,7 @@ cf_integral_cpu (const cf_integral_layout * l, const void *in, void *sum,
     void *squares)
 {
   size_t sum_row, sq_row;
+  int step = l && l->in_step ? l->in_step : 1;
 
   if (cf_integral_layout_check (l) != CF_OK || !in || !sum
       || (squares && l->squares_pitch < ((size_t) l->width + 1) * 8))

@@ -42,6 +42,7 @@ rows_kernel (const uint8_t * in, cf_integral_layout l, uint8_t * sum,
   SUM *row = (SUM *) (sum + (size_t) (y + 1) * l.sum_pitch);
   SQ *q_row = squares ? (SQ *) (squares + (size_t) (y + 1) * l.squares_pitch)
       : nullptr;
+  const int step = l.in_step ? l.in_step : 1;
   SUM carry = 0;
   SQ q_carry = 0;
 
@@ -53,7 +54,7 @@ rows_kernel (const uint8_t * in, cf_integral_layout l, uint8_t * sum,
 #pragma unroll 4
   for (int x0 = 0; x0 < l.width; x0 += 32) {
     const int x = x0 + lane;
-    IN v = x < l.width ? src[x] : IN (0);
+    IN v = x < l.width ? src[(size_t) x * step] : IN (0);
     SUM s = carry + warp_inclusive ((SUM) v);
     if (x < l.width)
       row[x + 1] = s;

@@ -17,13 +17,16 @@
 
 #define POISON 0xA5
 
+static int step = 1;             /* samples from pixel to pixel */
+
 static double
 sample (cf_integral_type type, const uint8_t * in, size_t pitch, int x,
     int y)
 {
   const uint8_t *row = in + (size_t) y * pitch;
-  return type == CF_INTEGRAL_U8 ? row[x] : type == CF_INTEGRAL_U16
-      ? ((const uint16_t *) row)[x] : ((const float *) row)[x];
+  size_t i = (size_t) x * step;
+  return type == CF_INTEGRAL_U8 ? row[i] : type == CF_INTEGRAL_U16
+      ? ((const uint16_t *) row)[i] : ((const float *) row)[i];
 }
 
 static double
@@ -89,8 +92,8 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
 {
   size_t in_size = cf_integral_in_size (type);
   size_t s_size = cf_integral_sum_size (type);
-  cf_integral_layout l = { type, w, h, ((size_t) w + pad) * in_size,
-    ((size_t) w + 1 + pad) * s_size, ((size_t) w + 1 + 2 * pad) * 8
+  cf_integral_layout l = { type, w, h, ((size_t) w * step + pad) * in_size,
+    ((size_t) w + 1 + pad) * s_size, ((size_t) w + 1 + 2 * pad) * 8, step
   };
   size_t in_bytes = l.in_pitch * h, s_bytes = l.sum_pitch * (h + 1);
   size_t q_bytes = l.squares_pitch * (h + 1);
@@ -99,11 +102,13 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
   char what[96];
   int st;
 
-  snprintf (what, sizeof (what), "%s %s %dx%d pad %d", cuda ? "cuda" : "cpu",
-      cf_integral_type_name (type), w, h, pad);
+  snprintf (what, sizeof (what), "%s %s %dx%d pad %d, step %d",
+      cuda ? "cuda" : "cpu", cf_integral_type_name (type), w, h, pad, step);
+  /* the samples between the pixels of this channel must not count */
+  memset (in, 0x7F, in_bytes);
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++) {
-      uint8_t *p = in + (size_t) y * l.in_pitch + (size_t) x * in_size;
+      uint8_t *p = in + (size_t) y * l.in_pitch + (size_t) x * step * in_size;
       if (type == CF_INTEGRAL_U8)
         *p = (uint8_t) test_rand ();
       else if (type == CF_INTEGRAL_U16)
@@ -168,7 +173,7 @@ main (int argc, char **argv)
     {1, 1, 0}, {7, 3, 5}, {33, 65, 3}, {1, 500, 1}, {500, 1, 0},
     {640, 480, 0}, {1921, 1081, 7}, {3840, 2160, 0},
   };
-  cf_integral_layout bad = { CF_INTEGRAL_U8, 0, 1, 0, 0, 0 };
+  cf_integral_layout bad = { CF_INTEGRAL_U8, 0, 1, 0, 0, 0, 1 };
   char name[32];
 
   snprintf (name, sizeof (name), "integral-%s", mode);
@@ -184,6 +189,12 @@ main (int argc, char **argv)
     for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++)
       check_case (cuda, stream, t, cases[k][0], cases[k][1], cases[k][2],
           (int) (k + t) % 2);
+  /* one channel of interleaved pixels (RGBA, RGB) */
+  for (step = 3; step <= 4; step++)
+    for (int t = 0; t < CF_INTEGRAL_N_TYPES; t++) {
+      check_case (cuda, stream, t, 37, 29, 5, 1);
+      check_case (cuda, stream, t, 1920, 1080, 0, step == 4);
+    }
   if (cuda)
     cf_gpu_stream_destroy (stream);
   return test_finish (name);
