@@ -1,0 +1,53 @@
+/* Box means and adaptive thresholds read off integral images (integral.h),
+ * so that the cost per pixel does not depend on the radius.
+ *
+ *   box mean   out(x, y) = the mean of the input over the (2r+1) x (2r+1)
+ *              window centred on (x, y), clipped to the frame (divided by
+ *              the number of pixels inside), rounded to nearest (halves
+ *              up)
+ *   threshold  out(x, y) = 255 where in(x, y) > window mean - offset (the
+ *              exact mean), else 0
+ *
+ * Integer inputs only (u8, u16: the tables are exact); the threshold writes
+ * the type's largest value (255, 65535). Output pixels are `out_step`
+ * samples apart, like the input's `in_step`. */
+#ifndef CF_BOXMEAN_H
+#define CF_BOXMEAN_H
+
+#include <stddef.h>
+#include "cf_status.h"
+#include "gpu.h"
+#include "integral.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CF_BOX_MAX_RADIUS 1024
+
+typedef struct
+{
+  int radius;                   /* 1..CF_BOX_MAX_RADIUS */
+  int threshold;                /* 0: box mean; 1: adaptive threshold */
+  double offset;                /* threshold only */
+  size_t out_pitch;             /* bytes between output rows */
+  int out_step;                 /* samples between output pixels (0: 1) */
+} cf_box_params;
+
+/* CF_ERR_INVALID for a float input, a radius out of range or output rows
+ * too short. */
+int cf_box_params_check (const cf_integral_layout * layout,
+    const cf_box_params * params);
+
+/* `layout` and `sum` describe the table made from `in` (cf_integral_*);
+ * `in` is read by the threshold only. */
+int cf_box_cpu (const cf_integral_layout * layout, const void *in,
+    const void *sum, const cf_box_params * params, void *out);
+int cf_box_cuda (const cf_integral_layout * layout, const void *d_in,
+    const void *d_sum, const cf_box_params * params, void *d_out,
+    cf_stream stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

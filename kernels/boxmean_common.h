@@ -1,0 +1,48 @@
+/* The arithmetic of one box-filtered pixel, shared by the CPU twin and the
+ * CUDA kernel (compiled as C and as CUDA). Internal to the kernels
+ * library. */
+#ifndef CF_BOXMEAN_COMMON_H
+#define CF_BOXMEAN_COMMON_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define CF_BOX_FN static __host__ __device__ inline
+#else
+#define CF_BOX_FN static inline
+#endif
+
+/* Sum over [x0, x1) x [y0, y1) from a table of entries of type T (32- or
+ * 64-bit unsigned): wrapping arithmetic gives the exact sum whenever it
+ * fits the type, as a window's always does. */
+#define CF_BOX_WINDOW_SUM(T, table, pitch, x0, y0, x1, y1)                 \
+  ((T) (((const T *) ((const uint8_t *) (table) + (size_t) (y1) * (pitch)))[x1] \
+      - ((const T *) ((const uint8_t *) (table) + (size_t) (y1) * (pitch)))[x0] \
+      - ((const T *) ((const uint8_t *) (table) + (size_t) (y0) * (pitch)))[x1] \
+      + ((const T *) ((const uint8_t *) (table) + (size_t) (y0) * (pitch)))[x0]))
+
+/* The window of pixel (x, y), clipped: [x0, x1) x [y0, y1). */
+CF_BOX_FN void
+cf_box_window (int x, int y, int r, int w, int h, int *x0, int *y0, int *x1,
+    int *y1)
+{
+  *x0 = x - r < 0 ? 0 : x - r;
+  *y0 = y - r < 0 ? 0 : y - r;
+  *x1 = x + r + 1 > w ? w : x + r + 1;
+  *y1 = y + r + 1 > h ? h : y + r + 1;
+}
+
+/* Mean rounded to nearest, halves up. */
+CF_BOX_FN uint64_t
+cf_box_round_mean (uint64_t sum, uint64_t count)
+{
+  return (2 * sum + count) / (2 * count);
+}
+
+CF_BOX_FN int
+cf_box_above (double v, uint64_t sum, uint64_t count, double offset)
+{
+  return v > (double) sum / (double) count - offset;
+}
+
+#endif

@@ -1,0 +1,61 @@
+/* CPU twin of the box means and thresholds. */
+#include "boxmean.h"
+#include "boxmean_common.h"
+
+static int
+params_check (const cf_integral_layout * l, const cf_box_params * p)
+{
+  int step = p && p->out_step ? p->out_step : 1;
+  if (cf_integral_layout_check (l) != CF_OK || !p
+      || l->type == CF_INTEGRAL_F32 || p->radius < 1
+      || p->radius > CF_BOX_MAX_RADIUS || p->out_step < 0
+      || p->out_pitch < ((size_t) (l->width - 1) * step + 1)
+      * cf_integral_in_size (l->type))
+    return CF_ERR_INVALID;
+  return CF_OK;
+}
+
+int
+cf_box_params_check (const cf_integral_layout * l, const cf_box_params * p)
+{
+  return params_check (l, p);
+}
+
+int
+cf_box_cpu (const cf_integral_layout * l, const void *in, const void *sum,
+    const cf_box_params * p, void *out)
+{
+  int in_step, out_step;
+
+  if (params_check (l, p) != CF_OK || !sum || !out || (p->threshold && !in))
+    return CF_ERR_INVALID;
+  in_step = l->in_step ? l->in_step : 1;
+  out_step = p->out_step ? p->out_step : 1;
+  for (int y = 0; y < l->height; y++)
+    for (int x = 0; x < l->width; x++) {
+      int x0, y0, x1, y1;
+      uint64_t s, count, v;
+      cf_box_window (x, y, p->radius, l->width, l->height, &x0, &y0, &x1,
+          &y1);
+      count = (uint64_t) (x1 - x0) * (uint64_t) (y1 - y0);
+      s = l->type == CF_INTEGRAL_U8
+          ? CF_BOX_WINDOW_SUM (uint32_t, sum, l->sum_pitch, x0, y0, x1, y1)
+          : CF_BOX_WINDOW_SUM (uint64_t, sum, l->sum_pitch, x0, y0, x1, y1);
+      if (p->threshold) {
+        const uint8_t *row = (const uint8_t *) in + (size_t) y * l->in_pitch;
+        double px = l->type == CF_INTEGRAL_U8 ? row[(size_t) x * in_step]
+            : ((const uint16_t *) row)[(size_t) x * in_step];
+        v = cf_box_above (px, s, count, p->offset)
+            ? (l->type == CF_INTEGRAL_U8 ? 255 : 65535) : 0;
+      } else {
+        v = cf_box_round_mean (s, count);
+      }
+      if (l->type == CF_INTEGRAL_U8)
+        ((uint8_t *) out)[(size_t) y * p->out_pitch + (size_t) x * out_step]
+            = (uint8_t) v;
+      else
+        ((uint16_t *) ((uint8_t *) out + (size_t) y * p->out_pitch))
+            [(size_t) x * out_step] = (uint16_t) v;
+    }
+  return CF_OK;
+}

@@ -1,0 +1,63 @@
+/* CUDA box means and thresholds: one thread per output pixel, four table
+ * reads each (see boxmean.h). */
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "boxmean.h"
+#include "boxmean_common.h"
+
+namespace cfb
+{
+
+template <typename IN, typename SUM>
+__global__ void
+box_kernel (cf_integral_layout l, const uint8_t * in, const uint8_t * sum,
+    cf_box_params p, uint8_t * out)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= l.width || y >= l.height)
+    return;
+  int x0, y0, x1, y1;
+  cf_box_window (x, y, p.radius, l.width, l.height, &x0, &y0, &x1, &y1);
+  const uint64_t count = (uint64_t) (x1 - x0) * (uint64_t) (y1 - y0);
+  const uint64_t s = CF_BOX_WINDOW_SUM (SUM, sum, l.sum_pitch, x0, y0, x1,
+      y1);
+  const int in_step = l.in_step ? l.in_step : 1;
+  const int out_step = p.out_step ? p.out_step : 1;
+  uint64_t v;
+
+  if (p.threshold) {
+    const IN px = ((const IN *) (in + (size_t) y * l.in_pitch))
+        [(size_t) x * in_step];
+    v = cf_box_above ((double) px, s, count, p.offset) ? (IN) ~(IN) 0 : 0;
+  } else {
+    v = cf_box_round_mean (s, count);
+  }
+  ((IN *) (out + (size_t) y * p.out_pitch))[(size_t) x * out_step] = (IN) v;
+}
+
+}                               /* namespace cfb */
+
+extern "C" int
+cf_box_cuda (const cf_integral_layout * l, const void *d_in,
+    const void *d_sum, const cf_box_params * p, void *d_out,
+    cf_stream stream)
+{
+  dim3 block (32, 8);
+
+  if (cf_box_params_check (l, p) != CF_OK || !d_sum || !d_out
+      || (p->threshold && !d_in))
+    return CF_ERR_INVALID;
+  dim3 grid ((l->width + 31) / 32, (l->height + 7) / 8);
+  if (l->type == CF_INTEGRAL_U8)
+    cfb::box_kernel<uint8_t, uint32_t><<<grid, block, 0,
+        (cudaStream_t) stream>>> (*l, (const uint8_t *) d_in,
+        (const uint8_t *) d_sum, *p, (uint8_t *) d_out);
+  else
+    cfb::box_kernel<uint16_t, uint64_t><<<grid, block, 0,
+        (cudaStream_t) stream>>> (*l, (const uint8_t *) d_in,
+        (const uint8_t *) d_sum, *p, (uint8_t *) d_out);
+  return (int) cudaGetLastError ();
+}

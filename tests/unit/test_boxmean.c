@@ -1,0 +1,178 @@
+/* Box means and adaptive thresholds against a reference written here (each
+ * window summed from a table of prefix sums built here in 64 bits, and
+ * pixel by pixel for small frames), on random u8 and u16 planes and single
+ * channels of interleaved pixels, radii from 1 to the largest, odd sizes;
+ * the table comes from the integral image of the same backend; outputs
+ * poisoned first, and the samples between output pixels must stay.
+ *
+ *   test_boxmean cpu|cuda */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boxmean.h"
+#include "test_gpu.h"
+#include "test_util.h"
+
+#define POISON 0xA5
+
+static uint64_t
+px (const uint8_t * in, const cf_integral_layout * l, int x, int y)
+{
+  const uint8_t *row = in + (size_t) y * l->in_pitch;
+  size_t i = (size_t) x * l->in_step;
+  return l->type == CF_INTEGRAL_U8 ? row[i] : ((const uint16_t *) row)[i];
+}
+
+static void
+check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
+    int step, int radius, int threshold, double offset)
+{
+  size_t size = cf_integral_in_size (type);
+  cf_integral_layout l = { type, w, h, ((size_t) w * step + 3) * size,
+    ((size_t) w + 1) * cf_integral_sum_size (type), 0, step
+  };
+  cf_box_params p = { radius, threshold, offset,
+    ((size_t) w * step + 1) * size, step
+  };
+  size_t in_bytes = l.in_pitch * h, sum_bytes = l.sum_pitch * (h + 1);
+  size_t out_bytes = p.out_pitch * h;
+  uint8_t *in = malloc (in_bytes), *sum = malloc (sum_bytes);
+  uint8_t *out = malloc (out_bytes), *poison = malloc (out_bytes);
+  char what[128], first[160] = "";
+  uint64_t *ref = NULL;
+  int st, bad = 0;
+
+  snprintf (what, sizeof (what), "%s %s %dx%d step %d radius %d %s %g",
+      cuda ? "cuda" : "cpu", cf_integral_type_name (type), w, h, step,
+      radius, threshold ? "threshold, offset" : "mean", offset);
+  test_fill_random (in, in_bytes);
+  memset (poison, POISON, out_bytes);
+  if (cuda) {
+    void *d_in = NULL, *d_sum = NULL, *d_out = NULL;
+    st = cf_gpu_malloc (&d_in, in_bytes);
+    if (st == CF_OK)
+      st = cf_gpu_malloc (&d_sum, sum_bytes);
+    if (st == CF_OK)
+      st = cf_gpu_malloc (&d_out, out_bytes);
+    if (st == CF_OK)
+      st = cf_gpu_copy_2d (d_in, in_bytes, in, in_bytes, in_bytes, 1,
+          CF_COPY_HOST_TO_DEVICE, stream);
+    if (st == CF_OK)
+      st = cf_gpu_copy_2d (d_out, out_bytes, poison, out_bytes, out_bytes, 1,
+          CF_COPY_HOST_TO_DEVICE, stream);
+    if (st == CF_OK)
+      st = cf_integral_cuda (&l, d_in, d_sum, NULL, stream);
+    if (st == CF_OK)
+      st = cf_box_cuda (&l, d_in, d_sum, &p, d_out, stream);
+    if (st == CF_OK)
+      st = cf_gpu_copy_2d (out, out_bytes, d_out, out_bytes, out_bytes, 1,
+          CF_COPY_DEVICE_TO_HOST, stream);
+    if (st == CF_OK)
+      st = cf_gpu_stream_sync (stream);
+    cf_gpu_free (d_in);
+    cf_gpu_free (d_sum);
+    cf_gpu_free (d_out);
+  } else {
+    memcpy (out, poison, out_bytes);
+    st = cf_integral_cpu (&l, in, sum, NULL);
+    if (st == CF_OK)
+      st = cf_box_cpu (&l, in, sum, &p, out);
+  }
+  if (!test_check (st == CF_OK, "%s: %s", what, cf_status_name (st)))
+    goto done;
+  ref = calloc (((size_t) w + 1) * (h + 1), sizeof (uint64_t));
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      ref[(size_t) (y + 1) * (w + 1) + x + 1] = px (in, &l, x, y)
+          + ref[(size_t) y * (w + 1) + x + 1]
+          + ref[(size_t) (y + 1) * (w + 1) + x] - ref[(size_t) y * (w + 1) + x];
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      int x0 = x - radius < 0 ? 0 : x - radius, y0 = y - radius < 0 ? 0
+          : y - radius;
+      int x1 = x + radius + 1 > w ? w : x + radius + 1;
+      int y1 = y + radius + 1 > h ? h : y + radius + 1;
+      uint64_t s = ref[(size_t) y1 * (w + 1) + x1]
+          - ref[(size_t) y0 * (w + 1) + x1] - ref[(size_t) y1 * (w + 1) + x0]
+          + ref[(size_t) y0 * (w + 1) + x0];
+      uint64_t n = (uint64_t) (x1 - x0) * (y1 - y0), want, got;
+      if (w * h <= 64 * 48) {
+        /* small frames: pixel by pixel too */
+        uint64_t brute = 0;
+        for (int j = y0; j < y1; j++)
+          for (int i = x0; i < x1; i++)
+            brute += px (in, &l, i, j);
+        if (brute != s && !bad++)
+          snprintf (first, sizeof (first), "the test's own table is wrong");
+      }
+      if (threshold)
+        /* exact: v > s / n - offset, with long double */
+        want = (long double) px (in, &l, x, y) > (long double) s / n - offset
+            ? (type == CF_INTEGRAL_U8 ? 255 : 65535) : 0;
+      else
+        want = (2 * s + n) / (2 * n);
+      got = type == CF_INTEGRAL_U8
+          ? out[(size_t) y * p.out_pitch + (size_t) x * step]
+          : ((uint16_t *) (out + (size_t) y * p.out_pitch))[(size_t) x * step];
+      if (got != want && !bad++)
+        snprintf (first, sizeof (first), "(%d, %d): got %llu, expected %llu",
+            x, y, (unsigned long long) got, (unsigned long long) want);
+    }
+  /* everything but the output samples as it was */
+  for (int y = 0; y < h; y++)
+    for (size_t b = 0; b < p.out_pitch; b++) {
+      size_t sample = b / size;
+      int is_out = sample % step == 0 && sample / step < (size_t) w;
+      if (!is_out && out[(size_t) y * p.out_pitch + b] != POISON && !bad++)
+        snprintf (first, sizeof (first), "row %d byte %zu written", y, b);
+    }
+  test_check (bad == 0, "%s: %d wrong, first %s", what, bad, first);
+done:
+  free (ref);
+  free (in);
+  free (sum);
+  free (out);
+  free (poison);
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *mode = argc > 1 ? argv[1] : "cpu";
+  int cuda = strcmp (mode, "cuda") == 0;
+  cf_stream stream = NULL;
+  /* width, height, radius */
+  static const int cases[][3] = {
+    {1, 1, 1}, {17, 9, 1}, {64, 48, 2}, {97, 61, 8}, {33, 130, 64},
+    {70, 40, 1024}, {321, 201, 5}, {1921, 1081, 16},
+  };
+  cf_integral_layout l = { CF_INTEGRAL_U8, 8, 8, 8, 36, 0, 1 };
+  cf_box_params bad = { 0, 0, 0, 8, 1 };
+  char name[32];
+
+  snprintf (name, sizeof (name), "boxmean-%s", mode);
+  if (cuda) {
+    int status = test_gpu_start (name, &stream);
+    if (status >= 0)
+      return status;
+  }
+  test_seed_from_env (name);
+  test_check (cf_box_params_check (&l, &bad) == CF_ERR_INVALID,
+      "radius 0 accepted");
+  bad.radius = CF_BOX_MAX_RADIUS + 1;
+  test_check (cf_box_params_check (&l, &bad) == CF_ERR_INVALID,
+      "radius %d accepted", CF_BOX_MAX_RADIUS + 1);
+  for (int t = 0; t < 2; t++)
+    for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++)
+      for (int step = 1; step <= 4; step += 3) {
+        check_case (cuda, stream, t, cases[k][0], cases[k][1], step,
+            cases[k][2], 0, 0);
+        check_case (cuda, stream, t, cases[k][0], cases[k][1], step,
+            cases[k][2], 1, k % 3 == 0 ? 0 : k % 3 == 1 ? 7.5 : -3);
+      }
+  if (cuda)
+    cf_gpu_stream_destroy (stream);
+  return test_finish (name);
+}
