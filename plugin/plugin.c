@@ -7,6 +7,7 @@
 
 #include "gstcudaconv1d.h"
 #include "gstcudaconv2d.h"
+#include "gstcudaprefixsum.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -15,6 +16,7 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (cudaconv1d, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaconv2d, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudaprefixsum, plugin);
   return ret;
 }
 

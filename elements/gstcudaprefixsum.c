@@ -1,0 +1,845 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * cudaprefixsum: integral images of video frames and what they make cheap.
+ *
+ * Per frame, for each measured channel (GRAY, the luma of YUV, or R, G and
+ * B of the RGBA family): the integral image and the integral of squares
+ * (kernels/integral.h), the channel's sum, sum of squares, minimum and
+ * maximum (kernels/reduce.h), then, by `output`:
+ *
+ *   passthrough          the frame unchanged; with attach-meta the tables
+ *                        travel on the buffer (GstCudaIntegralMeta)
+ *   box-mean             each sample the rounded mean of its (2r+1)^2
+ *                        window, clipped to the frame (kernels/boxmean.h)
+ *   adaptive-threshold   255 where a sample exceeds its window mean minus
+ *                        `offset`, else 0
+ *
+ * Samples the element does not measure (alpha, chroma) pass unchanged. A
+ * "cudaprefixsum" element message carries the statistics, at most once per
+ * `interval` of running time. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "boxmean.h"
+#include "gstcudaintegralmeta.h"
+#include "gstcudapin.h"
+#include "gstcudaprefixsum.h"
+#include "reduce.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_prefix_sum_debug);
+#define GST_CAT_DEFAULT gst_cuda_prefix_sum_debug
+
+#define VIDEO_FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, ARGB, " \
+    "ABGR, xRGB, xBGR, I420, YV12, NV12, Y444, Y42B }"
+
+#define DEFAULT_OUTPUT GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH
+#define DEFAULT_RADIUS 8
+#define DEFAULT_OFFSET 5.0
+#define DEFAULT_INTERVAL 1
+#define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_ATTACH_META TRUE
+#define DEFAULT_GRID 0
+#define MAX_GRID 4096
+
+enum
+{
+  PROP_0,
+  PROP_OUTPUT,
+  PROP_RADIUS,
+  PROP_OFFSET,
+  PROP_INTERVAL,
+  PROP_POST_MESSAGES,
+  PROP_ATTACH_META,
+  PROP_GRID_COLUMNS,
+  PROP_GRID_ROWS,
+};
+
+static GType
+gst_cuda_prefix_sum_output_get_type (void)
+{
+  static GType type;
+  static const GEnumValue values[] = {
+    {GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH, "The frames unchanged",
+        "passthrough"},
+    {GST_CUDA_PREFIX_SUM_OUTPUT_BOX_MEAN, "Box mean of radius `radius`",
+        "box-mean"},
+    {GST_CUDA_PREFIX_SUM_OUTPUT_ADAPTIVE_THRESHOLD,
+        "255 above the box mean minus `offset`, else 0",
+        "adaptive-threshold"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaPrefixSumOutput", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define gst_cuda_prefix_sum_parent_class parent_class
+G_DEFINE_TYPE (GstCudaPrefixSum, gst_cuda_prefix_sum,
+    GST_TYPE_CUDA_FILTER_BASE);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaprefixsum, "cudaprefixsum",
+    GST_RANK_NONE, GST_TYPE_CUDA_PREFIX_SUM,
+    gst_cuda_integral_meta_api_get_type ());
+
+static void gst_cuda_prefix_sum_finalize (GObject * object);
+static void gst_cuda_prefix_sum_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_cuda_prefix_sum_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static gboolean gst_cuda_prefix_sum_start (GstBaseTransform * trans);
+static gboolean gst_cuda_prefix_sum_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_prefix_sum_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static GstFlowReturn gst_cuda_prefix_sum_transform (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer * outbuf);
+static GstFlowReturn gst_cuda_prefix_sum_transform_ip (GstBaseTransform *
+    trans, GstBuffer * buf);
+
+static void
+gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+  GstCaps *caps = gst_caps_from_string (GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS));
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_prefix_sum_debug, "cudaprefixsum", 0,
+      "CUDA integral images and statistics");
+
+  gobject_class->finalize = gst_cuda_prefix_sum_finalize;
+  gobject_class->set_property = gst_cuda_prefix_sum_set_property;
+  gobject_class->get_property = gst_cuda_prefix_sum_get_property;
+
+  /**
+   * GstCudaPrefixSum:output:
+   *
+   * What comes out: the frames unchanged (with the integral images attached
+   * when `attach-meta`), their box mean, or their adaptive threshold.
+   * Changes in the NULL or READY state only.
+   */
+  g_object_class_install_property (gobject_class, PROP_OUTPUT,
+      g_param_spec_enum ("output", "Output",
+          "passthrough, box-mean or adaptive-threshold",
+          gst_cuda_prefix_sum_output_get_type (), DEFAULT_OUTPUT,
+          flags | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_RADIUS,
+      g_param_spec_int ("radius", "Radius",
+          "Box radius r: windows of (2r+1) x (2r+1) pixels", 1,
+          CF_BOX_MAX_RADIUS, DEFAULT_RADIUS, flags | GST_PARAM_CONTROLLABLE));
+  g_object_class_install_property (gobject_class, PROP_OFFSET,
+      g_param_spec_double ("offset", "Offset",
+          "adaptive-threshold: 255 where a sample exceeds its box mean "
+          "minus offset", -65535.0, 65535.0, DEFAULT_OFFSET,
+          flags | GST_PARAM_CONTROLLABLE));
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Least running time between two statistics messages, in ns (1: "
+          "every frame)", 1, G_MAXUINT64, DEFAULT_INTERVAL, flags));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post the statistics as element messages", DEFAULT_POST_MESSAGES,
+          flags));
+  g_object_class_install_property (gobject_class, PROP_ATTACH_META,
+      g_param_spec_boolean ("attach-meta", "Attach meta",
+          "output=passthrough: attach the integral images "
+          "(GstCudaIntegralMeta) to each frame", DEFAULT_ATTACH_META,
+          flags | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_GRID_COLUMNS,
+      g_param_spec_int ("grid-columns", "Grid columns",
+          "Columns of the grid of regions whose means and variances the "
+          "messages carry (0: no grid)", 0, MAX_GRID, DEFAULT_GRID, flags));
+  g_object_class_install_property (gobject_class, PROP_GRID_ROWS,
+      g_param_spec_int ("grid-rows", "Grid rows",
+          "Rows of the grid of regions (0: no grid)", 0, MAX_GRID,
+          DEFAULT_GRID, flags));
+
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA prefix sums", "Filter/Analyzer/Video",
+      "Integral images of video frames on the GPU: frame and region "
+      "statistics, box means and adaptive thresholds in time independent "
+      "of the radius, and the tables for applications",
+      "gst-cuda-filters");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_set_caps);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_transform);
+  trans_class->transform_ip =
+      GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_transform_ip);
+  trans_class->transform_ip_on_passthrough = TRUE;
+  gst_type_mark_as_plugin_api (gst_cuda_prefix_sum_output_get_type (), 0);
+}
+
+static void
+gst_cuda_prefix_sum_init (GstCudaPrefixSum * self)
+{
+  self->output = DEFAULT_OUTPUT;
+  self->radius = DEFAULT_RADIUS;
+  self->offset = DEFAULT_OFFSET;
+  self->interval = DEFAULT_INTERVAL;
+  self->post_messages = DEFAULT_POST_MESSAGES;
+  self->attach_meta = DEFAULT_ATTACH_META;
+  self->grid_columns = self->grid_rows = DEFAULT_GRID;
+}
+
+static void
+gst_cuda_prefix_sum_finalize (GObject * object)
+{
+  g_free (GST_CUDA_PREFIX_SUM (object)->tables);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* ---- properties -------------------------------------------------------------- */
+
+/* Why a grid of `columns` x `rows` does not fit the negotiated frames, or
+ * NULL. Called with the object lock. */
+static gchar *
+grid_error (GstCudaPrefixSum * self, gint columns, gint rows)
+{
+  gint w, h;
+
+  if (!self->have_info || (columns == 0 && rows == 0))
+    return NULL;
+  w = GST_VIDEO_INFO_WIDTH (&self->info);
+  h = GST_VIDEO_INFO_HEIGHT (&self->info);
+  if (columns == 0 || rows == 0)
+    return g_strdup_printf ("a grid of %d x %d regions: set both or "
+        "neither", columns, rows);
+  if (columns > w || rows > h)
+    return g_strdup_printf ("a grid of %d x %d regions is larger than the "
+        "%d x %d frame", columns, rows, w, h);
+  return NULL;
+}
+
+static void
+gst_cuda_prefix_sum_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (object);
+  gchar *refused = NULL;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_OUTPUT:
+    case PROP_ATTACH_META:
+      if (self->started) {
+        refused = g_strdup ("it can change only in the NULL or READY state");
+        break;
+      }
+      if (prop_id == PROP_OUTPUT)
+        self->output = g_value_get_enum (value);
+      else
+        self->attach_meta = g_value_get_boolean (value);
+      break;
+    case PROP_RADIUS:
+      self->radius = g_value_get_int (value);
+      break;
+    case PROP_OFFSET:
+      self->offset = g_value_get_double (value);
+      break;
+    case PROP_INTERVAL:
+      self->interval = g_value_get_uint64 (value);
+      break;
+    case PROP_POST_MESSAGES:
+      self->post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_GRID_COLUMNS:
+    case PROP_GRID_ROWS:{
+      gint columns = prop_id == PROP_GRID_COLUMNS ? g_value_get_int (value)
+          : self->grid_columns;
+      gint rows = prop_id == PROP_GRID_ROWS ? g_value_get_int (value)
+          : self->grid_rows;
+      /* while frames flow a grid that cannot fit is refused; a grid
+       * half set (one side 0) is taken as none until the other comes */
+      refused = columns && rows ? grid_error (self, columns, rows) : NULL;
+      if (!refused) {
+        self->grid_columns = columns;
+        self->grid_rows = rows;
+      }
+      break;
+    }
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (refused) {
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("Refused %s: %s.",
+            pspec->name, refused), (NULL));
+    g_free (refused);
+  }
+}
+
+static void
+gst_cuda_prefix_sum_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_OUTPUT:
+      g_value_set_enum (value, self->output);
+      break;
+    case PROP_RADIUS:
+      g_value_set_int (value, self->radius);
+      break;
+    case PROP_OFFSET:
+      g_value_set_double (value, self->offset);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, self->interval);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_ATTACH_META:
+      g_value_set_boolean (value, self->attach_meta);
+      break;
+    case PROP_GRID_COLUMNS:
+      g_value_set_int (value, self->grid_columns);
+      break;
+    case PROP_GRID_ROWS:
+      g_value_set_int (value, self->grid_rows);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ---- state ---------------------------------------------------------------------- */
+
+static gboolean
+gst_cuda_prefix_sum_start (GstBaseTransform * trans)
+{
+  GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (trans);
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  self->started = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  self->last_post = GST_CLOCK_TIME_NONE;
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_prefix_sum_stop (GstBaseTransform * trans)
+{
+  GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (trans);
+
+  if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self))) {
+    gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
+    gst_cuda_filter_base_free_device (&self->d_in);
+    gst_cuda_filter_base_free_device (&self->d_out);
+    gst_cuda_filter_base_free_device (&self->d_tables);
+    gst_cuda_filter_base_free_device (&self->d_stats);
+    gst_cuda_filter_base_free_device (&self->d_work);
+  }
+  g_clear_pointer (&self->tables, g_free);
+  GST_OBJECT_LOCK (self);
+  self->started = FALSE;
+  self->have_info = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+/* The channels measured: the colour components of packed RGB, else the
+ * first component (grey or luma). */
+static void
+describe_channels (GstCudaPrefixSum * self, const GstVideoInfo * info)
+{
+  const GstVideoFormatInfo *f = info->finfo;
+  gboolean rgb = GST_VIDEO_FORMAT_INFO_IS_RGB (f);
+  gint bytes = GST_VIDEO_FORMAT_INFO_DEPTH (f, 0) > 8 ? 2 : 1;
+
+  self->type = bytes == 2 ? CF_INTEGRAL_U16 : CF_INTEGRAL_U8;
+  self->n_channels = rgb ? 3 : 1;
+  for (guint c = 0; c < self->n_channels; c++) {
+    GstCudaPrefixSumChannel *ch = &self->channels[c];
+    ch->plane = GST_VIDEO_FORMAT_INFO_PLANE (f, c);
+    ch->offset = GST_VIDEO_FORMAT_INFO_POFFSET (f, c);
+    ch->step = GST_VIDEO_FORMAT_INFO_PSTRIDE (f, c) / bytes;
+    ch->sample = (gint) ch->offset / bytes;
+  }
+}
+
+static gboolean
+gst_cuda_prefix_sum_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps G_GNUC_UNUSED)
+{
+  GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (trans);
+  GstVideoInfo info;
+  GstCudaPrefixSumOutput output;
+  gboolean attach;
+  gchar *error;
+
+  if (!gst_video_info_from_caps (&info, incaps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Cannot measure caps %" GST_PTR_FORMAT ".", incaps), (NULL));
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (self);
+  self->info = info;
+  self->have_info = TRUE;
+  error = grid_error (self, self->grid_columns, self->grid_rows);
+  if (error)
+    self->have_info = FALSE;
+  output = self->output;
+  attach = self->attach_meta;
+  GST_OBJECT_UNLOCK (self);
+  if (error) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Cannot measure %dx%d "
+            "frames: %s.", GST_VIDEO_INFO_WIDTH (&info),
+            GST_VIDEO_INFO_HEIGHT (&info), error), (NULL));
+    g_free (error);
+    return FALSE;
+  }
+  describe_channels (self, &info);
+  /* passthrough measures in place; without the meta it writes nothing */
+  gst_base_transform_set_in_place (trans,
+      output == GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH);
+  gst_base_transform_set_passthrough (trans,
+      output == GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH && !attach);
+  g_clear_pointer (&self->tables, g_free);
+  return TRUE;
+}
+
+/* ---- measuring -------------------------------------------------------------------- */
+
+typedef struct
+{
+  GstCudaPrefixSumOutput output;
+  gint radius;
+  gdouble offset;
+  gboolean post, attach;
+  gint columns, rows;
+} Settings;
+
+/* Bytes of the tables of all channels: per channel its sums, then its
+ * squares, as GstCudaIntegralMeta keeps them. */
+static void
+table_layout (GstCudaPrefixSum * self, gsize * sum_pitch, gsize * sq_pitch,
+    gsize * per_channel)
+{
+  gint w = GST_VIDEO_INFO_WIDTH (&self->info);
+  gint h = GST_VIDEO_INFO_HEIGHT (&self->info);
+
+  *sum_pitch = ((gsize) w + 1) * cf_integral_sum_size (self->type);
+  *sq_pitch = ((gsize) w + 1) * 8;
+  *per_channel = (*sum_pitch + *sq_pitch) * ((gsize) h + 1);
+}
+
+static cf_integral_layout
+channel_layout (GstCudaPrefixSum * self, guint c, gsize in_pitch)
+{
+  gsize sum_pitch, sq_pitch, per;
+  cf_integral_layout l;
+
+  table_layout (self, &sum_pitch, &sq_pitch, &per);
+  l.type = self->type;
+  l.width = GST_VIDEO_INFO_WIDTH (&self->info);
+  l.height = GST_VIDEO_INFO_HEIGHT (&self->info);
+  l.in_pitch = in_pitch;
+  l.sum_pitch = sum_pitch;
+  l.squares_pitch = sq_pitch;
+  l.in_step = self->channels[c].step;
+  (void) c;
+  return l;
+}
+
+static cf_reduce_layout
+plane_reduce_layout (GstCudaPrefixSum * self, gsize pitch)
+{
+  cf_reduce_layout r;
+
+  r.type = self->type == CF_INTEGRAL_U8 ? CF_REDUCE_U8 : CF_REDUCE_U16;
+  r.width = GST_VIDEO_INFO_WIDTH (&self->info);
+  r.rows = GST_VIDEO_INFO_HEIGHT (&self->info);
+  r.channels = self->channels[0].step;
+  r.pitch = pitch;
+  return r;
+}
+
+static void
+append_double (GValueArray * a, gdouble v)
+{
+  GValue value = G_VALUE_INIT;
+
+  g_value_init (&value, G_TYPE_DOUBLE);
+  g_value_set_double (&value, v);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  g_value_array_append (a, &value);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+  g_value_unset (&value);
+}
+
+static void
+set_array (GstStructure * s, const gchar * name, GValueArray * a)
+{
+  GValue v = G_VALUE_INIT;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  g_value_init (&v, g_value_array_get_type ());
+  g_value_take_boxed (&v, a);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+  gst_structure_take_value (s, name, &v);
+}
+
+/* The element message of one frame; `tables` (a meta laid out over the
+ * host tables) for the grid. */
+static void
+post_stats (GstCudaPrefixSum * self, GstBuffer * buf, const cf_stats * st,
+    const GstCudaIntegralMeta * tables, const Settings * s)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstClockTime ts = GST_BUFFER_PTS (buf);
+  gdouble n = (gdouble) GST_VIDEO_INFO_WIDTH (&self->info)
+      * GST_VIDEO_INFO_HEIGHT (&self->info);
+  GValueArray *mean, *var, *min, *max;
+  GstStructure *msg;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  mean = g_value_array_new (self->n_channels);
+  var = g_value_array_new (self->n_channels);
+  min = g_value_array_new (self->n_channels);
+  max = g_value_array_new (self->n_channels);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+  for (guint c = 0; c < self->n_channels; c++) {
+    const cf_stats *x = &st[self->channels[c].sample];
+    gdouble mu = x->sum / n, v = x->sum_squares / n - mu * mu;
+    append_double (mean, mu);
+    append_double (var, v > 0 ? v : 0);
+    append_double (min, x->min);
+    append_double (max, x->max);
+  }
+  msg = gst_structure_new ("cudaprefixsum",
+      "timestamp", G_TYPE_UINT64, ts,
+      "stream-time", G_TYPE_UINT64, gst_segment_to_stream_time
+      (&trans->segment, GST_FORMAT_TIME, ts),
+      "running-time", G_TYPE_UINT64, gst_segment_to_running_time
+      (&trans->segment, GST_FORMAT_TIME, ts),
+      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf),
+      "channels", G_TYPE_INT, self->n_channels, NULL);
+  set_array (msg, "mean", mean);
+  set_array (msg, "variance", var);
+  set_array (msg, "min", min);
+  set_array (msg, "max", max);
+  if (tables && s->columns > 0 && s->rows > 0) {
+    gint w = GST_VIDEO_INFO_WIDTH (&self->info);
+    gint h = GST_VIDEO_INFO_HEIGHT (&self->info);
+    GValueArray *gm, *gv;
+
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+    gm = g_value_array_new (s->columns * s->rows * self->n_channels);
+    gv = g_value_array_new (s->columns * s->rows * self->n_channels);
+    G_GNUC_END_IGNORE_DEPRECATIONS;
+    for (gint gy = 0; gy < s->rows; gy++)
+      for (gint gx = 0; gx < s->columns; gx++) {
+        guint x0 = (guint) ((gint64) gx * w / s->columns);
+        guint x1 = (guint) ((gint64) (gx + 1) * w / s->columns);
+        guint y0 = (guint) ((gint64) gy * h / s->rows);
+        guint y1 = (guint) ((gint64) (gy + 1) * h / s->rows);
+        for (guint c = 0; c < self->n_channels; c++) {
+          gdouble m = 0, v = 0;
+          gst_cuda_integral_meta_rect (tables, c, x0, y0, x1 - x0, y1 - y0,
+              NULL, &m, &v);
+          append_double (gm, m);
+          append_double (gv, v);
+        }
+      }
+    gst_structure_set (msg, "grid-columns", G_TYPE_INT, s->columns,
+        "grid-rows", G_TYPE_INT, s->rows, NULL);
+    set_array (msg, "grid-mean", gm);
+    set_array (msg, "grid-variance", gv);
+  }
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), msg));
+}
+
+/* Whether this frame posts: the first, then one per `interval`. */
+static gboolean
+time_to_post (GstCudaPrefixSum * self, GstBuffer * buf, guint64 interval)
+{
+  GstClockTime rt = gst_segment_to_running_time
+      (&GST_BASE_TRANSFORM (self)->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buf));
+
+  if (GST_CLOCK_TIME_IS_VALID (self->last_post)
+      && GST_CLOCK_TIME_IS_VALID (rt) && rt < self->last_post + interval
+      && rt >= self->last_post)
+    return FALSE;
+  self->last_post = GST_CLOCK_TIME_IS_VALID (rt) ? rt : 0;
+  return TRUE;
+}
+
+/* The host tables: a meta's block (attached to `buf`, which must be
+ * writable: before its frame is mapped) or the element's, described by the
+ * returned meta or by `storage`. */
+static GstCudaIntegralMeta *
+host_tables (GstCudaPrefixSum * self, GstBuffer * buf, gboolean attach,
+    GstCudaIntegralMeta * storage)
+{
+  GstCudaIntegralMeta *view = storage;
+  gsize sum_pitch, sq_pitch, per;
+  gpointer block;
+
+  table_layout (self, &sum_pitch, &sq_pitch, &per);
+  if (attach) {
+    block = g_malloc (per * self->n_channels);
+    view = gst_buffer_add_cuda_integral_meta (buf, block);
+    if (!view)
+      return NULL;
+  } else {
+    if (!self->tables)
+      self->tables = g_malloc (per * self->n_channels);
+    block = self->tables;
+  }
+  view->width = GST_VIDEO_INFO_WIDTH (&self->info);
+  view->height = GST_VIDEO_INFO_HEIGHT (&self->info);
+  view->n_channels = self->n_channels;
+  view->sum_bytes = (guint) cf_integral_sum_size (self->type);
+  view->sums_stride = sum_pitch;
+  view->squares_stride = sq_pitch;
+  for (guint c = 0; c < self->n_channels; c++) {
+    view->sums[c] = (const guint8 *) block + c * per;
+    view->squares[c] = view->sums[c] + sum_pitch * (view->height + 1);
+  }
+  return view;
+}
+
+static cf_box_params
+box_params (const Settings * s, gsize pitch, gint step)
+{
+  cf_box_params p;
+
+  p.radius = s->radius;
+  p.threshold = s->output == GST_CUDA_PREFIX_SUM_OUTPUT_ADAPTIVE_THRESHOLD;
+  p.offset = s->offset;
+  p.out_pitch = pitch;
+  p.out_step = step;
+  return p;
+}
+
+/* `view`: where the tables go on the host (NULL: nowhere). */
+static GstFlowReturn
+process_cpu (GstCudaPrefixSum * self, GstVideoFrame * in, GstVideoFrame * out,
+    GstBuffer * buf, GstCudaIntegralMeta * view, const Settings * s,
+    gboolean post)
+{
+  const GstCudaPrefixSumChannel *ch0 = &self->channels[0];
+  gsize pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in, ch0->plane);
+  const guint8 *plane = GST_VIDEO_FRAME_PLANE_DATA (in, ch0->plane);
+  cf_reduce_layout rl = plane_reduce_layout (self, pitch);
+  cf_stats stats[4];
+
+  if (post && cf_reduce_cpu (&rl, plane, stats) != CF_OK)
+    goto failed;
+  if (view) {
+    for (guint c = 0; c < self->n_channels; c++) {
+      cf_integral_layout l = channel_layout (self, c, pitch);
+      if (cf_integral_cpu (&l, plane + self->channels[c].offset,
+              (gpointer) view->sums[c], (gpointer) view->squares[c]) != CF_OK)
+        goto failed;
+    }
+  }
+  if (out) {
+    gst_video_frame_copy (out, in);
+    for (guint c = 0; c < self->n_channels; c++) {
+      cf_integral_layout l = channel_layout (self, c, pitch);
+      cf_box_params p = box_params (s, GST_VIDEO_FRAME_PLANE_STRIDE (out,
+              ch0->plane), self->channels[c].step);
+      guint8 *dst = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (out, ch0->plane)
+          + self->channels[c].offset;
+      if (cf_box_cpu (&l, plane + self->channels[c].offset, view->sums[c],
+              &p, dst) != CF_OK)
+        goto failed;
+    }
+  }
+  if (post)
+    post_stats (self, buf, stats, view, s);
+  return GST_FLOW_OK;
+
+failed:
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+      ("the CPU kernels refused the frame"));
+  return GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+process_cuda (GstCudaPrefixSum * self, GstVideoFrame * in,
+    GstVideoFrame * out, GstBuffer * buf, GstCudaIntegralMeta * view,
+    const Settings * s, gboolean post)
+{
+  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
+  cf_stream stream = gst_cuda_filter_base_streams (base)->compute;
+  const GstCudaPrefixSumChannel *ch0 = &self->channels[0];
+  gsize pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in, ch0->plane);
+  gint h = GST_VIDEO_INFO_HEIGHT (&self->info);
+  gsize plane_bytes = pitch * h, sum_pitch, sq_pitch, per;
+  cf_reduce_layout rl = plane_reduce_layout (self, pitch);
+  cf_stats stats[4];
+  guint8 *d_tables;
+  int st;
+
+  table_layout (self, &sum_pitch, &sq_pitch, &per);
+  if (!gst_cuda_filter_base_enter (base)
+      || !gst_cuda_filter_base_ensure_device (base, &self->d_in, plane_bytes)
+      || !gst_cuda_filter_base_ensure_device (base, &self->d_tables,
+          per * self->n_channels)
+      || !gst_cuda_filter_base_ensure_device (base, &self->d_stats,
+          sizeof (cf_stats) * 4)
+      || !gst_cuda_filter_base_ensure_device (base, &self->d_work,
+          MAX (cf_reduce_workspace_size (&rl), 256))
+      || (out && !gst_cuda_filter_base_ensure_device (base, &self->d_out,
+              plane_bytes)))
+    return GST_FLOW_ERROR;
+  d_tables = self->d_tables.ptr;
+
+  st = cf_gpu_copy_2d (self->d_in.ptr, pitch, GST_VIDEO_FRAME_PLANE_DATA (in,
+          ch0->plane), pitch, pitch, h, CF_COPY_HOST_TO_DEVICE, stream);
+  if (st == CF_OK && post)
+    st = cf_reduce_cuda (&rl, self->d_in.ptr, self->d_stats.ptr,
+        self->d_work.ptr, stream);
+  for (guint c = 0; c < self->n_channels && st == CF_OK; c++) {
+    cf_integral_layout l = channel_layout (self, c, pitch);
+    st = cf_integral_cuda (&l, (guint8 *) self->d_in.ptr
+        + self->channels[c].offset, d_tables + c * per,
+        d_tables + c * per + sum_pitch * (h + 1), stream);
+  }
+  if (out && st == CF_OK) {
+    /* unmeasured samples (alpha) as they came */
+    st = cf_gpu_copy_2d (self->d_out.ptr, pitch, self->d_in.ptr, pitch,
+        pitch, h, CF_COPY_DEVICE_TO_DEVICE, stream);
+    for (guint c = 0; c < self->n_channels && st == CF_OK; c++) {
+      cf_integral_layout l = channel_layout (self, c, pitch);
+      cf_box_params p = box_params (s, pitch, self->channels[c].step);
+      st = cf_box_cuda (&l, (guint8 *) self->d_in.ptr
+          + self->channels[c].offset, d_tables + c * per, &p,
+          (guint8 *) self->d_out.ptr + self->channels[c].offset, stream);
+    }
+    if (st == CF_OK)
+      st = cf_gpu_copy_2d (GST_VIDEO_FRAME_PLANE_DATA (out, ch0->plane),
+          GST_VIDEO_FRAME_PLANE_STRIDE (out, ch0->plane), self->d_out.ptr,
+          pitch, MIN (pitch, (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (out,
+                  ch0->plane)), h, CF_COPY_DEVICE_TO_HOST, stream);
+  }
+  if (st == CF_OK && post)
+    st = cf_gpu_copy_2d (stats, sizeof (stats), self->d_stats.ptr,
+        sizeof (stats), sizeof (cf_stats) * rl.channels, 1,
+        CF_COPY_DEVICE_TO_HOST, stream);
+  if (st == CF_OK && view)
+    st = cf_gpu_copy_2d ((gpointer) view->sums[0], per * self->n_channels,
+        d_tables, per * self->n_channels, per * self->n_channels, 1,
+        CF_COPY_DEVICE_TO_HOST, stream);
+  if (st == CF_OK)
+    st = cf_gpu_stream_sync (stream);
+  if (!GST_CUDA_FILTER_CHECK (self, st, "measuring a frame"))
+    return GST_FLOW_ERROR;
+  if (out) {
+    /* the other planes (chroma) as they came */
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++)
+      if (p != ch0->plane)
+        gst_video_frame_copy_plane (out, in, p);
+  }
+  if (post)
+    post_stats (self, buf, stats, view, s);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+measure (GstCudaPrefixSum * self, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstVideoFrame in, out;
+  GstFlowReturn ret;
+  Settings s;
+  gboolean post, cuda;
+  guint64 interval;
+  GstBuffer *buf = outbuf ? outbuf : inbuf;     /* the one that leaves */
+  GstCudaIntegralMeta storage = { 0 }, *view = NULL;
+
+  if (!self->have_info) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("buffer before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  GST_OBJECT_LOCK (self);
+  s.output = self->output;
+  s.radius = self->radius;
+  s.offset = self->offset;
+  s.post = self->post_messages;
+  s.attach = self->attach_meta && !outbuf
+      && gst_buffer_is_writable (inbuf);
+  s.columns = self->grid_columns;
+  s.rows = self->grid_rows;
+  interval = self->interval;
+  GST_OBJECT_UNLOCK (self);
+  post = s.post && time_to_post (self, inbuf, interval);
+  cuda = gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self));
+
+  /* host tables for the meta, the grid, or (CPU) the box filter; the meta
+   * is added before the frame is mapped, while the buffer is writable */
+  if (s.attach || (post && s.columns > 0) || (!cuda
+          && s.output != GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH)) {
+    view = host_tables (self, buf, s.attach, &storage);
+    if (!view) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+          ("cannot attach the integral image meta"));
+      return GST_FLOW_ERROR;
+    }
+  }
+  if (cuda) {
+    gst_cuda_pin_buffer (inbuf);
+    if (outbuf)
+      gst_cuda_pin_buffer (outbuf);
+  }
+  if (!gst_video_frame_map (&in, &self->info, inbuf, GST_MAP_READ))
+    goto map_failed;
+  if (outbuf && !gst_video_frame_map (&out, &self->info, outbuf,
+          GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in);
+    goto map_failed;
+  }
+  if (cuda)
+    ret = process_cuda (self, &in, outbuf ? &out : NULL, buf, view, &s,
+        post);
+  else
+    ret = process_cpu (self, &in, outbuf ? &out : NULL, buf, view, &s,
+        post);
+  if (outbuf)
+    gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&in);
+  return ret;
+
+map_failed:
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map a video frame."),
+      (NULL));
+  return GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+gst_cuda_prefix_sum_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  return measure (GST_CUDA_PREFIX_SUM (trans), inbuf, outbuf);
+}
+
+static GstFlowReturn
+gst_cuda_prefix_sum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  return measure (GST_CUDA_PREFIX_SUM (trans), buf, NULL);
+}
