@@ -20,7 +20,7 @@ static GRand *rng;
 static guint32 seed;
 
 /* Fails on an error or warning message nobody expected. */
-static void
+static inline void
 expect_no_message (GstBus * bus, const gchar * what)
 {
   GstMessage *msg = gst_bus_pop_filtered (bus,
@@ -39,7 +39,7 @@ expect_no_message (GstBus * bus, const gchar * what)
 
 /* Pops the next error or warning and checks its type, domain, code and
  * that its text holds `part`. Returns the text (g_free it). */
-static gchar *
+static inline gchar *
 expect_message (GstBus * bus, GstMessageType type, GQuark domain, gint code,
     const gchar * part, const gchar * what)
 {
@@ -69,7 +69,7 @@ expect_message (GstBus * bus, GstMessageType type, GQuark domain, gint code,
   return text;
 }
 
-static void
+static inline void
 drain_messages (GstBus * bus, GstMessageType types)
 {
   GstMessage *msg;
@@ -80,7 +80,7 @@ drain_messages (GstBus * bus, GstMessageType types)
 
 /* Sets `e` (not in a harness) to PAUSED, expecting the start to fail with
  * `domain`/`code` and a message holding `part` and, unless NULL, `also`. */
-static void
+static inline void
 expect_start_failure (GstElement * e, GQuark domain, gint code,
     const gchar * part, const gchar * also, const gchar * what)
 {
@@ -103,7 +103,7 @@ expect_start_failure (GstElement * e, GQuark domain, gint code,
 
 /* Poisons an output buffer, all of its memory, before it goes back to the
  * element's pool, which hands the same memory out again. */
-static void
+static inline void
 release_output (GstBuffer * out)
 {
   gsize offset, maxsize;
@@ -122,7 +122,7 @@ release_output (GstBuffer * out)
 
 /* Why backend=cuda cannot start `factory` here, or NULL when it can. Runs
  * before the suite, where check's assertions cannot be used. */
-static gchar *
+static inline gchar *
 cuda_unusable_reason (const gchar * factory)
 {
   GstElement *e = gst_element_factory_make (factory, NULL);
@@ -155,7 +155,7 @@ cuda_unusable_reason (const gchar * factory)
 /* backend=cuda where no GPU is usable: the start fails with a RESOURCE
  * error naming CUDA. Where a GPU is usable it says so and checks that the
  * start posts nothing. */
-static void
+static inline void
 check_cuda_without_gpu (const gchar * factory)
 {
   GstElement *e = gst_element_factory_make (factory, NULL);
@@ -186,7 +186,7 @@ check_cuda_without_gpu (const gchar * factory)
  * when given), check initialised, the seed chosen (CF_TEST_SEED replays a
  * run) and the element found. Returns FALSE, having said why, when the
  * plugin is not there. */
-static gboolean
+static inline gboolean
 element_test_init (const gchar * factory, gint * argc, gchar *** argv,
     gboolean * gpu)
 {

@@ -73,6 +73,8 @@ run conv1d-cuda test test_conv1d cuda
 run conv1d-cpu test test_conv1d cpu
 run cudaconv1d test test_cudaconv1d
 run cudaconv1d-gpu test test_cudaconv1d --gpu
+run cudaprefixsum test test_cudaprefixsum
+run cudaprefixsum-gpu test test_cudaprefixsum --gpu
 run bench-conv2d bench bench_conv2d
 run bench-conv1d bench bench_conv1d
 run bench-scan bench bench_scan
