@@ -1,8 +1,11 @@
 /* Scan benchmark: every variant on 2^28 elements (f32 and u32, inclusive),
  * against CUB's DeviceScan::InclusiveSum in the same run, and the floor of
  * the device: a device-to-device copy of the same bytes (a scan reads and
- * writes each element once at best). CUDA events around each call, after
- * warm-up, median of 20. Throughput counts the bytes read and written.
+ * writes each element once at best); every variant at 2^10 to 2^28 floats;
+ * and the reduction (sum, sum of squares, min and max at once) of 2^28
+ * floats against CUB's DeviceReduce::Sum. CUDA events around each call,
+ * after warm-up, median of 20. Throughput counts the bytes read and
+ * written.
  *
  *   bench_scan [--quick]     (--quick: 2^24 elements, median of 5) */
 #include <cuda_runtime.h>
@@ -10,14 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reduce.h"
 #include "scan.h"
 
 int cub_inclusive_sum (int type, const void *in, void *out, size_t n,
     void *temp, size_t *temp_bytes, cudaStream_t stream);
+int cub_reduce_sum (const float *in, double *out, size_t n, void *temp,
+    size_t *temp_bytes, cudaStream_t stream);
 
 typedef struct
 {
-  cf_scan_algorithm algorithm;  /* CF_SCAN_N_ALGORITHMS: CUB; +1: copy */
+  cf_scan_algorithm algorithm;  /* CF_SCAN_N_ALGORITHMS: CUB; +1: copy;
+                                 * +2: our reduction; +3: CUB's */
   cf_scan_type type;
   void *in, *out, *ws;
   size_t n, ws_bytes;
@@ -34,6 +41,14 @@ run_job (const Job * j)
   if (j->algorithm == CF_SCAN_N_ALGORITHMS + 1)
     return (int) cudaMemcpyAsync (j->out, j->in, j->n * 4,
         cudaMemcpyDeviceToDevice, 0);
+  if (j->algorithm == CF_SCAN_N_ALGORITHMS + 2) {
+    cf_reduce_layout l = { CF_REDUCE_F32, (int) j->n, 1, 1, j->n * 4 };
+    return cf_reduce_cuda (&l, j->in, j->out, j->ws, NULL);
+  }
+  if (j->algorithm == CF_SCAN_N_ALGORITHMS + 3) {
+    size_t bytes = j->ws_bytes;
+    return cub_reduce_sum (j->in, j->out, j->n, j->ws, &bytes, 0);
+  }
   return cf_scan_cuda (j->algorithm, j->type, 1, j->in, j->out, j->n, j->ws,
       NULL);
 }
@@ -95,6 +110,13 @@ main (int argc, char **argv)
     ws_bytes = w > ws_bytes ? w : ws_bytes;
   }
   ws_bytes = cub_bytes > ws_bytes ? cub_bytes : ws_bytes;
+  {
+    cf_reduce_layout l = { CF_REDUCE_F32, (int) n, 1, 1, n * 4 };
+    size_t r = cf_reduce_workspace_size (&l), c = 0;
+    cub_reduce_sum (NULL, NULL, n, NULL, &c, 0);
+    ws_bytes = r > ws_bytes ? r : ws_bytes;
+    ws_bytes = c > ws_bytes ? c : ws_bytes;
+  }
   if (cudaMalloc (&in, n * 4) != cudaSuccess
       || cudaMalloc (&out, n * 4) != cudaSuccess
       || cudaMalloc (&ws, ws_bytes) != cudaSuccess) {
@@ -141,6 +163,37 @@ main (int argc, char **argv)
   }
   printf ("%-5s %-12s %10.1f %8.0f\n", "-", "copy (floor)", copy_us,
       2.0 * n * 4 / copy_us / 1e3);
+
+  /* every size: how the variants scale, and the fixed costs at small n */
+  printf ("\nscan by size (f32 inclusive, us)\n%10s", "n");
+  for (int a = CF_SCAN_KOGGE_STONE; a < CF_SCAN_N_ALGORITHMS; a++)
+    printf (" %12s", cf_scan_algorithm_name (a));
+  printf (" %12s\n", "CUB");
+  for (size_t m = 1 << 10; m <= n; m <<= 2) {
+    Job cub = { CF_SCAN_N_ALGORITHMS, CF_SCAN_F32, in, out, ws, m, ws_bytes };
+    printf ("%10zu", m);
+    for (int a = CF_SCAN_KOGGE_STONE; a < CF_SCAN_N_ALGORITHMS; a++) {
+      Job j = { a, CF_SCAN_F32, in, out, ws, m, ws_bytes };
+      printf (" %12.1f", time_job (&j, runs));
+    }
+    printf (" %12.1f\n", time_job (&cub, runs));
+  }
+
+  /* the reduction: reads once, four statistics at once */
+  {
+    Job ours = { CF_SCAN_N_ALGORITHMS + 2, CF_SCAN_F32, in, out, ws, n,
+      ws_bytes
+    };
+    Job cub = { CF_SCAN_N_ALGORITHMS + 3, CF_SCAN_F32, in, out, ws, n,
+      ws_bytes
+    };
+    double us = time_job (&ours, runs), cub_us = time_job (&cub, runs);
+    printf ("\nreduction summary (%zu floats read once; GB/s of reads)\n"
+        "%-34s %10.1f us %8.0f GB/s\n%-34s %10.1f us %8.0f GB/s\n"
+        "%-34s %10.2fx\n", n, "ours (sum, squares, min, max)", us,
+        n * 4 / us / 1e3, "CUB DeviceReduce::Sum", cub_us,
+        n * 4 / cub_us / 1e3, "CUB / ours", cub_us / us);
+  }
   cudaFree (in);
   cudaFree (out);
   cudaFree (ws);

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
 extern "C" int
@@ -15,4 +16,13 @@ cub_inclusive_sum (int type, const void *in, void *out, size_t n,
         (const float *) in, (float *) out, n, stream);
   return (int) cub::DeviceScan::InclusiveSum (temp, *temp_bytes,
       (const uint32_t *) in, (uint32_t *) out, n, stream);
+}
+
+/* CUB's device-wide sum of floats, the reduction peer. */
+extern "C" int
+cub_reduce_sum (const float *in, double *out, size_t n, void *temp,
+    size_t *temp_bytes, cudaStream_t stream)
+{
+  return (int) cub::DeviceReduce::Sum (temp, *temp_bytes, in, out, n,
+      stream);
 }
