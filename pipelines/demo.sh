@@ -2,6 +2,8 @@
 # The demo: builds the plugin (installing the build dependencies first),
 # then writes into demo-output/:
 #  - a test picture and one PNG per cudaconv2d preset;
+#  - the picture's box mean at a large radius and its adaptive threshold
+#    (cudaprefixsum), and the statistics message of the picture;
 #  - a plucked-string melody, the same in a room (convolution reverb with a
 #    generated stereo impulse response through cudaconv1d) and through a
 #    low-pass preset, as WAV files.
@@ -18,7 +20,7 @@ mkdir -p "$out"
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   echo "GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)"
 else
-  echo "No GPU found: cudaconv2d runs its CPU implementation."
+  echo "No GPU found: the elements run their CPU implementations."
 fi
 
 # The test picture: colour bars (hard edges) beside a zone plate (every
@@ -51,6 +53,23 @@ filter laplacian GRAY8 preset=laplacian offset=128
 filter emboss GRAY8 preset=emboss
 filter motion-blur RGBA kernel="1 1 1 1 1 1 1 1 1 1 1 1 1 1 1" border=mirror
 filter luma-blur I420 preset=gaussian sigma=4 planes=luma
+
+# Integral images: a box mean whose cost does not grow with the radius, an
+# adaptive threshold, and the statistics of the picture (3 x 2 regions).
+# prefixsum NAME FORMAT cudaprefixsum-properties...
+prefixsum() {
+  local name=$1 format=$2; shift 2
+  gst-launch-1.0 -q filesrc location="$out/input.png" ! pngdec \
+    ! videoconvert ! "video/x-raw,format=$format" ! cudaprefixsum "$@" \
+    ! videoconvert ! pngenc ! filesink location="$out/$name.png"
+  echo "wrote $out/$name.png  (cudaprefixsum $*)"
+}
+prefixsum box-mean-r40 RGBA output=box-mean radius=40
+prefixsum adaptive-threshold GRAY8 output=adaptive-threshold radius=15 offset=4
+gst-launch-1.0 -m filesrc location="$out/input.png" ! pngdec ! videoconvert \
+  ! video/x-raw,format=GRAY8 ! cudaprefixsum grid-columns=3 grid-rows=2 \
+  ! fakesink 2>/dev/null | grep -o 'cudaprefixsum, timestamp.*' \
+  | sed 's/^/statistics: /'
 
 # Audio: a dry melody and a room's impulse response, generated.
 build/pipelines/tools/make_demo_audio "$out"
