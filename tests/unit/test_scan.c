@@ -220,6 +220,10 @@ main (int argc, char **argv)
         if (sizes[k] <= 100000)
           check_case (&be, a, t, 0, sizes[k], 0, 0);
       }
+  /* the longest: 2^26 floats (three levels: 2^26 / 2048 = 32768
+   * tile sums, 16 sums of those, one) */
+  for (int a = 0; a < algorithms; a++)
+    check_case (&be, a, CF_SCAN_F32, 1, (size_t) 1 << 26, 0, 0);
   /* no drift: 2^24 + 5 positive floats, where a float running sum loses
    * about a tenth of the last digits */
   for (int a = 0; a < algorithms; a++)
