@@ -145,8 +145,6 @@ static gboolean gst_cuda_conv1d_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 static gboolean gst_cuda_conv1d_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
-static void gst_cuda_conv1d_before_transform (GstBaseTransform * trans,
-    GstBuffer * buffer);
 static GstFlowReturn gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform
     * trans, GstBuffer * inbuf, GstBuffer ** outbuf);
 static GstFlowReturn gst_cuda_conv1d_transform (GstBaseTransform * trans,
@@ -316,8 +314,6 @@ gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_query);
-  trans_class->before_transform =
-      GST_DEBUG_FUNCPTR (gst_cuda_conv1d_before_transform);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_cuda_conv1d_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_transform);
@@ -1234,18 +1230,6 @@ gst_cuda_conv1d_query (GstBaseTransform * trans, GstPadDirection direction,
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
-}
-
-static void
-gst_cuda_conv1d_before_transform (GstBaseTransform * trans,
-    GstBuffer * buffer)
-{
-  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment,
-      GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP (buffer));
-
-  /* gain and mix follow the timeline */
-  if (GST_CLOCK_TIME_IS_VALID (stream_time))
-    gst_object_sync_values (GST_OBJECT (trans), stream_time);
 }
 
 /* Frames in `inbuf`: its GstAudioMeta says, where planes lie apart. */

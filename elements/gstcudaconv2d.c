@@ -137,8 +137,6 @@ static gboolean gst_cuda_conv2d_start (GstBaseTransform * trans);
 static gboolean gst_cuda_conv2d_stop (GstBaseTransform * trans);
 static gboolean gst_cuda_conv2d_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
-static void gst_cuda_conv2d_before_transform (GstBaseTransform * trans,
-    GstBuffer * buffer);
 static GstFlowReturn gst_cuda_conv2d_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
 
@@ -269,8 +267,6 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_set_caps);
-  trans_class->before_transform =
-      GST_DEBUG_FUNCPTR (gst_cuda_conv2d_before_transform);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_transform);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV2D_PRESET, 0);
@@ -650,18 +646,6 @@ gst_cuda_conv2d_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 }
 
 /* ---- processing --------------------------------------------------------------- */
-
-static void
-gst_cuda_conv2d_before_transform (GstBaseTransform * trans,
-    GstBuffer * buffer)
-{
-  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment,
-      GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP (buffer));
-
-  /* controllable properties (sigma, divisor, offset) follow the timeline */
-  if (GST_CLOCK_TIME_IS_VALID (stream_time))
-    gst_object_sync_values (GST_OBJECT (trans), stream_time);
-}
 
 /* Takes a new mask, if any, for this frame: masks change between frames,
  * never inside one. */

@@ -91,6 +91,8 @@ static void gst_cuda_filter_base_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
 static gboolean gst_cuda_filter_base_start (GstBaseTransform * trans);
 static gboolean gst_cuda_filter_base_stop (GstBaseTransform * trans);
+static void gst_cuda_filter_base_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
 static gboolean gst_cuda_filter_base_propose_allocation (GstBaseTransform *
     trans, GstQuery * decide_query, GstQuery * query);
 static gboolean gst_cuda_filter_base_decide_allocation (GstBaseTransform *
@@ -134,6 +136,8 @@ gst_cuda_filter_base_class_init (GstCudaFilterBaseClass * klass)
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_filter_base_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_filter_base_stop);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cuda_filter_base_before_transform);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_filter_base_propose_allocation);
   trans_class->decide_allocation =
@@ -318,6 +322,19 @@ gst_cuda_filter_base_check (GstCudaFilterBase * self, int status,
       ("CUDA failure while %s: %s.", what, cf_status_name (status)),
       ("status %d", status));
   return FALSE;
+}
+
+/* Controllable properties of every element (sigma, gain, mix, radius, ...)
+ * follow the timeline: their values for this buffer's stream time. */
+static void
+gst_cuda_filter_base_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment,
+      GST_FORMAT_TIME, GST_BUFFER_TIMESTAMP (buffer));
+
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (trans), stream_time);
 }
 
 gboolean

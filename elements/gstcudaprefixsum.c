@@ -458,7 +458,6 @@ channel_layout (GstCudaPrefixSum * self, guint c, gsize in_pitch)
   l.sum_pitch = sum_pitch;
   l.squares_pitch = sq_pitch;
   l.in_step = self->channels[c].step;
-  (void) c;
   return l;
 }
 

@@ -657,9 +657,11 @@ GST_START_TEST (test_gpu_matches_cpu)
       if (s == 0) {
         GstCudaIntegralMeta *m0 = gst_buffer_get_cuda_integral_meta (out[0]);
         GstCudaIntegralMeta *m1 = gst_buffer_get_cuda_integral_meta (out[1]);
-        gsize bytes = (m0->sums_stride + m0->squares_stride)
-            * (m0->height + 1) * m0->n_channels;
-        fail_unless (m0 && m1 && memcmp (m0->data, m1->data, bytes) == 0,
+        gsize bytes;
+        fail_unless (m0 && m1, "%s: a meta is missing", what);
+        bytes = (m0->sums_stride + m0->squares_stride) * (m0->height + 1)
+            * m0->n_channels;
+        fail_unless (memcmp (m0->data, m1->data, bytes) == 0,
             "%s: the GPU's tables differ", what);
       }
       for (gint g = 0; g < 2; g++) {
