@@ -30,16 +30,22 @@
 #include "gstcudaprefixsum.h"
 #include "reduce.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_prefix_sum_debug);
+GST_DEBUG_CATEGORY (gst_cuda_prefix_sum_debug);
 #define GST_CAT_DEFAULT gst_cuda_prefix_sum_debug
 
 #define VIDEO_FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, ARGB, " \
     "ABGR, xRGB, xBGR, I420, YV12, NV12, Y444, Y42B }"
+#define AUDIO_CAPS "audio/x-raw, format = (string) { F32LE, F64LE, S16LE, " \
+    "S32LE }, rate = (int) [ 1, MAX ], channels = (int) [ 1, MAX ], " \
+    "layout = (string) interleaved"
 
 #define DEFAULT_OUTPUT GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH
 #define DEFAULT_RADIUS 8
 #define DEFAULT_OFFSET 5.0
-#define DEFAULT_INTERVAL 1
+#define DEFAULT_INTERVAL (GST_SECOND / 10)      /* as level */
+#define DEFAULT_PEAK_TTL (GST_SECOND / 10 * 3)   /* as level */
+#define DEFAULT_PEAK_FALLOFF 10.0               /* dB per second, as level */
+#define DEFAULT_ALGORITHM CF_SCAN_AUTO
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_ATTACH_META TRUE
 #define DEFAULT_GRID 0
@@ -56,6 +62,9 @@ enum
   PROP_ATTACH_META,
   PROP_GRID_COLUMNS,
   PROP_GRID_ROWS,
+  PROP_PEAK_TTL,
+  PROP_PEAK_FALLOFF,
+  PROP_ALGORITHM,
 };
 
 static GType
@@ -75,6 +84,28 @@ gst_cuda_prefix_sum_output_get_type (void)
 
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("GstCudaPrefixSumOutput", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static GType
+gst_cuda_prefix_sum_algorithm_get_type (void)
+{
+  static GType type;
+  static const GEnumValue values[] = {
+    {CF_SCAN_AUTO, "The fused row-scan kernel", "auto"},
+    {CF_SCAN_KOGGE_STONE, "Hierarchical scan, Kogge-Stone blocks",
+        "kogge-stone"},
+    {CF_SCAN_BRENT_KUNG, "Hierarchical scan, Brent-Kung blocks",
+        "brent-kung"},
+    {CF_SCAN_WARP, "Hierarchical scan, warp-shuffle blocks", "warp"},
+    {CF_SCAN_DECOUPLED, "Single-pass decoupled look-back scan", "decoupled"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaPrefixSumAlgorithm", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -100,6 +131,8 @@ static GstFlowReturn gst_cuda_prefix_sum_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
 static GstFlowReturn gst_cuda_prefix_sum_transform_ip (GstBaseTransform *
     trans, GstBuffer * buf);
+static gboolean gst_cuda_prefix_sum_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
 
 static void
 gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
@@ -108,7 +141,8 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
-  GstCaps *caps = gst_caps_from_string (GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS));
+  GstCaps *caps = gst_caps_from_string (GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS)
+      "; " AUDIO_CAPS);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_prefix_sum_debug, "cudaprefixsum", 0,
       "CUDA integral images and statistics");
@@ -140,8 +174,9 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
           flags | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_uint64 ("interval", "Interval",
-          "Least running time between two statistics messages, in ns (1: "
-          "every frame)", 1, G_MAXUINT64, DEFAULT_INTERVAL, flags));
+          "Video: least running time between two statistics messages (1: "
+          "every frame); audio: the time each level message covers; in ns",
+          1, G_MAXUINT64, DEFAULT_INTERVAL, flags));
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post the statistics as element messages", DEFAULT_POST_MESSAGES,
@@ -160,16 +195,46 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
           "Rows of the grid of regions (0: no grid)", 0, MAX_GRID,
           DEFAULT_GRID, flags));
 
+  /**
+   * GstCudaPrefixSum:peak-ttl:
+   *
+   * Audio: how long the decaying peak holds before it falls, in ns; as
+   * level's property of the same name.
+   */
+  g_object_class_install_property (gobject_class, PROP_PEAK_TTL,
+      g_param_spec_uint64 ("peak-ttl", "Peak TTL",
+          "Audio: time the decaying peak holds before falling, in ns", 0,
+          G_MAXUINT64, DEFAULT_PEAK_TTL, flags));
+  g_object_class_install_property (gobject_class, PROP_PEAK_FALLOFF,
+      g_param_spec_double ("peak-falloff", "Peak falloff",
+          "Audio: how fast the decaying peak falls, in dB per second", 0.0,
+          G_MAXDOUBLE, DEFAULT_PEAK_FALLOFF, flags));
+  /**
+   * GstCudaPrefixSum:algorithm:
+   *
+   * Video on the GPU: how the rows of the integral images are scanned:
+   * `auto`, the fused kernel that scans each row with a warp, or one of the
+   * kernels/scan.h variants run over the whole plane as one array (then
+   * each row's start taken off), for comparing them. Every choice gives
+   * the same tables. Changes in the NULL or READY state only.
+   */
+  g_object_class_install_property (gobject_class, PROP_ALGORITHM,
+      g_param_spec_enum ("algorithm", "Algorithm",
+          "How the GPU scans the rows of the integral images",
+          gst_cuda_prefix_sum_algorithm_get_type (), DEFAULT_ALGORITHM,
+          flags | GST_PARAM_MUTABLE_READY));
+
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
   gst_element_class_set_static_metadata (element_class,
-      "CUDA prefix sums", "Filter/Analyzer/Video",
+      "CUDA prefix sums", "Filter/Analyzer/Video;Filter/Analyzer/Audio",
       "Integral images of video frames on the GPU: frame and region "
       "statistics, box means and adaptive thresholds in time independent "
-      "of the radius, and the tables for applications",
+      "of the radius, and the tables for applications; level statistics "
+      "of audio in the messages of the level element",
       "gst-cuda-filters");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_start);
@@ -178,8 +243,10 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_transform);
   trans_class->transform_ip =
       GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_transform_ip);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_sink_event);
   trans_class->transform_ip_on_passthrough = TRUE;
   gst_type_mark_as_plugin_api (gst_cuda_prefix_sum_output_get_type (), 0);
+  gst_type_mark_as_plugin_api (gst_cuda_prefix_sum_algorithm_get_type (), 0);
 }
 
 static void
@@ -192,12 +259,18 @@ gst_cuda_prefix_sum_init (GstCudaPrefixSum * self)
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->attach_meta = DEFAULT_ATTACH_META;
   self->grid_columns = self->grid_rows = DEFAULT_GRID;
+  self->peak_ttl = DEFAULT_PEAK_TTL;
+  self->peak_falloff = DEFAULT_PEAK_FALLOFF;
+  self->algorithm = DEFAULT_ALGORITHM;
+  /* GAP buffers keep their flag: level statistics count them as silence */
+  gst_base_transform_set_gap_aware (GST_BASE_TRANSFORM (self), TRUE);
 }
 
 static void
 gst_cuda_prefix_sum_finalize (GObject * object)
 {
   g_free (GST_CUDA_PREFIX_SUM (object)->tables);
+  gst_cuda_level_clear (&GST_CUDA_PREFIX_SUM (object)->level);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -234,14 +307,23 @@ gst_cuda_prefix_sum_set_property (GObject * object, guint prop_id,
   switch (prop_id) {
     case PROP_OUTPUT:
     case PROP_ATTACH_META:
+    case PROP_ALGORITHM:
       if (self->started) {
         refused = g_strdup ("it can change only in the NULL or READY state");
         break;
       }
       if (prop_id == PROP_OUTPUT)
         self->output = g_value_get_enum (value);
+      else if (prop_id == PROP_ALGORITHM)
+        self->algorithm = g_value_get_enum (value);
       else
         self->attach_meta = g_value_get_boolean (value);
+      break;
+    case PROP_PEAK_TTL:
+      self->peak_ttl = g_value_get_uint64 (value);
+      break;
+    case PROP_PEAK_FALLOFF:
+      self->peak_falloff = g_value_get_double (value);
       break;
     case PROP_RADIUS:
       self->radius = g_value_get_int (value);
@@ -314,6 +396,15 @@ gst_cuda_prefix_sum_get_property (GObject * object, guint prop_id,
     case PROP_GRID_ROWS:
       g_value_set_int (value, self->grid_rows);
       break;
+    case PROP_PEAK_TTL:
+      g_value_set_uint64 (value, self->peak_ttl);
+      break;
+    case PROP_PEAK_FALLOFF:
+      g_value_set_double (value, self->peak_falloff);
+      break;
+    case PROP_ALGORITHM:
+      g_value_set_enum (value, self->algorithm);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -351,9 +442,11 @@ gst_cuda_prefix_sum_stop (GstBaseTransform * trans)
     gst_cuda_filter_base_free_device (&self->d_work);
   }
   g_clear_pointer (&self->tables, g_free);
+  gst_cuda_level_clear (&self->level);
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
   self->have_info = FALSE;
+  self->have_audio = FALSE;
   GST_OBJECT_UNLOCK (self);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
@@ -378,6 +471,43 @@ describe_channels (GstCudaPrefixSum * self, const GstVideoInfo * info)
   }
 }
 
+/* Audio: the level statistics restart for the new stream. */
+static gboolean
+set_audio_caps (GstCudaPrefixSum * self, GstCaps * caps)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstCudaPrefixSumOutput output;
+  GstAudioInfo info;
+  GstClockTime interval;
+
+  GST_OBJECT_LOCK (self);
+  output = self->output;
+  interval = self->interval;
+  GST_OBJECT_UNLOCK (self);
+  if (!gst_audio_info_from_caps (&info, caps)
+      || !gst_cuda_level_reduce_type (&info, &self->audio_type)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Cannot measure caps %" GST_PTR_FORMAT ".", caps), (NULL));
+    return FALSE;
+  }
+  if (output != GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("output=%s works on video "
+            "only; audio passes through (output=passthrough).",
+            output == GST_CUDA_PREFIX_SUM_OUTPUT_BOX_MEAN ? "box-mean" :
+            "adaptive-threshold"), (NULL));
+    return FALSE;
+  }
+  gst_cuda_level_init (&self->level, &info, interval);
+  self->level_interval = interval;
+  GST_OBJECT_LOCK (self);
+  self->have_info = FALSE;
+  self->have_audio = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  gst_base_transform_set_in_place (trans, TRUE);
+  gst_base_transform_set_passthrough (trans, TRUE);
+  return TRUE;
+}
+
 static gboolean
 gst_cuda_prefix_sum_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps G_GNUC_UNUSED)
@@ -388,6 +518,12 @@ gst_cuda_prefix_sum_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   gboolean attach;
   gchar *error;
 
+  if (gst_structure_has_name (gst_caps_get_structure (incaps, 0),
+          "audio/x-raw"))
+    return set_audio_caps (self, incaps);
+  GST_OBJECT_LOCK (self);
+  self->have_audio = FALSE;
+  GST_OBJECT_UNLOCK (self);
   if (!gst_video_info_from_caps (&info, incaps)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Cannot measure caps %" GST_PTR_FORMAT ".", incaps), (NULL));
@@ -840,5 +976,24 @@ gst_cuda_prefix_sum_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 static GstFlowReturn
 gst_cuda_prefix_sum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
-  return measure (GST_CUDA_PREFIX_SUM (trans), buf, NULL);
+  GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (trans);
+
+  if (self->have_audio)
+    return gst_cuda_prefix_sum_measure_audio (self, buf);
+  return measure (self, buf, NULL);
+}
+
+static gboolean
+gst_cuda_prefix_sum_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (trans);
+
+  if (self->have_audio) {
+    /* the last, partial interval has its message, as with level */
+    if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+      gst_cuda_prefix_sum_finish_audio (self);
+    else if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+      gst_cuda_level_restart (&self->level);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }

@@ -4,9 +4,12 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#include <gst/audio/audio.h>
 
 #include "gstcudafilterbase.h"
+#include "gstcudalevel.h"
 #include "integral.h"
+#include "scan.h"
 
 G_BEGIN_DECLS
 
@@ -43,6 +46,9 @@ struct _GstCudaPrefixSum
   guint64 interval;
   gboolean post_messages, attach_meta;
   gint grid_columns, grid_rows;
+  guint64 peak_ttl;
+  gdouble peak_falloff;
+  cf_scan_algorithm algorithm;
   gboolean started;
 
   /* streaming thread */
@@ -52,9 +58,20 @@ struct _GstCudaPrefixSum
   guint n_channels;
   GstCudaPrefixSumChannel channels[GST_CUDA_PREFIX_SUM_MAX_CHANNELS];
   GstClockTime last_post;       /* running time of the last message */
+  /* audio: the level statistics */
+  gboolean have_audio;
+  cf_reduce_type audio_type;
+  GstCudaLevel level;
+  GstClockTime level_interval;  /* the interval `level` was last given */
   gpointer tables;              /* host tables when no meta takes them */
   GstCudaDeviceBuffer d_in, d_out, d_tables, d_stats, d_work;
 };
+
+/* gstcudaprefixsumaudio.c: measures one audio buffer, posting the level
+ * messages it completes; at EOS, posts what is left. */
+GstFlowReturn gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self,
+    GstBuffer * buf);
+void gst_cuda_prefix_sum_finish_audio (GstCudaPrefixSum * self);
 
 GST_ELEMENT_REGISTER_DECLARE (cudaprefixsum);
 
