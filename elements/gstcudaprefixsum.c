@@ -440,6 +440,7 @@ gst_cuda_prefix_sum_stop (GstBaseTransform * trans)
     gst_cuda_filter_base_free_device (&self->d_tables);
     gst_cuda_filter_base_free_device (&self->d_stats);
     gst_cuda_filter_base_free_device (&self->d_work);
+    gst_cuda_filter_base_free_device (&self->d_scan);
   }
   g_clear_pointer (&self->tables, g_free);
   gst_cuda_level_clear (&self->level);
@@ -564,6 +565,7 @@ typedef struct
   gdouble offset;
   gboolean post, attach;
   gint columns, rows;
+  cf_scan_algorithm algorithm;
 } Settings;
 
 /* Bytes of the tables of all channels: per channel its sums, then its
@@ -843,6 +845,12 @@ process_cuda (GstCudaPrefixSum * self, GstVideoFrame * in,
       || (out && !gst_cuda_filter_base_ensure_device (base, &self->d_out,
               plane_bytes)))
     return GST_FLOW_ERROR;
+  if (s->algorithm != CF_SCAN_AUTO) {
+    cf_integral_layout l = channel_layout (self, 0, pitch);
+    if (!gst_cuda_filter_base_ensure_device (base, &self->d_scan,
+            cf_integral_scan_workspace_size (&l, s->algorithm)))
+      return GST_FLOW_ERROR;
+  }
   d_tables = self->d_tables.ptr;
 
   st = cf_gpu_copy_2d (self->d_in.ptr, pitch, GST_VIDEO_FRAME_PLANE_DATA (in,
@@ -852,9 +860,12 @@ process_cuda (GstCudaPrefixSum * self, GstVideoFrame * in,
         self->d_work.ptr, stream);
   for (guint c = 0; c < self->n_channels && st == CF_OK; c++) {
     cf_integral_layout l = channel_layout (self, c, pitch);
-    st = cf_integral_cuda (&l, (guint8 *) self->d_in.ptr
-        + self->channels[c].offset, d_tables + c * per,
-        d_tables + c * per + sum_pitch * (h + 1), stream);
+    const guint8 *src = (guint8 *) self->d_in.ptr + self->channels[c].offset;
+    guint8 *sums = d_tables + c * per, *squares = sums + sum_pitch * (h + 1);
+    st = s->algorithm == CF_SCAN_AUTO
+        ? cf_integral_cuda (&l, src, sums, squares, stream)
+        : cf_integral_cuda_with_scan (&l, s->algorithm, src, sums, squares,
+        self->d_scan.ptr, stream);
   }
   if (out && st == CF_OK) {
     /* unmeasured samples (alpha) as they came */
@@ -921,6 +932,7 @@ measure (GstCudaPrefixSum * self, GstBuffer * inbuf, GstBuffer * outbuf)
       && gst_buffer_is_writable (inbuf);
   s.columns = self->grid_columns;
   s.rows = self->grid_rows;
+  s.algorithm = self->algorithm;
   interval = self->interval;
   GST_OBJECT_UNLOCK (self);
   post = s.post && time_to_post (self, inbuf, interval);

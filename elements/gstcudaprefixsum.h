@@ -64,7 +64,7 @@ struct _GstCudaPrefixSum
   GstCudaLevel level;
   GstClockTime level_interval;  /* the interval `level` was last given */
   gpointer tables;              /* host tables when no meta takes them */
-  GstCudaDeviceBuffer d_in, d_out, d_tables, d_stats, d_work;
+  GstCudaDeviceBuffer d_in, d_out, d_tables, d_stats, d_work, d_scan;
 };
 
 /* gstcudaprefixsumaudio.c: measures one audio buffer, posting the level

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include "cf_status.h"
 #include "gpu.h"
+#include "scan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,6 +62,19 @@ int cf_integral_cpu (const cf_integral_layout * layout, const void *in,
 /* The same on device memory, asynchronously on `stream`. */
 int cf_integral_cuda (const cf_integral_layout * layout, const void *d_in,
     void *d_sum, void *d_squares, cf_stream stream);
+
+/* The same with the rows scanned by a kernels/scan.h variant, for
+ * comparing them on real planes: each table is first filled with the
+ * samples (or their squares) widened to its type, the plane scanned as one
+ * array of width x height, each row's start taken off (exact: integer sums
+ * wrap modulo 2^bits and the differences come out right), then the columns
+ * as above. Integer input only (u8, u16): CF_ERR_INVALID for f32.
+ * `workspace`: cf_integral_scan_workspace_size bytes of device memory. */
+size_t cf_integral_scan_workspace_size (const cf_integral_layout * layout,
+    cf_scan_algorithm algorithm);
+int cf_integral_cuda_with_scan (const cf_integral_layout * layout,
+    cf_scan_algorithm algorithm, const void *d_in, void *d_sum,
+    void *d_squares, void *workspace, cf_stream stream);
 
 #ifdef __cplusplus
 }

@@ -137,6 +137,66 @@ run (const cf_integral_layout * l, const void *in, void *sum, void *squares,
   return cudaGetLastError ();
 }
 
+/* The scan path: the samples of channel `step` widened (and squared) into
+ * a flat array of width x height... */
+template <typename IN, typename S>
+__global__ void
+widen_kernel (const uint8_t * in, cf_integral_layout l, int square, S * flat)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= l.width)
+    return;
+  const IN v = ((const IN *) (in + (size_t) y * l.in_pitch))[(size_t) x
+      * (l.in_step ? l.in_step : 1)];
+  flat[(size_t) y * l.width + x] = square ? (S) v * (S) v : (S) v;
+}
+
+/* ...scanned as one array, then each row less the running total before it
+ * into the table, whose column 0 is zero. */
+template <typename S>
+__global__ void
+rebase_kernel (const S * flat, int width, uint8_t * table, size_t pitch)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x > width)
+    return;
+  S *row = (S *) (table + (size_t) (y + 1) * pitch);
+  const size_t start = (size_t) y * width;
+  const S before = start ? flat[start - 1] : S (0);
+  row[x] = x ? flat[start + x - 1] - before : S (0);
+}
+
+template <typename IN, typename S>
+static int
+table_with_scan (const cf_integral_layout * l, cf_scan_algorithm a,
+    cf_scan_type type, const void *in, int square, uint8_t * table,
+    size_t pitch, uint8_t * work, cudaStream_t stream)
+{
+  const size_t n = (size_t) l->width * l->height;
+  S *flat = (S *) work;
+  void *scan_work = work + ((n * sizeof (S) + 255) / 256) * 256;
+  dim3 grid_in ((l->width + 255) / 256, l->height);
+  dim3 grid_out ((l->width + 256) / 256, l->height);
+  dim3 cols_grid ((l->width + COLUMNS - 1) / COLUMNS);
+  dim3 cols_block (COLUMNS, SEGMENTS);
+  int st;
+
+  if (cudaMemsetAsync (table, 0, ((size_t) l->width + 1) * sizeof (S),
+          stream) != cudaSuccess)
+    return (int) cudaGetLastError ();
+  widen_kernel<IN, S><<<grid_in, 256, 0, stream>>> ((const uint8_t *) in,
+      *l, square, flat);
+  st = cf_scan_cuda (a, type, 1, flat, flat, n, scan_work,
+      (cf_stream) stream);
+  if (st != CF_OK)
+    return st;
+  rebase_kernel<S><<<grid_out, 256, 0, stream>>> (flat, l->width, table,
+      pitch);
+  columns_kernel<S><<<cols_grid, cols_block, 0, stream>>> (table, pitch,
+      l->width, l->height);
+  return (int) cudaGetLastError ();
+}
+
 }                               /* namespace cfi */
 
 extern "C" int
@@ -163,4 +223,44 @@ cf_integral_cuda (const cf_integral_layout * l, const void *d_in,
       break;
   }
   return (int) err;
+}
+
+extern "C" size_t
+cf_integral_scan_workspace_size (const cf_integral_layout * l,
+    cf_scan_algorithm algorithm)
+{
+  const size_t n = (size_t) l->width * l->height;
+  /* a flat array of the widest table type, then the scan's own */
+  return ((n * 8 + 255) / 256) * 256 + cf_scan_workspace_size (algorithm,
+      CF_SCAN_U64, n);
+}
+
+extern "C" int
+cf_integral_cuda_with_scan (const cf_integral_layout * l,
+    cf_scan_algorithm algorithm, const void *d_in, void *d_sum,
+    void *d_squares, void *workspace, cf_stream stream)
+{
+  cudaStream_t s = (cudaStream_t) stream;
+  uint8_t *work = (uint8_t *) workspace;
+  int st;
+
+  if (cf_integral_layout_check (l) != CF_OK || !d_in || !d_sum || !workspace
+      || l->type == CF_INTEGRAL_F32 || algorithm < 0
+      || algorithm >= CF_SCAN_N_ALGORITHMS
+      || (d_squares && l->squares_pitch < ((size_t) l->width + 1) * 8))
+    return CF_ERR_INVALID;
+  if (l->type == CF_INTEGRAL_U8)
+    st = cfi::table_with_scan<uint8_t, uint32_t> (l, algorithm, CF_SCAN_U32,
+        d_in, 0, (uint8_t *) d_sum, l->sum_pitch, work, s);
+  else
+    st = cfi::table_with_scan<uint16_t, uint64_t> (l, algorithm, CF_SCAN_U64,
+        d_in, 0, (uint8_t *) d_sum, l->sum_pitch, work, s);
+  if (st == CF_OK && d_squares)
+    st = l->type == CF_INTEGRAL_U8
+        ? cfi::table_with_scan<uint8_t, uint64_t> (l, algorithm, CF_SCAN_U64,
+        d_in, 1, (uint8_t *) d_squares, l->squares_pitch, work, s)
+        : cfi::table_with_scan<uint16_t, uint64_t> (l, algorithm,
+        CF_SCAN_U64, d_in, 1, (uint8_t *) d_squares, l->squares_pitch, work,
+        s);
+  return st;
 }

@@ -4,6 +4,8 @@
  * padded tables; tables poisoned first, and their padding must stay as it
  * was.
  *
+ * On the GPU also with the rows scanned by each scan variant.
+ *
  *   test_integral cpu|cuda */
 #include <math.h>
 #include <stdint.h>
@@ -18,6 +20,9 @@
 #define POISON 0xA5
 
 static int step = 1;             /* samples from pixel to pixel */
+/* cuda: the rows by the fused kernel (CF_SCAN_AUTO) or by a scan variant
+ * over the whole plane (cf_integral_cuda_with_scan) */
+static cf_scan_algorithm rows_by = CF_SCAN_AUTO;
 
 static double
 sample (cf_integral_type type, const uint8_t * in, size_t pitch, int x,
@@ -102,8 +107,10 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
   char what[96];
   int st;
 
-  snprintf (what, sizeof (what), "%s %s %dx%d pad %d, step %d",
-      cuda ? "cuda" : "cpu", cf_integral_type_name (type), w, h, pad, step);
+  snprintf (what, sizeof (what), "%s%s%s %s %dx%d pad %d, step %d",
+      cuda ? "cuda" : "cpu", rows_by ? " rows by " : "", rows_by
+      ? cf_scan_algorithm_name (rows_by) : "", cf_integral_type_name (type),
+      w, h, pad, step);
   /* the samples between the pixels of this channel must not count */
   memset (in, 0x7F, in_bytes);
   for (int y = 0; y < h; y++)
@@ -121,7 +128,7 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
     memset (sq, POISON, q_bytes);
 
   if (cuda) {
-    void *d_in = NULL, *d_sum = NULL, *d_sq = NULL;
+    void *d_in = NULL, *d_sum = NULL, *d_sq = NULL, *d_work = NULL;
     st = cf_gpu_malloc (&d_in, in_bytes);
     if (st == CF_OK)
       st = cf_gpu_malloc (&d_sum, s_bytes);
@@ -134,8 +141,13 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
       st = cf_gpu_memset (d_sum, POISON, s_bytes, stream);
     if (st == CF_OK && sq)
       st = cf_gpu_memset (d_sq, POISON, q_bytes, stream);
+    if (st == CF_OK && rows_by)
+      st = cf_gpu_malloc (&d_work, cf_integral_scan_workspace_size (&l,
+              rows_by));
     if (st == CF_OK)
-      st = cf_integral_cuda (&l, d_in, d_sum, d_sq, stream);
+      st = rows_by ? cf_integral_cuda_with_scan (&l, rows_by, d_in, d_sum,
+          d_sq, d_work, stream) : cf_integral_cuda (&l, d_in, d_sum, d_sq,
+          stream);
     if (st == CF_OK)
       st = cf_gpu_copy_2d (sum, s_bytes, d_sum, s_bytes, s_bytes, 1,
           CF_COPY_DEVICE_TO_HOST, stream);
@@ -147,6 +159,7 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
     cf_gpu_free (d_in);
     cf_gpu_free (d_sum);
     cf_gpu_free (d_sq);
+    cf_gpu_free (d_work);
   } else {
     st = cf_integral_cpu (&l, in, sum, sq);
   }
@@ -194,6 +207,18 @@ main (int argc, char **argv)
     for (int t = 0; t < CF_INTEGRAL_N_TYPES; t++) {
       check_case (cuda, stream, t, 37, 29, 5, 1);
       check_case (cuda, stream, t, 1920, 1080, 0, step == 4);
+    }
+  /* rows by each scan variant: integer planes, sums and squares, odd
+   * sizes, one channel of RGBA */
+  for (rows_by = CF_SCAN_KOGGE_STONE; cuda && rows_by < CF_SCAN_N_ALGORITHMS;
+      rows_by++)
+    for (int t = CF_INTEGRAL_U8; t <= CF_INTEGRAL_U16; t++) {
+      step = 1;
+      check_case (cuda, stream, t, 1, 1, 0, 1);
+      check_case (cuda, stream, t, 33, 65, 3, 1);
+      check_case (cuda, stream, t, 1921, 1081, 7, 1);
+      step = 4;
+      check_case (cuda, stream, t, 637, 291, 5, 1);
     }
   if (cuda)
     cf_gpu_stream_destroy (stream);
