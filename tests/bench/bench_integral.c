@@ -4,7 +4,9 @@
  * checked equal first, and the memory floor: the bytes read and written at
  * the speed of a device-to-device copy measured here. CUDA events around
  * each call, median of 30, rotating over 4 buffer sets (more than the L2
- * cache holds).
+ * cache holds). Then the 4K table with its rows scanned by each scan
+ * variant over the whole plane (the `algorithm` property of
+ * cudaprefixsum), against the fused row kernel.
  *
  *   bench_integral */
 #include <cuda_runtime.h>
@@ -27,6 +29,8 @@ typedef struct
   int width, height, squares;
   void *in[SETS], *sum[SETS], *sq[SETS];
   cf_integral_layout l;
+  cf_scan_algorithm rows_by;    /* which 3 */
+  void *scan_work;
 } Case;
 
 static int
@@ -36,7 +40,8 @@ compare (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* which: 0 ours, 1 NPP, 2 copy of the same bytes */
+/* which: 0 ours, 1 NPP, 2 copy of the same bytes, 3 ours with the rows
+ * by c->rows_by */
 static int
 launch (const Case * c, int set, int which, NppiIntegralFn npp,
     const NppStreamContext * ctx)
@@ -44,6 +49,9 @@ launch (const Case * c, int set, int which, NppiIntegralFn npp,
   if (which == 0)
     return cf_integral_cuda (&c->l, c->in[set], c->sum[set],
         c->squares ? c->sq[set] : NULL, NULL);
+  if (which == 3)
+    return cf_integral_cuda_with_scan (&c->l, c->rows_by, c->in[set],
+        c->sum[set], c->squares ? c->sq[set] : NULL, c->scan_work, NULL);
   if (which == 1) {
     NppiSize roi = { c->width, c->height };
     return npp (c->in[set], (int) c->l.in_pitch, c->sum[set],
@@ -162,6 +170,22 @@ main (void)
     printf ("%-6s %-8s %10.1f %10.1f %8.2f %10.1f\n",
         c.width == 3840 ? "4K" : "1080p", c.squares ? "sum+sq" : "sum",
         ours, theirs, theirs > 0 ? theirs / ours : 0.0, floor_us);
+    if (c.width == 3840 && !c.squares) {
+      double by[CF_SCAN_N_ALGORITHMS];
+      for (int a = CF_SCAN_KOGGE_STONE; a < CF_SCAN_N_ALGORITHMS; a++) {
+        c.rows_by = (cf_scan_algorithm) a;
+        cudaMalloc (&c.scan_work, cf_integral_scan_workspace_size (&c.l,
+                c.rows_by));
+        by[a] = time_us (&c, 3, npp, &ctx);
+        cudaFree (c.scan_work);
+      }
+      printf ("\n4K GRAY8 table, rows by (us): fused row kernel %.1f",
+          ours);
+      for (int a = CF_SCAN_KOGGE_STONE; a < CF_SCAN_N_ALGORITHMS; a++)
+        printf (", %s %.1f", cf_scan_algorithm_name ((cf_scan_algorithm) a),
+            by[a]);
+      printf ("\n\n");
+    }
     for (int k = 0; k < SETS; k++) {
       cudaFree (c.in[k]);
       cudaFree (c.sum[k]);

@@ -1,12 +1,16 @@
-/* Whole-pipeline benchmark of cudaconv2d on frames in system memory:
+/* Whole-pipeline benchmark on frames in system memory:
  *
  *   videotestsrc num-buffers=1 ! RGBA WxH ! imagefreeze ! <filter> ! fakesink
  *
- * for the GPU backend with a 5x5 general mask, the same element with a 1x1
- * mask (the transfers alone), GStreamer's own `cudaupload ! cudadownload`,
- * the CPU backend, and the CPU `gaussianblur`. Frames per second are
- * counted at the sink after a warm-up, so start-up (negotiation, device
- * and pinned allocations) stays out of the figure.
+ * cudaconv2d: the GPU backend with a 5x5 general mask, the same element
+ * with a 1x1 mask (the transfers alone), GStreamer's own `cudaupload !
+ * cudadownload`, the CPU backend, and the CPU `gaussianblur`.
+ * cudaprefixsum: box means of R, G and B at radius 1, 8 and 64 against
+ * cudaconv2d with a box mask of the same size (masks go up to 31 x 31, so
+ * radius 64 has no such peer). Frames per second are counted at the sink
+ * after a warm-up, so start-up (negotiation, device and pinned
+ * allocations) stays out of the figure; a pipeline is stopped after
+ * MAX_SECONDS and measured on the frames it made by then.
  *
  *   bench_pipeline [--quick]
  *
@@ -22,6 +26,8 @@
 /* PCIe floor with upload and download overlapped: (in + out) / 54 GB/s,
  * the pinned copy speed measured on the reference machine. */
 #define PCIE_BYTES_PER_S 54e9
+
+#define MAX_SECONDS 10
 
 typedef struct
 {
@@ -77,9 +83,15 @@ run_pipeline (const gchar * filter, gint width, gint height, gint frames)
   gst_object_unref (sink);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   bus = gst_element_get_bus (pipeline);
-  msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+  msg = gst_bus_timed_pop_filtered (bus, MAX_SECONDS * GST_SECOND,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+  if (!msg) {
+    printf ("  \"%s\": stopped after %d s, %d frames\n", filter,
+        MAX_SECONDS, c.count);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    if (c.count > warmup + 1)
+      fps = (c.count - warmup - 1) * 1e6 / (gdouble) (c.t_last - c.t_first);
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     gchar *dbg = NULL;
     gst_message_parse_error (msg, &error, &dbg);
     printf ("  \"%s\" failed: %s (%s)\n", filter, error->message,
@@ -89,7 +101,8 @@ run_pipeline (const gchar * filter, gint width, gint height, gint frames)
   } else if (c.count > warmup + 1) {
     fps = (c.count - warmup - 1) * 1e6 / (gdouble) (c.t_last - c.t_first);
   }
-  gst_message_unref (msg);
+  if (msg)
+    gst_message_unref (msg);
   gst_object_unref (bus);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
@@ -113,6 +126,48 @@ gpu_unusable (void)
   gst_element_set_state (e, GST_STATE_NULL);
   gst_object_unref (e);
   return why;
+}
+
+/* Box means: cudaprefixsum (cost independent of the radius) against
+ * cudaconv2d's box mask (separable: 2(2r+1) multiply-adds a sample). */
+static void
+box_means (gint scale)
+{
+  static const gint radii[] = { 1, 8, 64 };
+  static const gint sizes[][2] = { {1920, 1080}, {3840, 2160} };
+  gdouble fps[G_N_ELEMENTS (radii)][2][2];
+
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (guint r = 0; r < G_N_ELEMENTS (radii); r++) {
+      gint frames = MAX (4, (s == 0 ? 3000 : 1000) / scale);
+      gchar *ours = g_strdup_printf ("cudaprefixsum backend=cuda "
+          "output=box-mean radius=%d post-messages=false", radii[r]);
+      gchar *peer = g_strdup_printf ("cudaconv2d backend=cuda preset=box "
+          "size=%d", 2 * radii[r] + 1);
+      fps[r][s][0] = run_pipeline (ours, sizes[s][0], sizes[s][1], frames);
+      fps[r][s][1] = 2 * radii[r] + 1 <= 31 ? run_pipeline (peer,
+          sizes[s][0], sizes[s][1], frames) : -1;
+      printf ("box mean r=%-3d %4dx%-4d cudaprefixsum %9.1f fps, "
+          "cudaconv2d %9.1f fps\n", radii[r], sizes[s][0], sizes[s][1],
+          fps[r][s][0], fps[r][s][1]);
+      fflush (stdout);
+      g_free (ours);
+      g_free (peer);
+    }
+  printf ("\nbox mean pipeline summary (RGBA, frames/s)\n");
+  printf ("%-8s %14s %14s %8s %14s %14s %8s\n", "radius", "1080p ours",
+      "cudaconv2d", "ratio", "4K ours", "cudaconv2d", "ratio");
+  for (guint r = 0; r < G_N_ELEMENTS (radii); r++) {
+    printf ("%-8d", radii[r]);
+    for (guint s = 0; s < 2; s++) {
+      if (fps[r][s][1] > 0)
+        printf (" %14.1f %14.1f %7.2fx", fps[r][s][0], fps[r][s][1],
+            fps[r][s][0] / fps[r][s][1]);
+      else
+        printf (" %14.1f %14s %8s", fps[r][s][0], "n/a (> 31x31)", "");
+    }
+    printf ("\n");
+  }
 }
 
 int
@@ -178,5 +233,6 @@ main (int argc, char **argv)
   for (guint s = 0; s < 2; s++)
     printf (" %17.1fx", fps[4][s] > 0 ? fps[0][s] / fps[4][s] : 0.0);
   printf ("\n");
+  box_means (scale);
   return 0;
 }

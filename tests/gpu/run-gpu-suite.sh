@@ -75,6 +75,8 @@ run cudaconv1d test test_cudaconv1d
 run cudaconv1d-gpu test test_cudaconv1d --gpu
 run cudaprefixsum test test_cudaprefixsum
 run cudaprefixsum-gpu test test_cudaprefixsum --gpu
+run level test test_cudaprefixsum_level
+run level-gpu test test_cudaprefixsum_level --gpu
 run bench-conv2d bench bench_conv2d
 run bench-conv1d bench bench_conv1d
 run bench-scan bench bench_scan
@@ -104,7 +106,7 @@ run bench-pipeline bench bench_pipeline
 echo
 echo "== benchmark summaries"
 sed -n '/conv2d kernel summary/,$p' "$logs/bench-conv2d.log" 2>/dev/null
-sed -n '/pipeline summary/,$p' "$logs/bench-pipeline.log" 2>/dev/null
+sed -n "/pipeline summary/,\$p" "$logs/bench-pipeline.log" 2>/dev/null
 sed -n '/conv1d kernel summary/,$p' "$logs/bench-conv1d.log" 2>/dev/null
 sed -n '/^floor/p;/scan summary/,$p' "$logs/bench-scan.log" 2>/dev/null
 sed -n '/integral summary/,$p' "$logs/bench-integral.log" 2>/dev/null
