@@ -577,7 +577,11 @@ table_layout (GstCudaPrefixSum * self, gsize * sum_pitch, gsize * sq_pitch,
   gint w = GST_VIDEO_INFO_WIDTH (&self->info);
   gint h = GST_VIDEO_INFO_HEIGHT (&self->info);
 
-  *sum_pitch = ((gsize) w + 1) * cf_integral_sum_size (self->type);
+  /* rows of whole 8-byte words: every table (the squares' u64 after the
+   * sums, the next channel's after those) starts 8-byte aligned, as the
+   * GPU needs */
+  *sum_pitch = GST_ROUND_UP_8 (((gsize) w + 1) * cf_integral_sum_size
+      (self->type));
   *sq_pitch = ((gsize) w + 1) * 8;
   *per_channel = (*sum_pitch + *sq_pitch) * ((gsize) h + 1);
 }

@@ -34,10 +34,12 @@ typedef struct
   int out_step;                 /* samples between output pixels (0: 1) */
 } cf_box_params;
 
-/* CF_ERR_INVALID for a float input, a radius out of range or output rows
- * too short. */
-int cf_box_params_check (const cf_integral_layout * layout,
-    const cf_box_params * params);
+/* CF_ERR_INVALID for a float input, a radius out of range, output rows
+ * too short, no threshold input, or samples, entries or pitches off their
+ * natural alignment (cf_integral_args_check). `in` may be NULL for a box
+ * mean. */
+int cf_box_args_check (const cf_integral_layout * layout, const void *in,
+    const void *sum, const cf_box_params * params, void *out);
 
 /* `layout` and `sum` describe the table made from `in` (cf_integral_*);
  * `in` is read by the threshold only. */

@@ -1,24 +1,26 @@
 /* CPU twin of the box means and thresholds. */
+#include <stdint.h>
+
 #include "boxmean.h"
 #include "boxmean_common.h"
 
-static int
-params_check (const cf_integral_layout * l, const cf_box_params * p)
+int
+cf_box_args_check (const cf_integral_layout * l, const void *in,
+    const void *sum, const cf_box_params * p, void *out)
 {
   int step = p && p->out_step ? p->out_step : 1;
-  if (cf_integral_layout_check (l) != CF_OK || !p
+  size_t size = l ? cf_integral_in_size (l->type) : 1;
+
+  if (cf_integral_layout_check (l) != CF_OK || !p || !sum || !out
       || l->type == CF_INTEGRAL_F32 || p->radius < 1
       || p->radius > CF_BOX_MAX_RADIUS || p->out_step < 0
-      || p->out_pitch < ((size_t) (l->width - 1) * step + 1)
-      * cf_integral_in_size (l->type))
+      || p->out_pitch < ((size_t) (l->width - 1) * step + 1) * size
+      /* the GPU faults on samples or entries off their natural alignment */
+      || (uintptr_t) out % size || p->out_pitch % size
+      || cf_integral_args_check (l, in ? in : out, sum, NULL) != CF_OK
+      || (p->threshold && !in))
     return CF_ERR_INVALID;
   return CF_OK;
-}
-
-int
-cf_box_params_check (const cf_integral_layout * l, const cf_box_params * p)
-{
-  return params_check (l, p);
 }
 
 int
@@ -27,7 +29,7 @@ cf_box_cpu (const cf_integral_layout * l, const void *in, const void *sum,
 {
   int in_step, out_step;
 
-  if (params_check (l, p) != CF_OK || !sum || !out || (p->threshold && !in))
+  if (cf_box_args_check (l, in, sum, p, out) != CF_OK)
     return CF_ERR_INVALID;
   in_step = l->in_step ? l->in_step : 1;
   out_step = p->out_step ? p->out_step : 1;

@@ -47,8 +47,7 @@ cf_box_cuda (const cf_integral_layout * l, const void *d_in,
 {
   dim3 block (32, 8);
 
-  if (cf_box_params_check (l, p) != CF_OK || !d_sum || !d_out
-      || (p->threshold && !d_in))
+  if (cf_box_args_check (l, d_in, d_sum, p, d_out) != CF_OK)
     return CF_ERR_INVALID;
   dim3 grid ((l->width + 31) / 32, (l->height + 7) / 8);
   if (l->type == CF_INTEGRAL_U8)

@@ -54,6 +54,11 @@ size_t cf_integral_in_size (cf_integral_type type);
 size_t cf_integral_sum_size (cf_integral_type type);     /* 4 or 8 bytes */
 size_t cf_integral_squares_size (cf_integral_type type); /* 8 bytes */
 int cf_integral_layout_check (const cf_integral_layout * layout);
+/* The layout, and input, sums and squares (NULL: none) at addresses and
+ * pitches that are multiples of their entries' sizes (the GPU needs it);
+ * CF_ERR_INVALID otherwise. Every entry point below checks it. */
+int cf_integral_args_check (const cf_integral_layout * layout,
+    const void *in, const void *sum, const void *squares);
 
 /* `squares` may be NULL: no table of squares. */
 int cf_integral_cpu (const cf_integral_layout * layout, const void *in,

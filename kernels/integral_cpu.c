@@ -45,6 +45,28 @@ cf_integral_layout_check (const cf_integral_layout * l)
   return CF_OK;
 }
 
+/* Tables and samples sit at addresses and pitches that are multiples of
+ * their entry's size: the GPU faults on anything else (and a fault ends
+ * the CUDA context), so the CPU twin refuses the same. */
+static int
+aligned (const void *p, size_t pitch, size_t size)
+{
+  return (uintptr_t) p % size == 0 && pitch % size == 0;
+}
+
+int
+cf_integral_args_check (const cf_integral_layout * l, const void *in,
+    const void *sum, const void *squares)
+{
+  if (cf_integral_layout_check (l) != CF_OK || !in || !sum
+      || !aligned (in, l->in_pitch, cf_integral_in_size (l->type))
+      || !aligned (sum, l->sum_pitch, cf_integral_sum_size (l->type))
+      || (squares && (l->squares_pitch < ((size_t) l->width + 1) * 8
+              || !aligned (squares, l->squares_pitch, 8))))
+    return CF_ERR_INVALID;
+  return CF_OK;
+}
+
 #define INTEGRAL_ROWS(IN, SUM, SQ) do {                                   \
     for (int y = 0; y < l->height; y++) {                                 \
       const IN *x_in = (const IN *) ((const uint8_t *) in                 \
@@ -80,8 +102,7 @@ cf_integral_cpu (const cf_integral_layout * l, const void *in, void *sum,
   size_t sum_row, sq_row;
   int step = l && l->in_step ? l->in_step : 1;
 
-  if (cf_integral_layout_check (l) != CF_OK || !in || !sum
-      || (squares && l->squares_pitch < ((size_t) l->width + 1) * 8))
+  if (cf_integral_args_check (l, in, sum, squares) != CF_OK)
     return CF_ERR_INVALID;
   sum_row = ((size_t) l->width + 1) * cf_integral_sum_size (l->type);
   sq_row = ((size_t) l->width + 1) * 8;

@@ -206,8 +206,7 @@ cf_integral_cuda (const cf_integral_layout * l, const void *d_in,
   cudaStream_t s = (cudaStream_t) stream;
   cudaError_t err;
 
-  if (cf_integral_layout_check (l) != CF_OK || !d_in || !d_sum
-      || (d_squares && l->squares_pitch < ((size_t) l->width + 1) * 8))
+  if (cf_integral_args_check (l, d_in, d_sum, d_squares) != CF_OK)
     return CF_ERR_INVALID;
   switch (l->type) {
     case CF_INTEGRAL_U8:
@@ -244,10 +243,9 @@ cf_integral_cuda_with_scan (const cf_integral_layout * l,
   uint8_t *work = (uint8_t *) workspace;
   int st;
 
-  if (cf_integral_layout_check (l) != CF_OK || !d_in || !d_sum || !workspace
-      || l->type == CF_INTEGRAL_F32 || algorithm < 0
-      || algorithm >= CF_SCAN_N_ALGORITHMS
-      || (d_squares && l->squares_pitch < ((size_t) l->width + 1) * 8))
+  if (cf_integral_args_check (l, d_in, d_sum, d_squares) != CF_OK
+      || !workspace || l->type == CF_INTEGRAL_F32 || algorithm < 0
+      || algorithm >= CF_SCAN_N_ALGORITHMS)
     return CF_ERR_INVALID;
   if (l->type == CF_INTEGRAL_U8)
     st = cfi::table_with_scan<uint8_t, uint32_t> (l, algorithm, CF_SCAN_U32,

@@ -33,9 +33,17 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm 
 names=() results=() times=() lines=()
 failed=0
 
+# GPU_SUITE_ONLY / GPU_SUITE_SKIP: extended regular expressions of the
+# names to run / to leave out (to split the suite over several sessions).
+wanted() {
+  [[ -z "${GPU_SUITE_ONLY:-}" || $1 =~ ^(${GPU_SUITE_ONLY})$ ]] &&
+    [[ -z "${GPU_SUITE_SKIP:-}" || ! $1 =~ ^(${GPU_SUITE_SKIP})$ ]]
+}
+
 # run NAME KIND PROGRAM [ARGS...]: KIND is test (must pass or skip) or bench
 run() {
   local name=$1 kind=$2 prog=$3; shift 3
+  wanted "$name" || return 0
   local exe; exe=$(bin "$prog")
   local log="$logs/$name.log" t0 t1 rc result
   echo "== $name: $prog $*"
@@ -82,10 +90,11 @@ run bench-conv1d bench bench_conv1d
 run bench-scan bench bench_scan
 run bench-integral bench bench_integral
 run bench-audio bench bench_audio
-python3 "$root/tests/bench/peer_conv1d.py" > "$logs/peer-conv1d.log" 2>&1
+wanted peer-conv1d &&
+  python3 "$root/tests/bench/peer_conv1d.py" > "$logs/peer-conv1d.log" 2>&1
 
 # Hardware counters of each variant: how much global traffic tiling saves.
-if command -v ncu >/dev/null && [ -n "$(bin profile_conv2d)" ]; then
+if wanted tiling && command -v ncu >/dev/null && [ -n "$(bin profile_conv2d)" ]; then
   echo "== tiling: profiling every variant once"
   ncu --clock-control none --csv --log-file "$logs/profile-ncu.csv" \
     --metrics l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,gpu__time_duration.sum \

@@ -159,11 +159,30 @@ main (int argc, char **argv)
       return status;
   }
   test_seed_from_env (name);
-  test_check (cf_box_params_check (&l, &bad) == CF_ERR_INVALID,
-      "radius 0 accepted");
-  bad.radius = CF_BOX_MAX_RADIUS + 1;
-  test_check (cf_box_params_check (&l, &bad) == CF_ERR_INVALID,
-      "radius %d accepted", CF_BOX_MAX_RADIUS + 1);
+  {
+    /* 8-byte aligned storage for the argument checks */
+    static uint64_t table[9 * 9], plane[64];
+    cf_box_params good = { 1, 0, 0, 8, 1 };
+    cf_integral_layout l16 = { CF_INTEGRAL_U16, 8, 8, 16, 72, 0, 1 };
+    cf_box_params good16 = { 1, 0, 0, 16, 1 };
+    test_check (cf_box_args_check (&l, plane, table, &good, plane) == CF_OK,
+        "good arguments refused");
+    test_check (cf_box_args_check (&l, plane, table, &bad, plane)
+        == CF_ERR_INVALID, "radius 0 accepted");
+    bad.radius = CF_BOX_MAX_RADIUS + 1;
+    test_check (cf_box_args_check (&l, plane, table, &bad, plane)
+        == CF_ERR_INVALID, "radius %d accepted", CF_BOX_MAX_RADIUS + 1);
+    /* off their alignment: a fault on the GPU, refused everywhere */
+    test_check (cf_box_args_check (&l, plane, (uint8_t *) table + 2, &good,
+            plane) == CF_ERR_INVALID, "a misaligned table accepted");
+    test_check (cf_box_args_check (&l16, plane, (uint8_t *) table + 4, &good16,
+            plane) == CF_ERR_INVALID, "a 4-byte aligned u64 table accepted");
+    test_check (cf_box_args_check (&l16, plane, table, &good16,
+            (uint8_t *) plane + 1) == CF_ERR_INVALID,
+        "a misaligned 16-bit output accepted");
+    test_check (cf_box_args_check (&l16, plane, table, &good16, plane)
+        == CF_OK, "good 16-bit arguments refused");
+  }
   for (int t = 0; t < 2; t++)
     for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++)
       for (int step = 1; step <= 4; step += 3) {

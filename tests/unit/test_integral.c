@@ -198,6 +198,25 @@ main (int argc, char **argv)
   test_seed_from_env (name);
   test_check (cf_integral_cpu (&bad, &bad, &bad, NULL) == CF_ERR_INVALID,
       "an empty plane accepted");
+  {
+    /* entries off their natural alignment: a fault on the GPU, refused
+     * everywhere (a u64 table of squares 4 bytes off, a u32 pitch of 6) */
+    static uint64_t plane[16], sums[64], squares[64];
+    cf_integral_layout l = { CF_INTEGRAL_U8, 4, 4, 4, 20, 40, 1 };
+    test_check (cf_integral_args_check (&l, plane, sums, squares) == CF_OK,
+        "good arguments refused");
+    test_check (cf_integral_cpu (&l, plane, sums, (uint8_t *) squares + 4)
+        == CF_ERR_INVALID, "a misaligned table of squares accepted");
+    l.sum_pitch = 22;
+    test_check (cf_integral_args_check (&l, plane, sums, squares)
+        == CF_ERR_INVALID, "a sum pitch of 22 bytes accepted");
+    l.sum_pitch = 20;
+    l.type = CF_INTEGRAL_U16;
+    l.in_pitch = 9;
+    l.sum_pitch = 40;
+    test_check (cf_integral_args_check (&l, plane, sums, squares)
+        == CF_ERR_INVALID, "an odd 16-bit input pitch accepted");
+  }
   for (int t = 0; t < CF_INTEGRAL_N_TYPES; t++)
     for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++)
       check_case (cuda, stream, t, cases[k][0], cases[k][1], cases[k][2],
