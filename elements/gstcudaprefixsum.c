@@ -566,6 +566,7 @@ typedef struct
   gboolean post, attach;
   gint columns, rows;
   cf_scan_algorithm algorithm;
+  gboolean squares;             /* the tables of squares are wanted */
 } Settings;
 
 /* Bytes of the tables of all channels: per channel its sums, then its
@@ -794,7 +795,8 @@ process_cpu (GstCudaPrefixSum * self, GstVideoFrame * in, GstVideoFrame * out,
     for (guint c = 0; c < self->n_channels; c++) {
       cf_integral_layout l = channel_layout (self, c, pitch);
       if (cf_integral_cpu (&l, plane + self->channels[c].offset,
-              (gpointer) view->sums[c], (gpointer) view->squares[c]) != CF_OK)
+              (gpointer) view->sums[c], s->squares ? (gpointer)
+              view->squares[c] : NULL) != CF_OK)
         goto failed;
     }
   }
@@ -865,7 +867,8 @@ process_cuda (GstCudaPrefixSum * self, GstVideoFrame * in,
   for (guint c = 0; c < self->n_channels && st == CF_OK; c++) {
     cf_integral_layout l = channel_layout (self, c, pitch);
     const guint8 *src = (guint8 *) self->d_in.ptr + self->channels[c].offset;
-    guint8 *sums = d_tables + c * per, *squares = sums + sum_pitch * (h + 1);
+    guint8 *sums = d_tables + c * per;
+    guint8 *squares = s->squares ? sums + sum_pitch * (h + 1) : NULL;
     st = s->algorithm == CF_SCAN_AUTO
         ? cf_integral_cuda (&l, src, sums, squares, stream)
         : cf_integral_cuda_with_scan (&l, s->algorithm, src, sums, squares,
@@ -873,8 +876,9 @@ process_cuda (GstCudaPrefixSum * self, GstVideoFrame * in,
   }
   if (out && st == CF_OK) {
     /* unmeasured samples (alpha) as they came */
-    st = cf_gpu_copy_2d (self->d_out.ptr, pitch, self->d_in.ptr, pitch,
-        pitch, h, CF_COPY_DEVICE_TO_DEVICE, stream);
+    if (ch0->step > 1)
+      st = cf_gpu_copy_2d (self->d_out.ptr, pitch, self->d_in.ptr, pitch,
+          pitch, h, CF_COPY_DEVICE_TO_DEVICE, stream);
     for (guint c = 0; c < self->n_channels && st == CF_OK; c++) {
       cf_integral_layout l = channel_layout (self, c, pitch);
       cf_box_params p = box_params (s, pitch, self->channels[c].step);
@@ -944,6 +948,8 @@ measure (GstCudaPrefixSum * self, GstBuffer * inbuf, GstBuffer * outbuf)
 
   /* host tables for the meta, the grid, or (CPU) the box filter; the meta
    * is added before the frame is mapped, while the buffer is writable */
+  /* variances need the squares; box means do not */
+  s.squares = s.attach || (post && s.columns > 0);
   if (s.attach || (post && s.columns > 0) || (!cuda
           && s.output != GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH)) {
     view = host_tables (self, buf, s.attach, &storage);
