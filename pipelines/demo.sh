@@ -6,7 +6,8 @@
 #    (cudaprefixsum), and the statistics message of the picture;
 #  - a plucked-string melody, the same in a room (convolution reverb with a
 #    generated stereo impulse response through cudaconv1d) and through a
-#    low-pass preset, as WAV files.
+#    low-pass preset, as WAV files, and a few level messages of the reverb
+#    (cudaprefixsum on audio).
 # Runs on the GPU when one is usable and on the CPU otherwise (same
 # results).
 set -euo pipefail
@@ -87,3 +88,11 @@ audio() {
 
 audio reverb 2 location="$out/room.wav" mix=0.5 gain=0.5
 audio lowpass 1 preset=low-pass cutoff=800 taps=255 latency=127
+
+# Level statistics of the reverb, in the level element's messages: one a
+# second (rms, peak and decaying peak per channel, dB).
+levels=$(gst-launch-1.0 -m filesrc location="$out/reverb.wav" ! wavparse \
+  ! audioconvert ! audio/x-raw,format=F32LE \
+  ! cudaprefixsum interval=1000000000 ! fakesink 2>/dev/null \
+  | grep -o 'level, endtime.*')
+printf '%s\n' "$levels" | head -n 5 | sed -E 's/\(GValueArray\)//g; s/^/level: /'
