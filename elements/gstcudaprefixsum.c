@@ -16,7 +16,10 @@
  *
  * Samples the element does not measure (alpha, chroma) pass unchanged. A
  * "cudaprefixsum" element message carries the statistics, at most once per
- * `interval` of running time. */
+ * `interval` of running time.
+ *
+ * Audio passes unchanged and gets the level element's statistics and
+ * messages (gstcudaprefixsumaudio.c, gstcudalevel.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
