@@ -13,7 +13,8 @@ namespace cfr
 
 constexpr int THREADS = 256;
 constexpr int ITEMS_PER_THREAD = 16;    /* at least, before more blocks */
-constexpr int MAX_BLOCKS = 512;
+constexpr int MAX_BLOCKS = 2048;        /* 8 blocks of 256 on each of 132 SMs,
+                                         * and more: full occupancy */
 
 struct Partial
 {
@@ -86,11 +87,23 @@ reduce_items (const uint8_t * data, cf_reduce_layout l, Partial * partials)
   const size_t stride = (size_t) gridDim.x * THREADS;
   Partial p = empty ();
 
-  for (size_t k = (size_t) blockIdx.x * THREADS + threadIdx.x; k < items;
-      k += stride) {
-    size_t y = k / l.width, x = k - y * l.width;
-    const T *row = (const T *) (data + y * l.pitch);
-    p.add ((double) row[x * l.channels + c]);
+  if (l.rows == 1) {
+    /* one row (audio, or a plane without row padding): no index division */
+    const T *row = (const T *) data + c;
+    for (size_t k = (size_t) blockIdx.x * THREADS + threadIdx.x; k < items;
+        k += stride)
+      p.add ((double) row[k * l.channels]);
+  } else {
+    /* rows apart: a division per item, in 32 bits (a 64-bit division is
+     * about a hundred instructions and set the pace) */
+    const unsigned width = (unsigned) l.width;
+    for (size_t k = (size_t) blockIdx.x * THREADS + threadIdx.x; k < items;
+        k += stride) {
+      size_t y = items <= UINT32_MAX ? (unsigned) k / width : k / width;
+      size_t x = k - y * width;
+      const T *row = (const T *) (data + y * l.pitch);
+      p.add ((double) row[x * l.channels + c]);
+    }
   }
   p = block_fold (p);
   if (threadIdx.x == 0)
@@ -126,9 +139,16 @@ run (const cf_reduce_layout * l, const void *data, cf_stats * out,
 {
   int blocks = blocks_for (l);
   dim3 grid (blocks, l->channels);
+  cf_reduce_layout flat = *l;
 
-  reduce_items<T><<<grid, THREADS, 0, stream>>> ((const uint8_t *) data, *l,
-      partials);
+  /* rows without padding are one long row */
+  if (l->rows > 1 && l->pitch == (size_t) l->width * l->channels * sizeof (T)
+      && (size_t) l->width * l->rows <= INT32_MAX) {
+    flat.width = l->width * l->rows;
+    flat.rows = 1;
+  }
+  reduce_items<T><<<grid, THREADS, 0, stream>>> ((const uint8_t *) data,
+      flat, partials);
   fold_partials<<<l->channels, THREADS, 0, stream>>> (partials, blocks, out);
   return cudaGetLastError ();
 }
