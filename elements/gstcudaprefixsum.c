@@ -274,6 +274,8 @@ gst_cuda_prefix_sum_finalize (GObject * object)
 {
   g_free (GST_CUDA_PREFIX_SUM (object)->tables);
   gst_cuda_level_clear (&GST_CUDA_PREFIX_SUM (object)->level);
+  g_free (GST_CUDA_PREFIX_SUM (object)->level_blocks);
+  g_free (GST_CUDA_PREFIX_SUM (object)->level_stats);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -447,6 +449,9 @@ gst_cuda_prefix_sum_stop (GstBaseTransform * trans)
   }
   g_clear_pointer (&self->tables, g_free);
   gst_cuda_level_clear (&self->level);
+  g_clear_pointer (&self->level_blocks, g_free);
+  g_clear_pointer (&self->level_stats, g_free);
+  self->level_room = 0;
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
   self->have_info = FALSE;
@@ -502,6 +507,7 @@ set_audio_caps (GstCudaPrefixSum * self, GstCaps * caps)
     return FALSE;
   }
   gst_cuda_level_init (&self->level, &info, interval);
+  self->level_room = 0;         /* the channel count may have changed */
   self->level_interval = interval;
   GST_OBJECT_LOCK (self);
   self->have_info = FALSE;

@@ -63,6 +63,9 @@ struct _GstCudaPrefixSum
   cf_reduce_type audio_type;
   GstCudaLevel level;
   GstClockTime level_interval;  /* the interval `level` was last given */
+  guint *level_blocks;          /* a buffer's blocks, level_room of them */
+  cf_stats *level_stats;        /* their sums, level_room x channels */
+  guint level_room;
   gpointer tables;              /* host tables when no meta takes them */
   GstCudaDeviceBuffer d_in, d_out, d_tables, d_stats, d_work, d_scan;
 };

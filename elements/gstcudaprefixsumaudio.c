@@ -145,11 +145,19 @@ gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self, GstBuffer * buf)
     return GST_FLOW_ERROR;
   }
   frames = (guint) (map.size / bpf);
-  blocks = g_new (guint, gst_cuda_level_max_blocks (&self->level, frames));
+  /* room for the blocks and their sums, kept from buffer to buffer */
+  n = gst_cuda_level_max_blocks (&self->level, frames);
+  if (n > self->level_room) {
+    self->level_blocks = g_renew (guint, self->level_blocks, n);
+    self->level_stats = g_renew (cf_stats, self->level_stats,
+        (gsize) n * channels);
+    self->level_room = n;
+  }
+  blocks = self->level_blocks;
   n = gst_cuda_level_plan (&self->level, GST_BUFFER_PTS (buf), frames,
       blocks);
   if (!gap && n > 0) {
-    stats = g_new (cf_stats, (gsize) n * channels);
+    stats = self->level_stats;
     if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self))
         && n <= MAX_GPU_BLOCKS)
       ok = reduce_blocks_cuda (self, map.data, blocks, n, frames, stats);
@@ -165,8 +173,6 @@ gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self, GstBuffer * buf)
       post_level (self, post);
     unread -= blocks[k];
   }
-  g_free (stats);
-  g_free (blocks);
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
