@@ -13,9 +13,15 @@
  *   usable and otherwise on the CPU twin of the same kernels, saying so once
  *   in the log; `cuda` fails the READY to PAUSED change with a RESOURCE
  *   error naming the reason when no GPU is usable; `cpu` never touches CUDA.
- * - `cuda-device-id` picks the GPU (-1: the first one).
- * - Three CUDA streams per element, created at start: kernels, uploads and
- *   downloads, so both copy directions can overlap the kernels.
+ * - `cuda-device-id` picks the GPU as GStreamer's CUDA elements do: -1
+ *   takes the CUDA context the pipeline shares (through GstContext, with
+ *   nvh264dec, cudaupload, cudadownload and the plugin's other elements),
+ *   or the first GPU's; an explicit id takes only a context of that GPU.
+ *   Kernels run with that context current.
+ * - CUDA streams: uploads and downloads on streams of the element's own,
+ *   so both copy directions can overlap the kernels; the kernels of the
+ *   video elements on the stream the context's elements share
+ *   (gstcudafilterdevice.h), the others on one of their own.
  * - Device scratch buffers that grow when needed and are otherwise reused.
  * - Pinned host memory: a buffer pool of page-locked memory is proposed
  *   upstream and used for output buffers, so copies run at full PCIe speed.
@@ -28,6 +34,7 @@
 #include <gst/video/video.h>
 
 #include "gstcudafilterbase.h"
+#include "gstcudafiltermemory.h"
 #include "gstcudapinnedallocator.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_filter_base_debug);
@@ -52,10 +59,17 @@ typedef struct
   GstCudaFilterBackend backend;
 
   /* between start and stop */
+  gboolean started;              /* object lock */
   gboolean use_cuda;
-  gint active_device;
+  GstCudaFilterDevice *device;
   GstCudaStreams streams;
+  cf_event computed;            /* recorded after a frame's kernels */
   gboolean fallback_logged;
+  /* the source pad's peer computes on our stream (decide_allocation) */
+  gboolean downstream_shares_stream;
+#ifdef HAVE_GST_CUDA
+  GstCudaContext *context;      /* object lock */
+#endif
 } GstCudaFilterBasePrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCudaFilterBase, gst_cuda_filter_base,
@@ -97,11 +111,18 @@ static gboolean gst_cuda_filter_base_propose_allocation (GstBaseTransform *
     trans, GstQuery * decide_query, GstQuery * query);
 static gboolean gst_cuda_filter_base_decide_allocation (GstBaseTransform *
     trans, GstQuery * query);
+#ifdef HAVE_GST_CUDA
+static void gst_cuda_filter_base_set_context (GstElement * element,
+    GstContext * context);
+static gboolean gst_cuda_filter_base_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+#endif
 
 static void
 gst_cuda_filter_base_class_init (GstCudaFilterBaseClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   gobject_class->set_property = gst_cuda_filter_base_set_property;
@@ -110,11 +131,14 @@ gst_cuda_filter_base_class_init (GstCudaFilterBaseClass * klass)
   /**
    * GstCudaFilterBase:cuda-device-id:
    *
-   * The CUDA device to run on; -1 picks the first one.
+   * The CUDA device to run on. -1 takes the CUDA context the pipeline
+   * shares, whatever its device, else the first device; an explicit id
+   * takes only a context of that device.
    */
   g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device to run on (-1 = the first one)", -1, G_MAXINT16,
+          "CUDA device to run on (-1 = the one of the context the pipeline "
+          "shares, else the first one)", -1, G_MAXINT16,
           DEFAULT_CUDA_DEVICE_ID,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -142,6 +166,13 @@ gst_cuda_filter_base_class_init (GstCudaFilterBaseClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_filter_base_propose_allocation);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_filter_base_decide_allocation);
+#ifdef HAVE_GST_CUDA
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_filter_base_set_context);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_filter_base_query);
+#else
+  (void) element_class;
+#endif
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FILTER_BASE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FILTER_BACKEND, 0);
@@ -198,51 +229,106 @@ gst_cuda_filter_base_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (object);
 }
 
+/* Releases the streams and the device (its context current). */
 static void
-destroy_streams (GstCudaStreams * s)
+close_device (GstCudaFilterBasePrivate * priv, gboolean own_compute)
 {
-  cf_stream *all[] = { &s->compute, &s->upload, &s->download };
+  cf_stream *all[] = { &priv->streams.upload, &priv->streams.download,
+    &priv->streams.compute
+  };
 
+  if (!priv->device)
+    return;
+  gst_cuda_filter_device_make_current (priv->device);
   for (guint k = 0; k < G_N_ELEMENTS (all); k++) {
-    if (*all[k]) {
+    if (*all[k] && (all[k] != &priv->streams.compute || own_compute)) {
       cf_gpu_stream_sync (*all[k]);
       cf_gpu_stream_destroy (*all[k]);
-      *all[k] = NULL;
     }
+    *all[k] = NULL;
   }
+  if (priv->computed)
+    cf_gpu_event_destroy (priv->computed);
+  priv->computed = NULL;
+  g_clear_pointer (&priv->device, gst_cuda_filter_device_unref);
 }
 
-/* Opens `device` for this element: makes it current and creates the
- * streams. Returns NULL, or why the device is not usable. */
+/* The device of the element: with GStreamer's CUDA library the context
+ * the pipeline shares (or a new one, then shared), else the primary
+ * context of `device` (-1: the first). Returns NULL, or why none. */
 static gchar *
-open_device (GstCudaFilterBasePrivate * priv, gint device)
+find_device (GstCudaFilterBase * self, gint device_id)
 {
+  GstCudaFilterBasePrivate *priv = PRIV (self);
+  gchar *error = NULL;
+
+#ifdef HAVE_GST_CUDA
+  GstCudaContext *context = NULL;
+
+  GST_OBJECT_LOCK (self);
+  if (priv->context)
+    context = gst_object_ref (priv->context);
+  GST_OBJECT_UNLOCK (self);
+  if (!context && (!gst_cuda_ensure_element_context (GST_ELEMENT (self),
+              device_id, &context) || !context))
+    return g_strdup_printf ("no CUDA context for device %d",
+        MAX (device_id, 0));
+  GST_OBJECT_LOCK (self);
+  if (!priv->context)
+    priv->context = gst_object_ref (context);
+  GST_OBJECT_UNLOCK (self);
+  priv->device = gst_cuda_filter_device_for_context (context, &error);
+  gst_object_unref (context);
+#else
+  priv->device = gst_cuda_filter_device_for_id (MAX (device_id, 0), &error);
+#endif
+  return error;
+}
+
+/* Opens the element's device: the context, its shared stream, streams of
+ * the element's own. Returns NULL, or why the device is not usable. */
+static gchar *
+open_device (GstCudaFilterBase * self, gint device_id)
+{
+  GstCudaFilterBasePrivate *priv = PRIV (self);
+  gboolean shares = GST_CUDA_FILTER_BASE_GET_CLASS (self)->shares_stream;
   int count = 0, status = cf_gpu_device_count (&count);
+  gchar *error;
   char name[256];
+  gint id;
 
   if (!cf_gpu_built_with_cuda ())
     return g_strdup ("the plugin was built without CUDA");
   if (count == 0)
     return g_strdup_printf ("no CUDA device (%s)", status == CF_OK
         ? "none present" : cf_status_name (status));
-  if (device >= count)
+  if (device_id >= count)
     return g_strdup_printf ("cuda-device-id is %d but there %s %d device%s",
-        device, count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
-  if ((status = cf_gpu_set_device (device)) != CF_OK
-      || (status = cf_gpu_stream_create (&priv->streams.compute)) != CF_OK
+        device_id, count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
+  if ((error = find_device (self, device_id)))
+    return error;
+  id = gst_cuda_filter_device_id (priv->device);
+  if ((status = gst_cuda_filter_device_make_current (priv->device)) != CF_OK
+      || (status = cf_gpu_event_create (&priv->computed)) != CF_OK
       || (status = cf_gpu_stream_create (&priv->streams.upload)) != CF_OK
-      || (status = cf_gpu_stream_create (&priv->streams.download)) != CF_OK) {
-    destroy_streams (&priv->streams);
-    return g_strdup_printf ("device %d cannot be used: %s", device,
+      || (status = cf_gpu_stream_create (&priv->streams.download)) != CF_OK
+      || (!shares
+          && (status = cf_gpu_stream_create (&priv->streams.compute))
+          != CF_OK)) {
+    close_device (priv, !shares);
+    return g_strdup_printf ("device %d cannot be used: %s", id,
         cf_status_name (status));
   }
-  if (cf_gpu_device_name (device, name, sizeof (name)) == CF_OK)
-    GST_INFO ("using CUDA device %d: %s", device, name);
+  if (shares)
+    priv->streams.compute = gst_cuda_filter_device_stream (priv->device);
+  if (cf_gpu_device_name (id, name, sizeof (name)) == CF_OK)
+    GST_INFO_OBJECT (self, "using CUDA device %d: %s", id, name);
   return NULL;
 }
 
+/* Opens the GPU, or settles on the CPU, as `backend` says. */
 static gboolean
-gst_cuda_filter_base_start (GstBaseTransform * trans)
+choose_backend (GstBaseTransform * trans)
 {
   GstCudaFilterBasePrivate *priv = PRIV (trans);
   GstCudaFilterBackend backend;
@@ -251,7 +337,7 @@ gst_cuda_filter_base_start (GstBaseTransform * trans)
 
   GST_OBJECT_LOCK (trans);
   backend = priv->backend;
-  device = priv->device_id < 0 ? 0 : priv->device_id;
+  device = priv->device_id;
   GST_OBJECT_UNLOCK (trans);
 
   priv->use_cuda = FALSE;
@@ -259,10 +345,9 @@ gst_cuda_filter_base_start (GstBaseTransform * trans)
     GST_INFO_OBJECT (trans, "processing on the CPU, as requested");
     return TRUE;
   }
-  reason = open_device (priv, device);
+  reason = open_device (GST_CUDA_FILTER_BASE (trans), device);
   if (!reason) {
     priv->use_cuda = TRUE;
-    priv->active_device = device;
     return TRUE;
   }
   if (backend == GST_CUDA_FILTER_BACKEND_CUDA) {
@@ -281,15 +366,35 @@ gst_cuda_filter_base_start (GstBaseTransform * trans)
 }
 
 static gboolean
+gst_cuda_filter_base_start (GstBaseTransform * trans)
+{
+  gboolean ok = choose_backend (trans);
+
+  GST_OBJECT_LOCK (trans);
+  PRIV (trans)->started = ok;
+  GST_OBJECT_UNLOCK (trans);
+  return ok;
+}
+
+static gboolean
 gst_cuda_filter_base_stop (GstBaseTransform * trans)
 {
   GstCudaFilterBasePrivate *priv = PRIV (trans);
 
-  if (priv->use_cuda) {
-    cf_gpu_set_device (priv->active_device);
-    destroy_streams (&priv->streams);
-  }
+  GST_OBJECT_LOCK (trans);
+  priv->started = FALSE;
+  GST_OBJECT_UNLOCK (trans);
+
+  close_device (priv,
+      !GST_CUDA_FILTER_BASE_GET_CLASS (trans)->shares_stream);
   priv->use_cuda = FALSE;
+  priv->downstream_shares_stream = FALSE;
+#ifdef HAVE_GST_CUDA
+  /* the next start asks the pipeline again: it may share another one */
+  GST_OBJECT_LOCK (trans);
+  gst_clear_object (&priv->context);
+  GST_OBJECT_UNLOCK (trans);
+#endif
   return TRUE;
 }
 
@@ -306,11 +411,73 @@ gst_cuda_filter_base_streams (GstCudaFilterBase * self)
 }
 
 gboolean
+gst_cuda_filter_base_offers_cuda_memory (GstCudaFilterBase * self)
+{
+  GstCudaFilterBasePrivate *priv = PRIV (self);
+  gboolean offers;
+
+  GST_OBJECT_LOCK (self);
+  offers = priv->backend != GST_CUDA_FILTER_BACKEND_CPU
+      && (!priv->started || priv->use_cuda);
+  GST_OBJECT_UNLOCK (self);
+  return offers;
+}
+
+GstCudaFilterDevice *
+gst_cuda_filter_base_device (GstCudaFilterBase * self)
+{
+  return PRIV (self)->device;
+}
+
+gboolean
 gst_cuda_filter_base_enter (GstCudaFilterBase * self)
 {
   return gst_cuda_filter_base_check (self,
-      cf_gpu_set_device (PRIV (self)->active_device), "selecting the device");
+      gst_cuda_filter_device_make_current (PRIV (self)->device),
+      "making the CUDA context current");
 }
+
+#ifdef HAVE_GST_CUDA
+/* A context from the application or a neighbour: taken when none is held
+ * and, with an explicit cuda-device-id, only one of that device. */
+static void
+gst_cuda_filter_base_set_context (GstElement * element, GstContext * context)
+{
+  GstCudaFilterBasePrivate *priv = PRIV (element);
+  gint device_id;
+
+  GST_OBJECT_LOCK (element);
+  device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (element);
+  gst_cuda_handle_set_context (element, context, device_id, &priv->context);
+  GST_ELEMENT_CLASS (gst_cuda_filter_base_parent_class)->set_context
+      (element, context);
+}
+
+/* Neighbours asking for a CUDA context get ours. */
+static gboolean
+gst_cuda_filter_base_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    GstCudaFilterBasePrivate *priv = PRIV (trans);
+    GstCudaContext *context = NULL;
+    gboolean answered;
+
+    GST_OBJECT_LOCK (trans);
+    if (priv->context)
+      context = gst_object_ref (priv->context);
+    GST_OBJECT_UNLOCK (trans);
+    answered = context && gst_cuda_handle_context_query (GST_ELEMENT (trans),
+        query, context);
+    gst_clear_object (&context);
+    if (answered)
+      return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_filter_base_parent_class)->query
+      (trans, direction, query);
+}
+#endif
 
 gboolean
 gst_cuda_filter_base_check (GstCudaFilterBase * self, int status,
@@ -365,17 +532,38 @@ gst_cuda_filter_base_free_device (GstCudaDeviceBuffer * buf)
   buf->size = 0;
 }
 
-gboolean
-gst_cuda_filter_base_sync (GstCudaFilterBase * self)
+/* Waits for the copies and, when `kernels`, for the element's kernels:
+ * through an event, not the whole compute stream, which other elements of
+ * the context may have queued more work on since. */
+static gboolean
+wait_for (GstCudaFilterBase * self, gboolean kernels)
 {
-  const GstCudaStreams *s = &PRIV (self)->streams;
+  GstCudaFilterBasePrivate *priv = PRIV (self);
+  const GstCudaStreams *s = &priv->streams;
   int status = cf_gpu_stream_sync (s->upload);
 
-  if (status == CF_OK)
-    status = cf_gpu_stream_sync (s->compute);
+  if (status == CF_OK && kernels)
+    status = cf_gpu_event_record (priv->computed, s->compute);
+  if (status == CF_OK && kernels)
+    status = cf_gpu_event_sync (priv->computed);
   if (status == CF_OK)
     status = cf_gpu_stream_sync (s->download);
   return gst_cuda_filter_base_check (self, status, "processing a buffer");
+}
+
+gboolean
+gst_cuda_filter_base_sync (GstCudaFilterBase * self)
+{
+  return wait_for (self, TRUE);
+}
+
+gboolean
+gst_cuda_filter_base_finish (GstCudaFilterBase * self, GstBuffer * outbuf)
+{
+  gboolean handed_on_device = PRIV (self)->downstream_shares_stream
+      && gst_cuda_filter_base_is_device_buffer (self, outbuf);
+
+  return wait_for (self, !handed_on_device);
 }
 
 /* ---- pinned memory for the data path ------------------------------------ */
@@ -430,6 +618,10 @@ gst_cuda_filter_base_propose_allocation (GstBaseTransform * trans,
   gst_query_parse_allocation (query, &caps, NULL);
   if (!caps)
     return TRUE;
+  if (gst_cuda_filter_caps_are_cuda (caps)) {
+    gst_cuda_filter_memory_propose (PRIV (trans)->device, query, caps);
+    return TRUE;
+  }
   allocator = gst_cuda_pinned_allocator_get ();
   gst_query_add_allocation_param (query, allocator, NULL);
   gst_object_unref (allocator);
@@ -453,7 +645,21 @@ static gboolean
 gst_cuda_filter_base_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
-  if (PRIV (trans)->use_cuda
+  GstCudaFilterBasePrivate *priv = PRIV (trans);
+  GstCaps *outcaps;
+
+  gst_query_parse_allocation (query, &outcaps, NULL);
+  priv->downstream_shares_stream = priv->use_cuda
+      && GST_CUDA_FILTER_BASE_GET_CLASS (trans)->shares_stream
+      && gst_cuda_filter_memory_peer_shares (trans->srcpad, priv->device);
+  if (outcaps && gst_cuda_filter_caps_are_cuda (outcaps)) {
+    if (!gst_cuda_filter_memory_decide (priv->device, query, outcaps)) {
+      GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS,
+          ("Cannot make a pool of CUDA memory for %" GST_PTR_FORMAT ".",
+              outcaps), ("is the element on the GPU (backend)?"));
+      return FALSE;
+    }
+  } else if (priv->use_cuda
       && gst_query_get_n_allocation_pools (query) == 0) {
     GstCaps *caps;
     guint size;

@@ -6,8 +6,10 @@
 
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
 
 #include "gpu.h"
+#include "gstcudafilterdevice.h"
 
 G_BEGIN_DECLS
 
@@ -42,14 +44,23 @@ typedef struct
 struct _GstCudaFilterBaseClass
 {
   GstBaseTransformClass parent_class;
+
+  /* TRUE: kernels run on the stream of the device (gstcudafilterdevice.h),
+   * shared with the plugin's other elements of the context, so that frames
+   * handed over in CUDA memory need no wait in between. FALSE: on a stream
+   * of the element's own (audio, where instances run side by side). */
+  gboolean shares_stream;
 };
 
 /* TRUE between start and stop when buffers are processed on the GPU. */
 gboolean gst_cuda_filter_base_uses_cuda (GstCudaFilterBase * self);
 const GstCudaStreams *gst_cuda_filter_base_streams (GstCudaFilterBase * self);
+/* The GPU (and CUDA context) of the element between start and stop, NULL
+ * when it does not use one. */
+GstCudaFilterDevice *gst_cuda_filter_base_device (GstCudaFilterBase * self);
 
-/* Makes the element's device current on the calling (streaming) thread.
- * Returns FALSE after posting an error. */
+/* Makes the element's CUDA context current on the calling (streaming)
+ * thread. Returns FALSE after posting an error. */
 gboolean gst_cuda_filter_base_enter (GstCudaFilterBase * self);
 
 /* Posts a GST_ELEMENT_ERROR naming the CUDA error and returns FALSE when
@@ -67,6 +78,46 @@ void gst_cuda_filter_base_free_device (GstCudaDeviceBuffer * buf);
 
 /* Waits for all work of the element's streams. */
 gboolean gst_cuda_filter_base_sync (GstCudaFilterBase * self);
+
+/* Waits for what must be complete before `outbuf` leaves the element: the
+ * copies from and to host memory always (the input may be reused once
+ * transform returns), the kernels unless `outbuf` is CUDA memory going to
+ * one of the plugin's elements on the same stream, which orders its own
+ * work after them. */
+gboolean gst_cuda_filter_base_finish (GstCudaFilterBase * self,
+    GstBuffer * outbuf);
+
+/* ---- video in CUDA memory (gstcudafiltermemory.c) ---------------------- */
+
+/* Template caps: `cuda_formats` in CUDA memory (when the plugin is built
+ * with GStreamer's CUDA library) followed by `formats` in system memory. */
+GstCaps *gst_cuda_filter_base_video_caps (const gchar * formats,
+    const gchar * cuda_formats);
+
+/* transform_caps of the video elements: the same memory on the other pad
+ * first, then the other memory type, within the pad's template. Other
+ * media (audio) pass as they are. */
+GstCaps *gst_cuda_filter_base_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+
+/* FALSE when the element will not take or give CUDA memory: backend=cpu,
+ * or started without a GPU. */
+gboolean gst_cuda_filter_base_offers_cuda_memory (GstCudaFilterBase * self);
+
+/* TRUE when `buffer` holds CUDA memory of the element's context, which the
+ * kernels read and write in place (GST_MAP_CUDA). CUDA memory of another
+ * context (another GPU) is mapped for the CPU and copied instead. */
+gboolean gst_cuda_filter_base_is_device_buffer (GstCudaFilterBase * self,
+    GstBuffer * buffer);
+
+/* TRUE when `caps` carry the memory:CUDAMemory feature. */
+gboolean gst_cuda_filter_caps_are_cuda (const GstCaps * caps);
+
+/* Maps a video frame: device pointers for CUDA memory of the element's
+ * context, host pointers otherwise. *on_device says which. */
+gboolean gst_cuda_filter_base_map_frame (GstCudaFilterBase * self,
+    GstVideoFrame * frame, const GstVideoInfo * info, GstBuffer * buffer,
+    GstMapFlags flags, gboolean * on_device);
 
 G_END_DECLS
 

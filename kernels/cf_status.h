@@ -19,6 +19,7 @@ enum
   CF_ERR_NO_CUDA = -3,          /* the library was built without CUDA */
   CF_ERR_NO_MEMORY = -4,        /* host allocation failed */
   CF_ERR_FFT = -5,              /* the FFT library failed */
+  CF_ERR_CONTEXT = -6,          /* a CUDA context could not be made current */
 };
 
 /* A short, stable name for a status: "cudaErrorMemoryAllocation",

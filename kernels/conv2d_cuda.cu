@@ -57,13 +57,19 @@ allow_shared (const void *kernel, size_t bytes)
     return CF_ERR_UNSUPPORTED;
   /* the largest shared-memory share of the L1 lets the most tiles share an
    * SM (the default carve-out chosen by the driver can leave room for only
-   * three of them) */
-  err = cudaFuncSetAttribute (kernel,
-      cudaFuncAttributePreferredSharedMemoryCarveout,
-      cudaSharedmemCarveoutMaxShared);
+   * three of them). Set for the device, not for the current context: the
+   * kernels run in whatever context the pipeline shares (GStreamer's CUDA
+   * elements make their own), and a per-context setting would be missing
+   * in the next one. */
+  cudaKernel_t handle;
+  err = cudaGetKernel (&handle, kernel);
+  if (err == cudaSuccess)
+    err = cudaKernelSetAttributeForDevice (handle,
+        cudaFuncAttributePreferredSharedMemoryCarveout,
+        cudaSharedmemCarveoutMaxShared, device);
   if (err == cudaSuccess && bytes > 48 * 1024)
-    err = cudaFuncSetAttribute (kernel,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+    err = cudaKernelSetAttributeForDevice (handle,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes, device);
   if (err == cudaSuccess)
     configured[key] = bytes;
   return (int) err;

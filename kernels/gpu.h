@@ -36,6 +36,9 @@ int cf_gpu_device_count (int *count);
 int cf_gpu_device_name (int device, char *name, size_t size);
 /* Makes `device` current for the calling thread. */
 int cf_gpu_set_device (int device);
+/* Makes a CUDA driver context (a CUcontext) current on the calling thread,
+ * as cuCtxSetCurrent does: the runtime calls after it work in that context. */
+int cf_gpu_set_context (void *context);
 
 int cf_gpu_stream_create (cf_stream * stream);
 int cf_gpu_stream_destroy (cf_stream stream);
@@ -44,6 +47,8 @@ int cf_gpu_stream_sync (cf_stream stream);
 int cf_gpu_event_create (cf_event * event);
 int cf_gpu_event_destroy (cf_event event);
 int cf_gpu_event_record (cf_event event, cf_stream stream);
+/* Waits on the host until the work before the event's last record is done. */
+int cf_gpu_event_sync (cf_event event);
 /* Work submitted to `stream` after this call waits for `event`. */
 int cf_gpu_stream_wait (cf_stream stream, cf_event event);
 

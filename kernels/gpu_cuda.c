@@ -44,6 +44,31 @@ cf_gpu_set_device (int device)
   return cudaSetDevice (device);
 }
 
+/* cuCtxSetCurrent through the runtime's driver entry points, so that the
+ * library needs no link to libcuda (absent where there is no driver). */
+typedef int (*set_current_fn) (void *context);
+
+int
+cf_gpu_set_context (void *context)
+{
+  static set_current_fn set_current;
+  enum cudaDriverEntryPointQueryResult found;
+  cudaError_t err;
+
+  if (!set_current) {
+    void *fn = NULL;
+    err = cudaGetDriverEntryPointByVersion ("cuCtxSetCurrent", &fn, 4000,
+        cudaEnableDefault, &found);
+    if (err != cudaSuccess)
+      return err;
+    if (found != cudaDriverEntryPointSuccess || !fn)
+      return cudaErrorSymbolNotFound;
+    set_current = (set_current_fn) fn;
+  }
+  /* CUresult and cudaError_t differ; any failure is a bad context */
+  return set_current (context) == 0 ? cudaSuccess : cudaErrorInvalidResourceHandle;
+}
+
 int
 cf_gpu_stream_create (cf_stream * stream)
 {
@@ -78,6 +103,12 @@ int
 cf_gpu_event_record (cf_event event, cf_stream stream)
 {
   return cudaEventRecord (event, stream);
+}
+
+int
+cf_gpu_event_sync (cf_event event)
+{
+  return cudaEventSynchronize (event);
 }
 
 int

@@ -23,10 +23,12 @@ int cf_gpu_device_name (int d, char *n, size_t s) { (void) d; (void) n; (void) s
 int cf_gpu_set_device (int d) { (void) d; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_create (cf_stream * s) { *s = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_destroy (cf_stream s) { (void) s; return CF_ERR_NO_CUDA; }
+int cf_gpu_set_context (void *c) { (void) c; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_sync (cf_stream s) { (void) s; return CF_ERR_NO_CUDA; }
 int cf_gpu_event_create (cf_event * e) { *e = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_event_destroy (cf_event e) { (void) e; return CF_ERR_NO_CUDA; }
 int cf_gpu_event_record (cf_event e, cf_stream s) { (void) e; (void) s; return CF_ERR_NO_CUDA; }
+int cf_gpu_event_sync (cf_event e) { (void) e; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_wait (cf_stream s, cf_event e) { (void) s; (void) e; return CF_ERR_NO_CUDA; }
 int cf_gpu_malloc (void **p, size_t n) { (void) n; *p = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_free (void *p) { (void) p; return CF_ERR_NO_CUDA; }

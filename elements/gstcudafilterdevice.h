@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The GPU the elements compute on: a CUDA context made current around each
+ * piece of GPU work, and the stream on which every element of the plugin
+ * that shares the context processes frames.
+ *
+ * With GStreamer's CUDA library (HAVE_GST_CUDA) the context is a
+ * GstCudaContext, the one the pipeline shares with nvh264dec, cudaupload,
+ * cudadownload and the plugin's other elements; without it, the device's
+ * primary context. There is one GstCudaFilterDevice per context, so that
+ * elements of one context find the same stream: work queued on it by one
+ * element runs after the work of the element before it and before that of
+ * the element after it, which orders every read and write of the frames
+ * they hand each other in CUDA memory without waiting on the host. */
+#ifndef __GST_CUDA_FILTER_DEVICE_H__
+#define __GST_CUDA_FILTER_DEVICE_H__
+
+#include <gst/gst.h>
+
+#include "gpu.h"
+
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#endif
+
+G_BEGIN_DECLS
+
+typedef struct _GstCudaFilterDevice GstCudaFilterDevice;
+
+#ifdef HAVE_GST_CUDA
+/* The device of `context` (taken by reference, not stolen); NULL with
+ * *error set when its stream cannot be made. */
+GstCudaFilterDevice *gst_cuda_filter_device_for_context (GstCudaContext *
+    context, gchar ** error);
+GstCudaContext *gst_cuda_filter_device_context (GstCudaFilterDevice * dev);
+#else
+/* The primary context of CUDA device `id`. */
+GstCudaFilterDevice *gst_cuda_filter_device_for_id (gint id, gchar ** error);
+#endif
+
+GstCudaFilterDevice *gst_cuda_filter_device_ref (GstCudaFilterDevice * dev);
+void gst_cuda_filter_device_unref (GstCudaFilterDevice * dev);
+
+gint gst_cuda_filter_device_id (GstCudaFilterDevice * dev);
+cf_stream gst_cuda_filter_device_stream (GstCudaFilterDevice * dev);
+
+/* Makes the context current on the calling thread, as cudaSetDevice makes
+ * a device's primary context current: it stays current until something
+ * else is made current. GStreamer's CUDA elements push and pop their
+ * context around each use, so leaving ours current on a streaming thread
+ * disturbs none of them. Returns a cf status. */
+int gst_cuda_filter_device_make_current (GstCudaFilterDevice * dev);
+
+G_END_DECLS
+
+#endif

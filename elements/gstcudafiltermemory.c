@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Video frames in CUDA memory for the plugin's elements; see
+ * gstcudafiltermemory.h and the memory part of gstcudafilterbase.h.
+ *
+ * Synchronisation: GstCudaMemory (GStreamer 1.22) carries no stream or
+ * event, so whoever maps a frame assumes the writer finished it. The
+ * elements therefore wait for their kernels before a frame leaves them,
+ * except when it goes, in CUDA memory, straight to another of the plugin's
+ * elements on the same device: both queue their work on the stream of the
+ * shared context, so the reader's kernels run after the writer's without
+ * anyone waiting on the host, and a pool buffer the reader releases is
+ * rewritten only by work queued after its read. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudafilterbase.h"
+#include "gstcudafiltermemory.h"
+
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudamemory.h>
+#endif
+
+/* Buffers the CUDA pools keep: one being written, one being read. */
+#define CUDA_POOL_MIN_BUFFERS 2
+
+#ifdef HAVE_GST_CUDA
+#define CUDA_FEATURE GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY
+#else
+#define CUDA_FEATURE "memory:CUDAMemory"
+#endif
+
+/* GST_VIDEO_CAPS_MAKE pastes literals; the format lists here are values. */
+static GstCaps *
+video_caps_with (const gchar * feature, const gchar * formats)
+{
+  gchar *str = g_strdup_printf ("video/x-raw%s%s%s, format=(string)%s, "
+      "width=" GST_VIDEO_SIZE_RANGE ", height=" GST_VIDEO_SIZE_RANGE
+      ", framerate=" GST_VIDEO_FPS_RANGE, feature ? "(" : "",
+      feature ? feature : "", feature ? ")" : "", formats);
+  GstCaps *caps = gst_caps_from_string (str);
+
+  g_free (str);
+  return caps;
+}
+
+GstCaps *
+gst_cuda_filter_base_video_caps (const gchar * formats,
+    const gchar * cuda_formats)
+{
+  GstCaps *caps = video_caps_with (NULL, formats);
+
+#ifdef HAVE_GST_CUDA
+  caps = gst_caps_merge (video_caps_with (CUDA_FEATURE, cuda_formats), caps);
+#else
+  (void) cuda_formats;
+#endif
+  return caps;
+}
+
+gboolean
+gst_cuda_filter_caps_are_cuda (const GstCaps * caps)
+{
+  GstCapsFeatures *f;
+
+  if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
+    return FALSE;
+  f = gst_caps_get_features (caps, 0);
+  return f && gst_caps_features_contains (f, CUDA_FEATURE);
+}
+
+GstCaps *
+gst_cuda_filter_base_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstPad *other = direction == GST_PAD_SINK ? trans->srcpad : trans->sinkpad;
+  gboolean cuda_ok = gst_cuda_filter_base_offers_cuda_memory
+      (GST_CUDA_FILTER_BASE (trans));
+  GstCaps *same = gst_caps_new_empty (), *swapped = gst_caps_new_empty ();
+  GstCaps *templ, *result;
+
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_caps_get_structure (caps, i);
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    gboolean is_cuda = f && gst_caps_features_contains (f, CUDA_FEATURE);
+
+    if (!gst_structure_has_name (s, "video/x-raw") || (f
+            && gst_caps_features_is_any (f))) {
+      same = gst_caps_merge_structure_full (same, gst_structure_copy (s),
+          f ? gst_caps_features_copy (f) : NULL);
+      continue;
+    }
+    if (!is_cuda || cuda_ok)
+      same = gst_caps_merge_structure_full (same, gst_structure_copy (s),
+          f ? gst_caps_features_copy (f) : NULL);
+    if (is_cuda)
+      swapped = gst_caps_merge_structure_full (swapped,
+          gst_structure_copy (s), gst_caps_features_new_empty ());
+    else if (cuda_ok)
+      swapped = gst_caps_merge_structure_full (swapped,
+          gst_structure_copy (s), gst_caps_features_new (CUDA_FEATURE,
+              NULL));
+  }
+  /* the same memory first: it needs no copy */
+  same = gst_caps_merge (same, swapped);
+  templ = gst_pad_get_pad_template_caps (other);
+  result = gst_caps_intersect_full (same, templ, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (same);
+  gst_caps_unref (templ);
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, result,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  GST_DEBUG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, result);
+  return result;
+}
+
+gboolean
+gst_cuda_filter_memory_peer_shares (GstPad * srcpad,
+    GstCudaFilterDevice * device)
+{
+  GstPad *peer = gst_pad_get_peer (srcpad);
+  GstElement *next = peer ? gst_pad_get_parent_element (peer) : NULL;
+  gboolean shares = device && next && GST_IS_CUDA_FILTER_BASE (next)
+      && GST_CUDA_FILTER_BASE_GET_CLASS (next)->shares_stream
+      && gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (next))
+      && gst_cuda_filter_base_device (GST_CUDA_FILTER_BASE (next)) == device;
+
+  gst_clear_object (&next);
+  gst_clear_object (&peer);
+  return shares;
+}
+
+#ifdef HAVE_GST_CUDA
+static GstCudaContext *
+context_of (GstCudaFilterDevice * device)
+{
+  return device ? gst_cuda_filter_device_context (device) : NULL;
+}
+
+gboolean
+gst_cuda_filter_base_is_device_buffer (GstCudaFilterBase * self,
+    GstBuffer * buffer)
+{
+  GstCudaContext *context = context_of (gst_cuda_filter_base_device (self));
+  guint n = buffer ? gst_buffer_n_memory (buffer) : 0;
+
+  if (!context || n == 0)
+    return FALSE;
+  for (guint k = 0; k < n; k++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, k);
+    if (!gst_is_cuda_memory (mem)
+        || GST_CUDA_MEMORY_CAST (mem)->context != context)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* A started pool of `context` for `caps`; *size: its buffers' size. */
+static GstBufferPool *
+new_cuda_pool (GstCudaContext * context, GstCaps * caps, guint * size)
+{
+  GstVideoInfo info;
+  GstBufferPool *pool;
+  GstStructure *config;
+
+  if (!context || !gst_video_info_from_caps (&info, caps))
+    return NULL;
+  gst_cuda_memory_init_once ();
+  pool = gst_cuda_buffer_pool_new (context);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, (guint) info.size,
+      CUDA_POOL_MIN_BUFFERS, 0);
+  gst_buffer_pool_config_add_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  /* the pool rounds rows up to the device's pitch */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
+  gst_structure_free (config);
+  return pool;
+}
+
+void
+gst_cuda_filter_memory_propose (GstCudaFilterDevice * device,
+    GstQuery * query, GstCaps * caps)
+{
+  guint size = 0;
+  GstBufferPool *pool;
+
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    return;                     /* passthrough: downstream answered */
+  pool = new_cuda_pool (context_of (device), caps, &size);
+  if (pool) {
+    gst_query_add_allocation_pool (query, pool, size, CUDA_POOL_MIN_BUFFERS,
+        0);
+    gst_object_unref (pool);
+  }
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+}
+
+gboolean
+gst_cuda_filter_memory_decide (GstCudaFilterDevice * device,
+    GstQuery * query, GstCaps * caps)
+{
+  GstCudaContext *context = context_of (device);
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  gboolean keep;
+
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  keep = context && pool && GST_IS_CUDA_BUFFER_POOL (pool)
+      && GST_CUDA_BUFFER_POOL (pool)->context == context;
+  gst_clear_object (&pool);
+  if (keep)
+    return TRUE;
+  pool = new_cuda_pool (context, caps, &size);
+  if (!pool)
+    return FALSE;
+  min = MAX (min, CUDA_POOL_MIN_BUFFERS);
+  if (max != 0 && max < min)
+    max = 0;
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+gboolean
+gst_cuda_filter_base_map_frame (GstCudaFilterBase * self,
+    GstVideoFrame * frame, const GstVideoInfo * info, GstBuffer * buffer,
+    GstMapFlags flags, gboolean * on_device)
+{
+  *on_device = gst_cuda_filter_base_is_device_buffer (self, buffer);
+  return gst_video_frame_map (frame, info, buffer, flags
+      | (*on_device ? GST_MAP_CUDA : 0));
+}
+#else
+gboolean
+gst_cuda_filter_base_is_device_buffer (GstCudaFilterBase * self G_GNUC_UNUSED,
+    GstBuffer * buffer G_GNUC_UNUSED)
+{
+  return FALSE;
+}
+
+void
+gst_cuda_filter_memory_propose (GstCudaFilterDevice * device G_GNUC_UNUSED,
+    GstQuery * query G_GNUC_UNUSED, GstCaps * caps G_GNUC_UNUSED)
+{
+}
+
+gboolean
+gst_cuda_filter_memory_decide (GstCudaFilterDevice * device G_GNUC_UNUSED,
+    GstQuery * query G_GNUC_UNUSED, GstCaps * caps G_GNUC_UNUSED)
+{
+  return FALSE;
+}
+
+gboolean
+gst_cuda_filter_base_map_frame (GstCudaFilterBase * self G_GNUC_UNUSED,
+    GstVideoFrame * frame, const GstVideoInfo * info, GstBuffer * buffer,
+    GstMapFlags flags, gboolean * on_device)
+{
+  *on_device = FALSE;
+  return gst_video_frame_map (frame, info, buffer, flags);
+}
+#endif

@@ -1,0 +1,30 @@
+/* Frames in CUDA memory (GstCudaMemory of GStreamer's CUDA library): the
+ * pools the elements propose and decide, and whether the element after
+ * ours computes on our stream. Without the library (HAVE_GST_CUDA unset)
+ * every frame is in system memory and these say so. */
+#ifndef __GST_CUDA_FILTER_MEMORY_H__
+#define __GST_CUDA_FILTER_MEMORY_H__
+
+#include <gst/gst.h>
+
+#include "gstcudafilterdevice.h"
+
+G_BEGIN_DECLS
+
+/* Offers a pool of CUDA memory of `device`'s context for `caps` upstream. */
+void gst_cuda_filter_memory_propose (GstCudaFilterDevice * device,
+    GstQuery * query, GstCaps * caps);
+
+/* Keeps downstream's CUDA pool when it is of `device`'s context, else puts
+ * a pool of our own first. FALSE when no pool can be made. */
+gboolean gst_cuda_filter_memory_decide (GstCudaFilterDevice * device,
+    GstQuery * query, GstCaps * caps);
+
+/* TRUE when the peer of `srcpad` is one of the plugin's elements that
+ * computes on the stream of `device`. */
+gboolean gst_cuda_filter_memory_peer_shares (GstPad * srcpad,
+    GstCudaFilterDevice * device);
+
+G_END_DECLS
+
+#endif
