@@ -52,7 +52,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_conv2d_debug);
 
 #define CONV2D_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, " \
     "RGB, BGR, GRAY8, GRAY16_LE, I420, YV12, NV12, Y444, Y42B }"
-#define CONV2D_CAPS GST_VIDEO_CAPS_MAKE (CONV2D_FORMATS)
+/* the formats GstCudaMemory has (no grey ones in GStreamer 1.22) */
+#define CONV2D_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, " \
+    "BGR, I420, YV12, NV12, Y444, Y42B }"
 
 #define DEFAULT_KERNEL NULL
 #define DEFAULT_PRESET GST_CUDA_CONV2D_PRESET_GAUSSIAN
@@ -255,10 +257,12 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
 
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-          gst_caps_from_string (CONV2D_CAPS)));
+          gst_cuda_filter_base_video_caps (CONV2D_FORMATS,
+              CONV2D_CUDA_FORMATS)));
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-          gst_caps_from_string (CONV2D_CAPS)));
+          gst_cuda_filter_base_video_caps (CONV2D_FORMATS,
+              CONV2D_CUDA_FORMATS)));
   gst_element_class_set_static_metadata (element_class,
       "CUDA 2D convolution", "Filter/Effect/Video",
       "Convolves video frames with a 2D mask on the GPU: blur, sharpen, "
@@ -268,6 +272,9 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_set_caps);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_transform);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_filter_base_transform_caps);
+  GST_CUDA_FILTER_BASE_CLASS (klass)->shares_stream = TRUE;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV2D_PRESET, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV2D_BORDER, 0);
@@ -588,10 +595,11 @@ gst_cuda_conv2d_stop (GstBaseTransform * trans)
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
-/* Device copies of every plane, each row padded to 256 bytes so that rows
- * start aligned for vector loads and stores. */
+/* Where each plane goes in the scratch copies of frames in host memory,
+ * each row padded to 256 bytes so that rows start aligned for vector
+ * loads and stores. The copies are allocated when a frame needs them. */
 static gboolean
-allocate_device_planes (GstCudaConv2d * self, const GstVideoInfo * info)
+lay_out_device_planes (GstCudaConv2d * self, const GstVideoInfo * info)
 {
   gsize total = 0;
 
@@ -603,11 +611,8 @@ allocate_device_planes (GstCudaConv2d * self, const GstVideoInfo * info)
     self->d_offset[p] = total;
     total += self->d_pitch[p] * f.height;
   }
+  self->d_total = total;
   return gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self))
-      && gst_cuda_filter_base_ensure_device (GST_CUDA_FILTER_BASE (self),
-      &self->d_src, total)
-      && gst_cuda_filter_base_ensure_device (GST_CUDA_FILTER_BASE (self),
-      &self->d_dst, total)
       && GST_CUDA_FILTER_CHECK (self, gst_cuda_strips_init (&self->strips),
       "creating events");
 }
@@ -641,7 +646,7 @@ gst_cuda_conv2d_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   }
   if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self)))
-    return allocate_device_planes (self, &info);
+    return lay_out_device_planes (self, &info);
   return TRUE;
 }
 
@@ -740,7 +745,7 @@ typedef struct
   cf_plane_format format;
   const guint8 *d_src;
   guint8 *d_dst;
-  gsize pitch;
+  gsize src_pitch, dst_pitch;
   gboolean fell_back;
 } PlaneJob;
 
@@ -749,15 +754,15 @@ compute_strip (gpointer user, gint row_begin, gint row_end, cf_stream stream)
 {
   PlaneJob *job = user;
   int status = cf_conv2d_cuda (job->algorithm, job->plan, &job->format,
-      job->d_src, job->pitch, job->d_dst, job->pitch, row_begin, row_end,
-      stream);
+      job->d_src, job->src_pitch, job->d_dst, job->dst_pitch, row_begin,
+      row_end, stream);
 
   if (status == CF_ERR_UNSUPPORTED && job->algorithm != CF_CONV2D_AUTO) {
     job->fell_back = TRUE;
     job->algorithm = CF_CONV2D_AUTO;
     status = cf_conv2d_cuda (CF_CONV2D_AUTO, job->plan, &job->format,
-        job->d_src, job->pitch, job->d_dst, job->pitch, row_begin, row_end,
-        stream);
+        job->d_src, job->src_pitch, job->d_dst, job->dst_pitch, row_begin,
+        row_end, stream);
   }
   return status;
 }
@@ -779,9 +784,37 @@ last_read_row (gpointer user, gint row_begin, gint row_end)
   return last;
 }
 
+/* Copies an unfiltered plane when either frame is on the device. On the
+ * compute stream: a source written by the element before ours is ready
+ * there. */
+static gboolean
+copy_plane_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
+    gboolean in_on_device, GstVideoFrame * out, gboolean out_on_device,
+    guint p)
+{
+  static const cf_copy_kind kinds[2][2] = {
+    {CF_COPY_HOST_TO_DEVICE, CF_COPY_HOST_TO_DEVICE},
+    {CF_COPY_DEVICE_TO_HOST, CF_COPY_DEVICE_TO_DEVICE},
+  };
+  cf_plane_format f;
+
+  describe_plane (&in->info, p, &f);
+  return GST_CUDA_FILTER_CHECK (self,
+      cf_gpu_copy_2d (GST_VIDEO_FRAME_PLANE_DATA (out, p),
+          GST_VIDEO_FRAME_PLANE_STRIDE (out, p),
+          GST_VIDEO_FRAME_PLANE_DATA (in, p),
+          GST_VIDEO_FRAME_PLANE_STRIDE (in, p),
+          f.width * cf_plane_format_pixel_bytes (&f), f.height,
+          kinds[in_on_device][out_on_device],
+          gst_cuda_filter_base_streams (GST_CUDA_FILTER_BASE (self))->compute),
+      "copying a plane");
+}
+
+/* Frames in host memory go through the scratch planes in strips; frames in
+ * CUDA memory are read or written where they are. */
 static GstFlowReturn
 process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
-    GstVideoFrame * out)
+    gboolean in_on_device, GstVideoFrame * out, gboolean out_on_device)
 {
   GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
   const GstCudaStreams *streams = gst_cuda_filter_base_streams (base);
@@ -789,28 +822,45 @@ process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
 
   if (!gst_cuda_filter_base_enter (base))
     return GST_FLOW_ERROR;
+  if ((!in_on_device && !gst_cuda_filter_base_ensure_device (base,
+              &self->d_src, self->d_total))
+      || (!out_on_device && !gst_cuda_filter_base_ensure_device (base,
+              &self->d_dst, self->d_total)))
+    return GST_FLOW_ERROR;
   /* the GPU works through the filtered planes while the CPU copies the
    * others */
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
     PlaneJob job;
-    GstCudaPlaneCopy copy;
+    GstCudaPlaneCopy copy = { 0 };
 
     if (!plane_filtered (p, self->frame_planes))
       continue;
     job.plan = self->plan;
     job.algorithm = self->frame_algorithm;
     describe_plane (&in->info, p, &job.format);
-    job.d_src = (guint8 *) self->d_src.ptr + self->d_offset[p];
-    job.d_dst = (guint8 *) self->d_dst.ptr + self->d_offset[p];
-    job.pitch = self->d_pitch[p];
     job.fell_back = FALSE;
-    copy.src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
-    copy.src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
-    copy.dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
-    copy.dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+    if (in_on_device) {
+      job.d_src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
+      job.src_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
+    } else {
+      job.d_src = (guint8 *) self->d_src.ptr + self->d_offset[p];
+      job.src_pitch = self->d_pitch[p];
+      copy.src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
+      copy.src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
+    }
+    if (out_on_device) {
+      job.d_dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+      job.dst_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+    } else {
+      job.d_dst = (guint8 *) self->d_dst.ptr + self->d_offset[p];
+      job.dst_pitch = self->d_pitch[p];
+      copy.dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+      copy.dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+    }
     copy.d_src = (guint8 *) job.d_src;
     copy.d_dst = job.d_dst;
-    copy.d_stride = job.pitch;
+    copy.d_src_stride = job.src_pitch;
+    copy.d_dst_stride = job.dst_pitch;
     copy.row_bytes = job.format.width
         * cf_plane_format_pixel_bytes (&job.format);
     copy.height = job.format.height;
@@ -820,11 +870,14 @@ process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
       return GST_FLOW_ERROR;
     fell_back |= job.fell_back;
   }
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++)
-    if (!plane_filtered (p, self->frame_planes))
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
+    if (plane_filtered (p, self->frame_planes))
+      continue;
+    if (!in_on_device && !out_on_device)
       copy_plane (in, out, p);
-  if (!gst_cuda_filter_base_sync (base))
-    return GST_FLOW_ERROR;
+    else if (!copy_plane_cuda (self, in, in_on_device, out, out_on_device, p))
+      return GST_FLOW_ERROR;
+  }
 
   if (fell_back && !self->fallback_warned) {
     self->fallback_warned = TRUE;
@@ -842,6 +895,9 @@ gst_cuda_conv2d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstCudaConv2d *self = GST_CUDA_CONV2D (trans);
+  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
+  gboolean gpu = gst_cuda_filter_base_uses_cuda (base);
+  gboolean in_on_device, out_on_device;
   GstVideoFrame in, out;
   GstFlowReturn ret;
 
@@ -851,20 +907,30 @@ gst_cuda_conv2d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
         ("buffer before caps"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self))) {
-    gst_cuda_pin_buffer (inbuf);
-    gst_cuda_pin_buffer (outbuf);
+  if (gpu) {
+    if (!gst_cuda_filter_base_is_device_buffer (base, inbuf))
+      gst_cuda_pin_buffer (inbuf);
+    if (!gst_cuda_filter_base_is_device_buffer (base, outbuf))
+      gst_cuda_pin_buffer (outbuf);
   }
-  if (!gst_video_frame_map (&in, &self->info, inbuf, GST_MAP_READ))
+  /* the CPU backend maps CUDA memory for the host (GStreamer copies it) */
+  if (!(gpu ? gst_cuda_filter_base_map_frame (base, &in, &self->info, inbuf,
+              GST_MAP_READ, &in_on_device)
+          : gst_video_frame_map (&in, &self->info, inbuf, GST_MAP_READ)))
     goto map_failed;
-  if (!gst_video_frame_map (&out, &self->info, outbuf, GST_MAP_WRITE)) {
+  if (!(gpu ? gst_cuda_filter_base_map_frame (base, &out, &self->info,
+              outbuf, GST_MAP_WRITE, &out_on_device)
+          : gst_video_frame_map (&out, &self->info, outbuf, GST_MAP_WRITE))) {
     gst_video_frame_unmap (&in);
     goto map_failed;
   }
-  if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self)))
-    ret = process_cuda (self, &in, &out);
-  else
+  if (gpu) {
+    ret = process_cuda (self, &in, in_on_device, &out, out_on_device);
+    if (!gst_cuda_filter_base_finish (base, inbuf, outbuf))
+      ret = GST_FLOW_ERROR;
+  } else {
     ret = process_cpu (self, &in, &out);
+  }
   gst_video_frame_unmap (&out);
   gst_video_frame_unmap (&in);
   return ret;

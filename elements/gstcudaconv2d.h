@@ -41,6 +41,7 @@ struct _GstCudaConv2d
   gboolean fallback_warned;     /* this plan's algorithm could not run */
   GstCudaDeviceBuffer d_src, d_dst;
   gsize d_offset[GST_VIDEO_MAX_PLANES], d_pitch[GST_VIDEO_MAX_PLANES];
+  gsize d_total;                /* bytes of d_src and of d_dst */
   GstCudaStrips strips;
 };
 

@@ -37,6 +37,10 @@
 #include "gstcudafiltermemory.h"
 #include "gstcudapinnedallocator.h"
 
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudautils.h>
+#endif
+
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_filter_base_debug);
 #define GST_CAT_DEFAULT gst_cuda_filter_base_debug
 
@@ -558,10 +562,20 @@ gst_cuda_filter_base_sync (GstCudaFilterBase * self)
 }
 
 gboolean
-gst_cuda_filter_base_finish (GstCudaFilterBase * self, GstBuffer * outbuf)
+gst_cuda_filter_base_finish (GstCudaFilterBase * self, GstBuffer * inbuf,
+    GstBuffer * outbuf)
 {
+  /* The kernels may still be queued only inside a chain of ours: the input
+   * came from an element of ours on the same stream (whose pool rewrites
+   * it only through work queued after ours; any other writer, such as
+   * cudaupload, may rewrite it as soon as we return) and the output goes
+   * to one. A host input was uploaded into a scratch plane that the next
+   * frame's upload overwrites: also waited for. */
   gboolean handed_on_device = PRIV (self)->downstream_shares_stream
-      && gst_cuda_filter_base_is_device_buffer (self, outbuf);
+      && gst_cuda_filter_base_is_device_buffer (self, outbuf)
+      && gst_cuda_filter_base_is_device_buffer (self, inbuf)
+      && gst_cuda_filter_memory_peer_shares
+      (GST_BASE_TRANSFORM_SINK_PAD (self), PRIV (self)->device);
 
   return wait_for (self, !handed_on_device);
 }

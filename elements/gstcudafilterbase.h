@@ -81,11 +81,11 @@ gboolean gst_cuda_filter_base_sync (GstCudaFilterBase * self);
 
 /* Waits for what must be complete before `outbuf` leaves the element: the
  * copies from and to host memory always (the input may be reused once
- * transform returns), the kernels unless `outbuf` is CUDA memory going to
- * one of the plugin's elements on the same stream, which orders its own
- * work after them. */
+ * transform returns), the kernels unless `inbuf` came from and `outbuf`
+ * goes to, in CUDA memory, the plugin's elements on the same stream, which
+ * order their own work around ours. */
 gboolean gst_cuda_filter_base_finish (GstCudaFilterBase * self,
-    GstBuffer * outbuf);
+    GstBuffer * inbuf, GstBuffer * outbuf);
 
 /* ---- video in CUDA memory (gstcudafiltermemory.c) ---------------------- */
 

@@ -92,9 +92,11 @@ gst_cuda_filter_base_transform_caps (GstBaseTransform * trans,
           f ? gst_caps_features_copy (f) : NULL);
       continue;
     }
-    if (!is_cuda || cuda_ok)
-      same = gst_caps_merge_structure_full (same, gst_structure_copy (s),
-          f ? gst_caps_features_copy (f) : NULL);
+    /* without the GPU, CUDA memory is neither taken nor given */
+    if (is_cuda && !cuda_ok)
+      continue;
+    same = gst_caps_merge_structure_full (same, gst_structure_copy (s),
+        f ? gst_caps_features_copy (f) : NULL);
     if (is_cuda)
       swapped = gst_caps_merge_structure_full (swapped,
           gst_structure_copy (s), gst_caps_features_new_empty ());
@@ -121,10 +123,10 @@ gst_cuda_filter_base_transform_caps (GstBaseTransform * trans,
 }
 
 gboolean
-gst_cuda_filter_memory_peer_shares (GstPad * srcpad,
+gst_cuda_filter_memory_peer_shares (GstPad * pad,
     GstCudaFilterDevice * device)
 {
-  GstPad *peer = gst_pad_get_peer (srcpad);
+  GstPad *peer = gst_pad_get_peer (pad);
   GstElement *next = peer ? gst_pad_get_parent_element (peer) : NULL;
   gboolean shares = device && next && GST_IS_CUDA_FILTER_BASE (next)
       && GST_CUDA_FILTER_BASE_GET_CLASS (next)->shares_stream

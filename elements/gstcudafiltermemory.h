@@ -20,9 +20,9 @@ void gst_cuda_filter_memory_propose (GstCudaFilterDevice * device,
 gboolean gst_cuda_filter_memory_decide (GstCudaFilterDevice * device,
     GstQuery * query, GstCaps * caps);
 
-/* TRUE when the peer of `srcpad` is one of the plugin's elements that
- * computes on the stream of `device`. */
-gboolean gst_cuda_filter_memory_peer_shares (GstPad * srcpad,
+/* TRUE when the peer of `pad` (either direction) is one of the plugin's
+ * elements that computes on the stream of `device`. */
+gboolean gst_cuda_filter_memory_peer_shares (GstPad * pad,
     GstCudaFilterDevice * device);
 
 G_END_DECLS

@@ -51,11 +51,13 @@ gst_cuda_strips_enqueue (GstCudaStrips * s, const GstCudaStreams * st,
   int status = CF_OK;
 
   n = (p->height + rows - 1) / rows;
+  if (!p->src && !p->dst)
+    return compute (user, 0, p->height, st->compute);
 
   /* uploads; the events are recorded before any stream waits on them */
-  for (gint k = 0; k < n && status == CF_OK; k++) {
+  for (gint k = 0; p->src && k < n && status == CF_OK; k++) {
     gint r0 = k * rows, r1 = MIN (p->height, r0 + rows);
-    status = cf_gpu_copy_2d (p->d_src + r0 * p->d_stride, p->d_stride,
+    status = cf_gpu_copy_2d (p->d_src + r0 * p->d_src_stride, p->d_src_stride,
         p->src + r0 * p->src_stride, p->src_stride, p->row_bytes, r1 - r0,
         CF_COPY_HOST_TO_DEVICE, st->upload);
     if (status == CF_OK)
@@ -66,7 +68,9 @@ gst_cuda_strips_enqueue (GstCudaStrips * s, const GstCudaStreams * st,
   for (gint k = 0; k < n && status == CF_OK; k++) {
     gint r0 = k * rows, r1 = MIN (p->height, r0 + rows);
     gint need = last_read (user, r0, r1) / rows;
-    status = cf_gpu_stream_wait (st->compute, s->uploaded[MIN (need, n - 1)]);
+    if (p->src)
+      status = cf_gpu_stream_wait (st->compute,
+          s->uploaded[MIN (need, n - 1)]);
     if (status == CF_OK)
       status = compute (user, r0, r1, st->compute);
     if (status == CF_OK)
@@ -74,12 +78,12 @@ gst_cuda_strips_enqueue (GstCudaStrips * s, const GstCudaStreams * st,
   }
 
   /* downloads, each after its kernel */
-  for (gint k = 0; k < n && status == CF_OK; k++) {
+  for (gint k = 0; p->dst && k < n && status == CF_OK; k++) {
     gint r0 = k * rows, r1 = MIN (p->height, r0 + rows);
     status = cf_gpu_stream_wait (st->download, s->computed[k]);
     if (status == CF_OK)
       status = cf_gpu_copy_2d (p->dst + r0 * p->dst_stride, p->dst_stride,
-          p->d_dst + r0 * p->d_stride, p->d_stride, p->row_bytes, r1 - r0,
+          p->d_dst + r0 * p->d_dst_stride, p->d_dst_stride, p->row_bytes, r1 - r0,
           CF_COPY_DEVICE_TO_HOST, st->download);
   }
   return status;

@@ -21,8 +21,10 @@ typedef struct
   gboolean ready;
 } GstCudaStrips;
 
-/* One plane: host source and destination, and their device copies (one
- * pitch for both). */
+/* One plane: host source and destination, and the device planes the
+ * kernels read and write. A NULL `src` means the source is already on the
+ * device (CUDA memory): nothing to upload; a NULL `dst`, that the kernels
+ * write the destination itself: nothing to download. */
 typedef struct
 {
   const guint8 *src;
@@ -30,7 +32,7 @@ typedef struct
   guint8 *dst;
   gsize dst_stride;
   guint8 *d_src, *d_dst;
-  gsize d_stride;
+  gsize d_src_stride, d_dst_stride;
   gsize row_bytes;
   gint height;
 } GstCudaPlaneCopy;

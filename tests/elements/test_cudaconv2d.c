@@ -1460,8 +1460,6 @@ GST_START_TEST (test_unsupported_caps)
   static const gchar *const refused[] = {
     "video/x-raw,format=UYVY,width=16,height=16,framerate=0/1",
     "video/x-raw,format=GRAY16_BE,width=16,height=16,framerate=0/1",
-    "video/x-raw(memory:CUDAMemory),format=RGBA,width=16,height=16,"
-        "framerate=0/1",
     "audio/x-raw,format=S16LE,rate=48000,channels=1,layout=interleaved",
   };
 
