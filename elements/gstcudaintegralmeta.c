@@ -27,18 +27,32 @@ integral_meta_init (GstMeta * meta, gpointer params G_GNUC_UNUSED,
 
   m->width = m->height = m->n_channels = 0;
   m->data = NULL;
+  for (guint c = 0; c < GST_CUDA_INTEGRAL_META_MAX_CHANNELS; c++) {
+    m->sums[c] = m->squares[c] = NULL;
+    m->device_sums[c] = m->device_squares[c] = 0;
+  }
+  m->cuda_context = NULL;
+  m->cuda_device = -1;
+  m->cuda_event = NULL;
+  m->host_ready = 0;
+  m->map_host = NULL;
+  m->free_data = g_free;
   return TRUE;
 }
 
 static void
 integral_meta_free (GstMeta * meta, GstBuffer * buffer G_GNUC_UNUSED)
 {
-  g_free (((GstCudaIntegralMeta *) meta)->data);
+  GstCudaIntegralMeta *m = (GstCudaIntegralMeta *) meta;
+
+  if (m->data)
+    m->free_data (m->data);
 }
 
 /* The tables describe these pixels only: they go along with a copy of the
  * whole buffer, not with a part or another transformation. The tables
- * live in one block: per channel its sums, then its squares. */
+ * live in one block: per channel its sums, then its squares. A copy is a
+ * host copy: the device block belongs to the original. */
 static gboolean
 integral_meta_transform (GstBuffer * dest, GstMeta * meta,
     GstBuffer * buffer G_GNUC_UNUSED, GQuark type, gpointer data)
@@ -49,9 +63,11 @@ integral_meta_transform (GstBuffer * dest, GstMeta * meta,
   if (!GST_META_TRANSFORM_IS_COPY (type)
       || ((GstMetaTransformCopy *) data)->region)
     return TRUE;                /* other pixels: not carried over */
+  if (!gst_cuda_integral_meta_map_host (m))
+    return FALSE;
   bytes = (m->sums_stride + m->squares_stride) * (m->height + 1)
       * m->n_channels;
-  d = gst_buffer_add_cuda_integral_meta (dest, g_memdup2 (m->data, bytes));
+  d = gst_buffer_add_cuda_integral_meta (dest, g_memdup2 (m->sums[0], bytes));
   if (!d)
     return FALSE;
   d->width = m->width;
@@ -61,11 +77,10 @@ integral_meta_transform (GstBuffer * dest, GstMeta * meta,
   d->sums_stride = m->sums_stride;
   d->squares_stride = m->squares_stride;
   for (guint c = 0; c < m->n_channels; c++) {
-    d->sums[c] = (const guint8 *) d->data + (m->sums[c]
-        - (const guint8 *) m->data);
-    d->squares[c] = (const guint8 *) d->data + (m->squares[c]
-        - (const guint8 *) m->data);
+    d->sums[c] = (const guint8 *) d->data + (m->sums[c] - m->sums[0]);
+    d->squares[c] = (const guint8 *) d->data + (m->squares[c] - m->sums[0]);
   }
+  d->host_ready = 1;
   return TRUE;
 }
 
@@ -90,9 +105,28 @@ gst_buffer_add_cuda_integral_meta (GstBuffer * buffer, gpointer data)
   GstCudaIntegralMeta *m = (GstCudaIntegralMeta *)
       gst_buffer_add_meta (buffer, integral_meta_get_info (), NULL);
 
-  if (m)
+  if (m) {
     m->data = data;
-  else
+    m->host_ready = 1;
+  } else {
     g_free (data);
+  }
+  return m;
+}
+
+GstCudaIntegralMeta *
+gst_buffer_add_cuda_integral_meta_device (GstBuffer * buffer, gpointer data,
+    GDestroyNotify free_data, gboolean (*map_host) (gpointer meta))
+{
+  GstCudaIntegralMeta *m = (GstCudaIntegralMeta *)
+      gst_buffer_add_meta (buffer, integral_meta_get_info (), NULL);
+
+  if (m) {
+    m->data = data;
+    m->free_data = free_data;
+    m->map_host = map_host;
+  } else {
+    free_data (data);
+  }
   return m;
 }

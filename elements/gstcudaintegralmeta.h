@@ -21,6 +21,21 @@
  * Sums of 8-bit frames are guint32 (exact for any rectangle of up to 16.8
  * million pixels: differences are taken modulo 2^32), of 16-bit frames
  * guint64; squares are always guint64.
+ *
+ * Tables computed on the GPU stay there: `device_sums` and `device_squares`
+ * are their CUdeviceptr addresses (same strides as the host tables) in
+ * `cuda_context` (the pipeline's GstCudaContext, or NULL for the primary
+ * context of `cuda_device`). A CUDA application orders its reads after
+ * `cuda_event` (a cudaEvent_t/CUevent recorded once they are written):
+ *
+ *   cudaStreamWaitEvent (my_stream, (cudaEvent_t) m->cuda_event, 0);
+ *   my_kernel<<<..., my_stream>>> ((const uint32_t *) m->device_sums[0],
+ *       m->sums_stride, ...);
+ *
+ * and is done with them before it releases the buffer. The host tables of
+ * such a meta are copied from the device the first time they are asked for
+ * (gst_cuda_integral_meta_map_host(), which gst_cuda_integral_meta_rect()
+ * calls), once per frame; until then `sums` and `squares` are NULL.
  */
 #ifndef __GST_CUDA_INTEGRAL_META_H__
 #define __GST_CUDA_INTEGRAL_META_H__
@@ -43,6 +58,18 @@ typedef struct
   const guint8 *squares[GST_CUDA_INTEGRAL_META_MAX_CHANNELS];
   gsize sums_stride, squares_stride;    /* bytes between table rows */
   gpointer data;                /* owns the tables */
+
+  /* the tables on the GPU, 0 when they were computed on the CPU */
+  guint64 device_sums[GST_CUDA_INTEGRAL_META_MAX_CHANNELS];
+  guint64 device_squares[GST_CUDA_INTEGRAL_META_MAX_CHANNELS];
+  gpointer cuda_context;        /* a GstCudaContext, or NULL */
+  gint cuda_device;
+  gpointer cuda_event;          /* recorded once the device tables are written */
+
+  /* private: the host tables are there, or how to bring them */
+  gint host_ready;
+  gboolean (*map_host) (gpointer meta);
+  GDestroyNotify free_data;
 } GstCudaIntegralMeta;
 
 static inline GstCudaIntegralMeta *
@@ -63,6 +90,16 @@ gst_cuda_integral_meta_entry (const guint8 * table, gsize stride,
       : ((const guint64 *) row)[x];
 }
 
+/* Makes `sums` and `squares` valid on the host: TRUE at once for tables
+ * computed on the CPU, else after the one copy from the device (thread
+ * safe; later calls return at once). FALSE when the copy failed. */
+static inline gboolean
+gst_cuda_integral_meta_map_host (const GstCudaIntegralMeta * m)
+{
+  return g_atomic_int_get (&m->host_ready)
+      || (m->map_host && m->map_host ((gpointer) m));
+}
+
 /* The sum, mean and (population) variance of channel `channel` over the
  * w x h rectangle at (x, y). FALSE when the rectangle is empty or leaves
  * the frame. Any output may be NULL. */
@@ -75,7 +112,8 @@ gst_cuda_integral_meta_rect (const GstCudaIntegralMeta * m, guint channel,
   guint x1 = x + w, y1 = y + h;
 
   if (!m || channel >= m->n_channels || w == 0 || h == 0 || x1 > m->width
-      || y1 > m->height || x1 < x || y1 < y)
+      || y1 > m->height || x1 < x || y1 < y
+      || !gst_cuda_integral_meta_map_host (m))
     return FALSE;
   s = gst_cuda_integral_meta_entry (m->sums[channel], m->sums_stride,
       m->sum_bytes, x1, y1)
@@ -108,10 +146,16 @@ gst_cuda_integral_meta_rect (const GstCudaIntegralMeta * m, guint channel,
 }
 
 /* For the plugin: registers the API and the meta, and attaches one whose
- * tables live in `data` (taken, freed with g_free). */
+ * host tables live in `data` (taken, freed with g_free). */
 GType gst_cuda_integral_meta_api_get_type (void);
 GstCudaIntegralMeta *gst_buffer_add_cuda_integral_meta (GstBuffer * buffer,
     gpointer data);
+/* Attaches one whose tables are on the device only: `data` (taken, freed
+ * with `free_data`) is passed to `map_host`, which fills the host pointers
+ * and sets host_ready. The caller fills the device fields. */
+GstCudaIntegralMeta *gst_buffer_add_cuda_integral_meta_device (GstBuffer *
+    buffer, gpointer data, GDestroyNotify free_data,
+    gboolean (*map_host) (gpointer meta));
 
 G_END_DECLS
 

@@ -38,6 +38,9 @@ GST_DEBUG_CATEGORY (gst_cuda_prefix_sum_debug);
 
 #define VIDEO_FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, ARGB, " \
     "ABGR, xRGB, xBGR, I420, YV12, NV12, Y444, Y42B }"
+/* the formats GstCudaMemory has (no grey ones in GStreamer 1.22) */
+#define VIDEO_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, I420, " \
+    "YV12, NV12, Y444, Y42B }"
 #define AUDIO_CAPS "audio/x-raw, format = (string) { F32LE, F64LE, S16LE, " \
     "S32LE }, rate = (int) [ 1, MAX ], channels = (int) [ 1, MAX ], " \
     "layout = (string) interleaved"
@@ -144,8 +147,8 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
-  GstCaps *caps = gst_caps_from_string (GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS)
-      "; " AUDIO_CAPS);
+  GstCaps *caps = gst_caps_merge (gst_cuda_filter_base_video_caps
+      (VIDEO_FORMATS, VIDEO_CUDA_FORMATS), gst_caps_from_string (AUDIO_CAPS));
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_prefix_sum_debug, "cudaprefixsum", 0,
       "CUDA integral images and statistics");
@@ -248,6 +251,9 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_transform_ip);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_sink_event);
   trans_class->transform_ip_on_passthrough = TRUE;
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_filter_base_transform_caps);
+  GST_CUDA_FILTER_BASE_CLASS (klass)->shares_stream = TRUE;
   gst_type_mark_as_plugin_api (gst_cuda_prefix_sum_output_get_type (), 0);
   gst_type_mark_as_plugin_api (gst_cuda_prefix_sum_algorithm_get_type (), 0);
 }
@@ -447,6 +453,7 @@ gst_cuda_prefix_sum_stop (GstBaseTransform * trans)
     gst_cuda_filter_base_free_device (&self->d_work);
     gst_cuda_filter_base_free_device (&self->d_scan);
   }
+  g_clear_pointer (&self->table_pool, gst_cuda_table_pool_release);
   g_clear_pointer (&self->tables, g_free);
   gst_cuda_level_clear (&self->level);
   g_clear_pointer (&self->level_blocks, g_free);
@@ -520,12 +527,12 @@ set_audio_caps (GstCudaPrefixSum * self, GstCaps * caps)
 
 static gboolean
 gst_cuda_prefix_sum_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps G_GNUC_UNUSED)
+    GstCaps * outcaps)
 {
   GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (trans);
   GstVideoInfo info;
   GstCudaPrefixSumOutput output;
-  gboolean attach;
+  gboolean attach, in_place;
   gchar *error;
 
   if (gst_structure_has_name (gst_caps_get_structure (incaps, 0),
@@ -556,12 +563,15 @@ gst_cuda_prefix_sum_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   }
   describe_channels (self, &info);
-  /* passthrough measures in place; without the meta it writes nothing */
-  gst_base_transform_set_in_place (trans,
-      output == GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH);
-  gst_base_transform_set_passthrough (trans,
-      output == GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH && !attach);
+  /* passthrough measures in place, without the meta writing nothing; from
+   * one memory type to the other it copies the frames */
+  in_place = output == GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH
+      && gst_cuda_filter_caps_are_cuda (incaps)
+      == gst_cuda_filter_caps_are_cuda (outcaps);
+  gst_base_transform_set_in_place (trans, in_place);
+  gst_base_transform_set_passthrough (trans, in_place && !attach);
   g_clear_pointer (&self->tables, g_free);
+  g_clear_pointer (&self->table_pool, gst_cuda_table_pool_release);
   return TRUE;
 }
 
@@ -738,6 +748,21 @@ time_to_post (GstCudaPrefixSum * self, GstBuffer * buf, guint64 interval)
   return TRUE;
 }
 
+/* The shape of the tables a meta describes. */
+static void
+describe_tables (GstCudaPrefixSum * self, GstCudaIntegralMeta * view)
+{
+  gsize sum_pitch, sq_pitch, per;
+
+  table_layout (self, &sum_pitch, &sq_pitch, &per);
+  view->width = GST_VIDEO_INFO_WIDTH (&self->info);
+  view->height = GST_VIDEO_INFO_HEIGHT (&self->info);
+  view->n_channels = self->n_channels;
+  view->sum_bytes = (guint) cf_integral_sum_size (self->type);
+  view->sums_stride = sum_pitch;
+  view->squares_stride = sq_pitch;
+}
+
 /* The host tables: a meta's block (attached to `buf`, which must be
  * writable: before its frame is mapped) or the element's, described by the
  * returned meta or by `storage`. */
@@ -759,17 +784,69 @@ host_tables (GstCudaPrefixSum * self, GstBuffer * buf, gboolean attach,
     if (!self->tables)
       self->tables = g_malloc (per * self->n_channels);
     block = self->tables;
+    view->host_ready = 1;
   }
-  view->width = GST_VIDEO_INFO_WIDTH (&self->info);
-  view->height = GST_VIDEO_INFO_HEIGHT (&self->info);
-  view->n_channels = self->n_channels;
-  view->sum_bytes = (guint) cf_integral_sum_size (self->type);
-  view->sums_stride = sum_pitch;
-  view->squares_stride = sq_pitch;
+  describe_tables (self, view);
   for (guint c = 0; c < self->n_channels; c++) {
     view->sums[c] = (const guint8 *) block + c * per;
     view->squares[c] = view->sums[c] + sum_pitch * (view->height + 1);
   }
+  return view;
+}
+
+/* map_host of a meta whose tables are on the device. */
+static gboolean
+map_device_tables (gpointer meta)
+{
+  GstCudaIntegralMeta *m = meta;
+  GstCudaTableBlock *block = m->data;
+  const guint8 *host = gst_cuda_table_block_host (block);
+
+  if (!host)
+    return FALSE;
+  for (guint c = 0; c < m->n_channels; c++) {
+    m->sums[c] = host + (m->device_sums[c] - (guintptr) block->device);
+    m->squares[c] = host + (m->device_squares[c] - (guintptr) block->device);
+  }
+  g_atomic_int_set (&m->host_ready, 1);
+  return TRUE;
+}
+
+/* GPU: the tables stay on the device, in a block of the element's pool
+ * that travels on `buf` in the meta (attached before the frame is mapped,
+ * while the buffer is writable). */
+static GstCudaIntegralMeta *
+device_tables (GstCudaPrefixSum * self, GstBuffer * buf,
+    GstCudaTableBlock ** block)
+{
+  GstCudaFilterDevice *device =
+      gst_cuda_filter_base_device (GST_CUDA_FILTER_BASE (self));
+  GstCudaIntegralMeta *view;
+  gsize sum_pitch, sq_pitch, per;
+  int status;
+
+  table_layout (self, &sum_pitch, &sq_pitch, &per);
+  if (!self->table_pool)
+    self->table_pool = gst_cuda_table_pool_new (device,
+        per * self->n_channels);
+  *block = gst_cuda_table_pool_acquire (self->table_pool, &status);
+  if (!GST_CUDA_FILTER_CHECK (self, status, "allocating integral tables"))
+    return NULL;
+  view = gst_buffer_add_cuda_integral_meta_device (buf, *block,
+      (GDestroyNotify) gst_cuda_table_block_release, map_device_tables);
+  if (!view)
+    return NULL;
+  describe_tables (self, view);
+  for (guint c = 0; c < self->n_channels; c++) {
+    guintptr sums = (guintptr) (*block)->device + c * per;
+    view->device_sums[c] = sums;
+    view->device_squares[c] = sums + sum_pitch * (view->height + 1);
+  }
+#ifdef HAVE_GST_CUDA
+  view->cuda_context = gst_cuda_filter_device_context (device);
+#endif
+  view->cuda_device = gst_cuda_filter_device_id (device);
+  view->cuda_event = (*block)->written;
   return view;
 }
 
@@ -811,7 +888,8 @@ process_cpu (GstCudaPrefixSum * self, GstVideoFrame * in, GstVideoFrame * out,
   }
   if (out) {
     gst_video_frame_copy (out, in);
-    for (guint c = 0; c < self->n_channels; c++) {
+    for (guint c = 0; s->output != GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH
+        && c < self->n_channels; c++) {
       cf_integral_layout l = channel_layout (self, c, pitch);
       cf_box_params p = box_params (s, GST_VIDEO_FRAME_PLANE_STRIDE (out,
               ch0->plane), self->channels[c].step);
@@ -832,50 +910,103 @@ failed:
   return GST_FLOW_ERROR;
 }
 
+/* A frame on the GPU side: its planes and whether they are device memory
+ * (CUDA memory of the element's context) or host memory. */
+typedef struct
+{
+  GstVideoFrame *frame;
+  gboolean on_device;
+} Side;
+
+/* Copies plane `p` from `in` to `out` on `stream`, or on the CPU when both
+ * are in host memory. */
+static int
+copy_plane (const Side * in, const Side * out, guint p, cf_stream stream)
+{
+  static const cf_copy_kind kinds[2][2] = {
+    {CF_COPY_HOST_TO_DEVICE, CF_COPY_HOST_TO_DEVICE},
+    {CF_COPY_DEVICE_TO_HOST, CF_COPY_DEVICE_TO_DEVICE},
+  };
+  const GstVideoInfo *info = &in->frame->info;
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  gsize row_bytes;
+
+  if (!in->on_device && !out->on_device)
+    return gst_video_frame_copy_plane (out->frame, in->frame, p)
+        ? CF_OK : CF_ERR_INVALID;
+  gst_video_format_info_component (info->finfo, p, comp);
+  row_bytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0])
+      * GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+  return cf_gpu_copy_2d (GST_VIDEO_FRAME_PLANE_DATA (out->frame, p),
+      GST_VIDEO_FRAME_PLANE_STRIDE (out->frame, p),
+      GST_VIDEO_FRAME_PLANE_DATA (in->frame, p),
+      GST_VIDEO_FRAME_PLANE_STRIDE (in->frame, p), row_bytes,
+      GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]), kinds[in->on_device]
+      [out->on_device], stream);
+}
+
+/* `view`: where the tables go (a meta over `block` when they stay on the
+ * device, else host tables; NULL: nowhere). `out`: the frame written, by
+ * the box filter or, in passthrough from one memory type to the other, as
+ * a copy. */
 static GstFlowReturn
-process_cuda (GstCudaPrefixSum * self, GstVideoFrame * in,
-    GstVideoFrame * out, GstBuffer * buf, GstCudaIntegralMeta * view,
+process_cuda (GstCudaPrefixSum * self, const Side * in, const Side * out,
+    GstBuffer * buf, GstCudaIntegralMeta * view, GstCudaTableBlock * block,
     const Settings * s, gboolean post)
 {
   GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
   cf_stream stream = gst_cuda_filter_base_streams (base)->compute;
   const GstCudaPrefixSumChannel *ch0 = &self->channels[0];
-  gsize pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in, ch0->plane);
+  guint plane = ch0->plane;
+  gsize pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in->frame, plane);
+  gsize out_pitch = out ? GST_VIDEO_FRAME_PLANE_STRIDE (out->frame, plane) : 0;
   gint h = GST_VIDEO_INFO_HEIGHT (&self->info);
-  gsize plane_bytes = pitch * h, sum_pitch, sq_pitch, per;
+  gsize row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (&self->info)
+      * GST_VIDEO_INFO_COMP_PSTRIDE (&self->info, 0);
+  gsize sum_pitch, sq_pitch, per;
+  gboolean box = out && s->output != GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH;
+  gboolean tables = view || box;
   cf_reduce_layout rl = plane_reduce_layout (self, pitch);
   cf_stats stats[4];
-  guint8 *d_tables;
-  int st;
+  const guint8 *d_in;
+  guint8 *d_tables, *d_out = NULL;
+  int st = CF_OK;
 
   table_layout (self, &sum_pitch, &sq_pitch, &per);
   if (!gst_cuda_filter_base_enter (base)
-      || !gst_cuda_filter_base_ensure_device (base, &self->d_in, plane_bytes)
-      || !gst_cuda_filter_base_ensure_device (base, &self->d_tables,
-          per * self->n_channels)
+      || (!in->on_device && !gst_cuda_filter_base_ensure_device (base,
+              &self->d_in, pitch * h))
+      || (tables && !block && !gst_cuda_filter_base_ensure_device (base,
+              &self->d_tables, per * self->n_channels))
       || !gst_cuda_filter_base_ensure_device (base, &self->d_stats,
           sizeof (cf_stats) * 4)
       || !gst_cuda_filter_base_ensure_device (base, &self->d_work,
           MAX (cf_reduce_workspace_size (&rl), 256))
-      || (out && !gst_cuda_filter_base_ensure_device (base, &self->d_out,
-              plane_bytes)))
+      || (out && !out->on_device && !gst_cuda_filter_base_ensure_device (base,
+              &self->d_out, out_pitch * h)))
     return GST_FLOW_ERROR;
-  if (s->algorithm != CF_SCAN_AUTO) {
+  if (tables && s->algorithm != CF_SCAN_AUTO) {
     cf_integral_layout l = channel_layout (self, 0, pitch);
     if (!gst_cuda_filter_base_ensure_device (base, &self->d_scan,
             cf_integral_scan_workspace_size (&l, s->algorithm)))
       return GST_FLOW_ERROR;
   }
-  d_tables = self->d_tables.ptr;
+  d_tables = block ? block->device : self->d_tables.ptr;
 
-  st = cf_gpu_copy_2d (self->d_in.ptr, pitch, GST_VIDEO_FRAME_PLANE_DATA (in,
-          ch0->plane), pitch, pitch, h, CF_COPY_HOST_TO_DEVICE, stream);
+  if (in->on_device) {
+    d_in = GST_VIDEO_FRAME_PLANE_DATA (in->frame, plane);
+  } else {
+    d_in = self->d_in.ptr;
+    st = cf_gpu_copy_2d (self->d_in.ptr, pitch,
+        GST_VIDEO_FRAME_PLANE_DATA (in->frame, plane), pitch, row_bytes, h,
+        CF_COPY_HOST_TO_DEVICE, stream);
+  }
   if (st == CF_OK && post)
-    st = cf_reduce_cuda (&rl, self->d_in.ptr, self->d_stats.ptr,
-        self->d_work.ptr, stream);
-  for (guint c = 0; c < self->n_channels && st == CF_OK; c++) {
+    st = cf_reduce_cuda (&rl, d_in, self->d_stats.ptr, self->d_work.ptr,
+        stream);
+  for (guint c = 0; tables && c < self->n_channels && st == CF_OK; c++) {
     cf_integral_layout l = channel_layout (self, c, pitch);
-    const guint8 *src = (guint8 *) self->d_in.ptr + self->channels[c].offset;
+    const guint8 *src = d_in + self->channels[c].offset;
     guint8 *sums = d_tables + c * per;
     guint8 *squares = s->squares ? sums + sum_pitch * (h + 1) : NULL;
     st = s->algorithm == CF_SCAN_AUTO
@@ -883,57 +1014,80 @@ process_cuda (GstCudaPrefixSum * self, GstVideoFrame * in,
         : cf_integral_cuda_with_scan (&l, s->algorithm, src, sums, squares,
         self->d_scan.ptr, stream);
   }
+  if (st == CF_OK && block)
+    st = cf_gpu_event_record (block->written, stream);
   if (out && st == CF_OK) {
-    /* unmeasured samples (alpha) as they came */
-    if (ch0->step > 1)
-      st = cf_gpu_copy_2d (self->d_out.ptr, pitch, self->d_in.ptr, pitch,
-          pitch, h, CF_COPY_DEVICE_TO_DEVICE, stream);
-    for (guint c = 0; c < self->n_channels && st == CF_OK; c++) {
+    d_out = out->on_device ? GST_VIDEO_FRAME_PLANE_DATA (out->frame, plane)
+        : self->d_out.ptr;
+    /* unmeasured samples (alpha), or the whole plane, as they came */
+    if (!box || ch0->step > 1)
+      st = cf_gpu_copy_2d (d_out, out_pitch, d_in, pitch, row_bytes, h,
+          CF_COPY_DEVICE_TO_DEVICE, stream);
+    for (guint c = 0; box && c < self->n_channels && st == CF_OK; c++) {
       cf_integral_layout l = channel_layout (self, c, pitch);
-      cf_box_params p = box_params (s, pitch, self->channels[c].step);
-      st = cf_box_cuda (&l, (guint8 *) self->d_in.ptr
-          + self->channels[c].offset, d_tables + c * per, &p,
-          (guint8 *) self->d_out.ptr + self->channels[c].offset, stream);
+      cf_box_params p = box_params (s, out_pitch, self->channels[c].step);
+      st = cf_box_cuda (&l, d_in + self->channels[c].offset,
+          d_tables + c * per, &p, d_out + self->channels[c].offset, stream);
     }
-    if (st == CF_OK)
-      st = cf_gpu_copy_2d (GST_VIDEO_FRAME_PLANE_DATA (out, ch0->plane),
-          GST_VIDEO_FRAME_PLANE_STRIDE (out, ch0->plane), self->d_out.ptr,
-          pitch, MIN (pitch, (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (out,
-                  ch0->plane)), h, CF_COPY_DEVICE_TO_HOST, stream);
+    if (st == CF_OK && !out->on_device)
+      st = cf_gpu_copy_2d (GST_VIDEO_FRAME_PLANE_DATA (out->frame, plane),
+          out_pitch, d_out, out_pitch, row_bytes, h, CF_COPY_DEVICE_TO_HOST,
+          stream);
+    /* the other planes (chroma) as they came */
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in->frame) && st == CF_OK;
+        p++)
+      if (p != plane)
+        st = copy_plane (in, out, p, stream);
   }
   if (st == CF_OK && post)
     st = cf_gpu_copy_2d (stats, sizeof (stats), self->d_stats.ptr,
         sizeof (stats), sizeof (cf_stats) * rl.channels, 1,
         CF_COPY_DEVICE_TO_HOST, stream);
-  if (st == CF_OK && view)
+  if (st == CF_OK && view && !block)
     st = cf_gpu_copy_2d ((gpointer) view->sums[0], per * self->n_channels,
         d_tables, per * self->n_channels, per * self->n_channels, 1,
         CF_COPY_DEVICE_TO_HOST, stream);
-  if (st == CF_OK)
-    st = cf_gpu_stream_sync (stream);
   if (!GST_CUDA_FILTER_CHECK (self, st, "measuring a frame"))
     return GST_FLOW_ERROR;
-  if (out) {
-    /* the other planes (chroma) as they came */
-    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++)
-      if (p != ch0->plane)
-        gst_video_frame_copy_plane (out, in, p);
-  }
+  /* the statistics are read now; otherwise only what leaves must be done */
+  if (!(post ? gst_cuda_filter_base_sync (base)
+          : gst_cuda_filter_base_finish (base, in->frame->buffer,
+              out ? out->frame->buffer : in->frame->buffer)))
+    return GST_FLOW_ERROR;
   if (post)
     post_stats (self, buf, stats, view, s);
   return GST_FLOW_OK;
 }
 
+/* Maps `buffer` for the GPU path (device pointers for CUDA memory of the
+ * element's context) or the CPU path. */
+static gboolean
+map_side (GstCudaPrefixSum * self, Side * side, GstVideoFrame * frame,
+    GstBuffer * buffer, GstMapFlags flags, gboolean cuda)
+{
+  side->frame = frame;
+  side->on_device = FALSE;
+  if (!cuda)
+    return gst_video_frame_map (frame, &self->info, buffer, flags);
+  if (!gst_cuda_filter_base_is_device_buffer (GST_CUDA_FILTER_BASE (self),
+          buffer))
+    gst_cuda_pin_buffer (buffer);
+  return gst_cuda_filter_base_map_frame (GST_CUDA_FILTER_BASE (self), frame,
+      &self->info, buffer, flags, &side->on_device);
+}
+
 static GstFlowReturn
 measure (GstCudaPrefixSum * self, GstBuffer * inbuf, GstBuffer * outbuf)
 {
-  GstVideoFrame in, out;
+  GstVideoFrame in_frame, out_frame;
+  Side in, out;
   GstFlowReturn ret;
   Settings s;
   gboolean post, cuda;
   guint64 interval;
   GstBuffer *buf = outbuf ? outbuf : inbuf;     /* the one that leaves */
   GstCudaIntegralMeta storage = { 0 }, *view = NULL;
+  GstCudaTableBlock *block = NULL;
 
   if (!self->have_info) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
@@ -945,8 +1099,10 @@ measure (GstCudaPrefixSum * self, GstBuffer * inbuf, GstBuffer * outbuf)
   s.radius = self->radius;
   s.offset = self->offset;
   s.post = self->post_messages;
-  s.attach = self->attach_meta && !outbuf
-      && gst_buffer_is_writable (inbuf);
+  /* the meta goes with the frames passed on, copied or not */
+  s.attach = self->attach_meta
+      && s.output == GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH
+      && gst_buffer_is_writable (buf);
   s.columns = self->grid_columns;
   s.rows = self->grid_rows;
   s.algorithm = self->algorithm;
@@ -955,40 +1111,36 @@ measure (GstCudaPrefixSum * self, GstBuffer * inbuf, GstBuffer * outbuf)
   post = s.post && time_to_post (self, inbuf, interval);
   cuda = gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self));
 
-  /* host tables for the meta, the grid, or (CPU) the box filter; the meta
-   * is added before the frame is mapped, while the buffer is writable */
+  /* tables for the meta, the grid, or (CPU) the box filter; the meta is
+   * added before the frame is mapped, while the buffer is writable */
   /* variances need the squares; box means do not */
   s.squares = s.attach || (post && s.columns > 0);
-  if (s.attach || (post && s.columns > 0) || (!cuda
-          && s.output != GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH)) {
+  if (cuda && s.attach)
+    view = device_tables (self, buf, &block);
+  else if (s.attach || (post && s.columns > 0) || (!cuda
+          && s.output != GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH))
     view = host_tables (self, buf, s.attach, &storage);
-    if (!view) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-          ("cannot attach the integral image meta"));
-      return GST_FLOW_ERROR;
-    }
+  if ((s.attach || (post && s.columns > 0)) && !view) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("cannot attach the integral image meta"));
+    return GST_FLOW_ERROR;
   }
-  if (cuda) {
-    gst_cuda_pin_buffer (inbuf);
-    if (outbuf)
-      gst_cuda_pin_buffer (outbuf);
-  }
-  if (!gst_video_frame_map (&in, &self->info, inbuf, GST_MAP_READ))
+  if (!map_side (self, &in, &in_frame, inbuf, GST_MAP_READ, cuda))
     goto map_failed;
-  if (outbuf && !gst_video_frame_map (&out, &self->info, outbuf,
-          GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in);
+  if (outbuf && !map_side (self, &out, &out_frame, outbuf, GST_MAP_WRITE,
+          cuda)) {
+    gst_video_frame_unmap (&in_frame);
     goto map_failed;
   }
   if (cuda)
-    ret = process_cuda (self, &in, outbuf ? &out : NULL, buf, view, &s,
-        post);
+    ret = process_cuda (self, &in, outbuf ? &out : NULL, buf, view, block,
+        &s, post);
   else
-    ret = process_cpu (self, &in, outbuf ? &out : NULL, buf, view, &s,
-        post);
+    ret = process_cpu (self, &in_frame, outbuf ? &out_frame : NULL, buf,
+        view, &s, post);
   if (outbuf)
-    gst_video_frame_unmap (&out);
-  gst_video_frame_unmap (&in);
+    gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
   return ret;
 
 map_failed:

@@ -7,6 +7,7 @@
 #include <gst/audio/audio.h>
 
 #include "gstcudafilterbase.h"
+#include "gstcudatablepool.h"
 #include "gstcudalevel.h"
 #include "integral.h"
 #include "scan.h"
@@ -68,6 +69,7 @@ struct _GstCudaPrefixSum
   guint level_room;
   gpointer tables;              /* host tables when no meta takes them */
   GstCudaDeviceBuffer d_in, d_out, d_tables, d_stats, d_work, d_scan;
+  GstCudaTablePool *table_pool; /* device tables that travel on buffers */
 };
 
 /* gstcudaprefixsumaudio.c: measures one audio buffer, posting the level
