@@ -85,6 +85,19 @@ run cudaprefixsum test test_cudaprefixsum
 run cudaprefixsum-gpu test test_cudaprefixsum --gpu
 run level test test_cudaprefixsum_level
 run level-gpu test test_cudaprefixsum_level --gpu
+run cudamemory test test_cudamemory "$root/tests/media"
+if wanted cuda-pipelines; then
+  echo "== cuda-pipelines: gst-launch-1.0 pipelines in CUDA memory"
+  bash "$root/tests/gpu/cuda-pipelines.sh" "$root/tests/media" \
+    > "$logs/cuda-pipelines.log" 2>&1
+  rc=$?
+  result=$([ $rc = 0 ] && echo PASS || ([ $rc = 77 ] && echo SKIP || echo FAIL))
+  [ "$result" != PASS ] && failed=1
+  grep -E "^FAIL|SKIP" "$logs/cuda-pipelines.log"
+  names+=(cuda-pipelines) results+=("$result") times+=(-)
+  lines+=("$(tail -n 1 "$logs/cuda-pipelines.log")")
+fi
+run bench-cudamemory bench bench_cudamemory
 run bench-conv2d bench bench_conv2d
 run bench-conv1d bench bench_conv1d
 run bench-scan bench bench_scan
@@ -114,6 +127,7 @@ run bench-pipeline bench bench_pipeline
 
 echo
 echo "== benchmark summaries"
+sed -n '/CUDA memory summary/,$p' "$logs/bench-cudamemory.log" 2>/dev/null
 sed -n '/conv2d kernel summary/,$p' "$logs/bench-conv2d.log" 2>/dev/null
 sed -n "/pipeline summary/,\$p" "$logs/bench-pipeline.log" 2>/dev/null
 sed -n '/conv1d kernel summary/,$p' "$logs/bench-conv1d.log" 2>/dev/null
