@@ -115,6 +115,8 @@ static gboolean gst_cuda_filter_base_propose_allocation (GstBaseTransform *
     trans, GstQuery * decide_query, GstQuery * query);
 static gboolean gst_cuda_filter_base_decide_allocation (GstBaseTransform *
     trans, GstQuery * query);
+static GstCaps *gst_cuda_filter_base_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
 #ifdef HAVE_GST_CUDA
 static void gst_cuda_filter_base_set_context (GstElement * element,
     GstContext * context);
@@ -170,6 +172,8 @@ gst_cuda_filter_base_class_init (GstCudaFilterBaseClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_filter_base_propose_allocation);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_filter_base_decide_allocation);
+  trans_class->fixate_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_filter_base_fixate_caps);
 #ifdef HAVE_GST_CUDA
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_filter_base_set_context);
@@ -273,6 +277,10 @@ find_device (GstCudaFilterBase * self, gint device_id)
   if (priv->context)
     context = gst_object_ref (priv->context);
   GST_OBJECT_UNLOCK (self);
+  /* GStreamer's CUDA library loads the driver itself, once; nvcodec does
+   * it when its plugin loads, which a pipeline without it never does */
+  if (!gst_cuda_load_library ())
+    return g_strdup ("GStreamer's CUDA library cannot load libcuda");
   if (!context && (!gst_cuda_ensure_element_context (GST_ELEMENT (self),
               device_id, &context) || !context))
     return g_strdup_printf ("no CUDA context for device %d",
@@ -362,11 +370,36 @@ choose_backend (GstBaseTransform * trans)
     return FALSE;
   }
   if (!priv->fallback_logged) {
-    GST_WARNING_OBJECT (trans, "processing on the CPU: %s", reason);
+    int count = 0;
+    /* no GPU at all is what backend=auto is for; a GPU that fails is news */
+    if (cf_gpu_device_count (&count) == CF_OK && count > 0)
+      GST_ELEMENT_WARNING (trans, RESOURCE, OPEN_READ_WRITE,
+          ("The GPU cannot be used (%s); processing on the CPU.", reason),
+          (NULL));
+    else
+      GST_WARNING_OBJECT (trans, "processing on the CPU: %s", reason);
     priv->fallback_logged = TRUE;
   }
   g_free (reason);
   return TRUE;
+}
+
+/* The output memory: CUDA memory when the next element is one of ours on
+ * the same device, else the memory the frames came in (no copy), when the
+ * peer takes it. */
+static GstCaps *
+gst_cuda_filter_base_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  GstCudaFilterBasePrivate *priv = PRIV (trans);
+  gboolean cuda = gst_cuda_filter_caps_are_cuda (caps);
+
+  if (direction == GST_PAD_SINK && priv->use_cuda
+      && gst_cuda_filter_memory_peer_shares (trans->srcpad, priv->device))
+    cuda = TRUE;
+  othercaps = gst_cuda_filter_memory_prefer (othercaps, cuda);
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_filter_base_parent_class)
+      ->fixate_caps (trans, direction, caps, othercaps);
 }
 
 static gboolean
@@ -478,8 +511,22 @@ gst_cuda_filter_base_query (GstBaseTransform * trans,
     if (answered)
       return TRUE;
   }
-  return GST_BASE_TRANSFORM_CLASS (gst_cuda_filter_base_parent_class)->query
-      (trans, direction, query);
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_filter_base_parent_class)->query
+      (trans, direction, query))
+    return FALSE;
+  /* upstream picks the first caps we list: CUDA memory, when we take it */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && direction == GST_PAD_SINK
+      && gst_cuda_filter_base_offers_cuda_memory (GST_CUDA_FILTER_BASE
+          (trans))) {
+    GstCaps *caps = NULL;
+    gst_query_parse_caps_result (query, &caps);
+    if (caps) {
+      caps = gst_cuda_filter_memory_prefer (gst_caps_ref (caps), TRUE);
+      gst_query_set_caps_result (query, caps);
+      gst_caps_unref (caps);
+    }
+  }
+  return TRUE;
 }
 #endif
 

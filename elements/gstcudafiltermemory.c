@@ -122,6 +122,29 @@ gst_cuda_filter_base_transform_caps (GstBaseTransform * trans,
   return result;
 }
 
+GstCaps *
+gst_cuda_filter_memory_prefer (GstCaps * caps, gboolean cuda)
+{
+  GstCaps *first = gst_caps_new_empty (), *rest = gst_caps_new_empty ();
+
+  if (gst_caps_is_any (caps) || gst_caps_is_empty (caps)) {
+    gst_caps_unref (first);
+    gst_caps_unref (rest);
+    return caps;
+  }
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    gboolean is_cuda = f && gst_caps_features_contains (f, CUDA_FEATURE);
+    GstCaps **to = is_cuda == cuda ? &first : &rest;
+
+    *to = gst_caps_merge_structure_full (*to, gst_structure_copy
+        (gst_caps_get_structure (caps, i)), f ? gst_caps_features_copy (f)
+        : NULL);
+  }
+  gst_caps_unref (caps);
+  return gst_caps_merge (first, rest);
+}
+
 gboolean
 gst_cuda_filter_memory_peer_shares (GstPad * pad,
     GstCudaFilterDevice * device)

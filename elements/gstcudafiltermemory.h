@@ -20,6 +20,12 @@ void gst_cuda_filter_memory_propose (GstCudaFilterDevice * device,
 gboolean gst_cuda_filter_memory_decide (GstCudaFilterDevice * device,
     GstQuery * query, GstCaps * caps);
 
+/* `caps` (taken) with the structures of the wanted memory type first: an
+ * element takes the first its peer offers (GstBaseTransform lets the
+ * peer's order win), so the order is how the elements ask for CUDA memory
+ * from cudaupload, whose own order puts system memory first. */
+GstCaps *gst_cuda_filter_memory_prefer (GstCaps * caps, gboolean cuda);
+
 /* TRUE when the peer of `pad` (either direction) is one of the plugin's
  * elements that computes on the stream of `device`. */
 gboolean gst_cuda_filter_memory_peer_shares (GstPad * pad,
