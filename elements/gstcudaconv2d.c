@@ -925,6 +925,8 @@ gst_cuda_conv2d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     goto map_failed;
   }
   if (gpu) {
+    GST_LOG_OBJECT (self, "input on the %s, output on the %s",
+        in_on_device ? "device" : "host", out_on_device ? "device" : "host");
     ret = process_cuda (self, &in, in_on_device, &out, out_on_device);
     if (!gst_cuda_filter_base_finish (base, inbuf, outbuf))
       ret = GST_FLOW_ERROR;

@@ -271,23 +271,21 @@ find_device (GstCudaFilterBase * self, gint device_id)
   gchar *error = NULL;
 
 #ifdef HAVE_GST_CUDA
-  GstCudaContext *context = NULL;
+  GstCudaContext *context;
 
-  GST_OBJECT_LOCK (self);
-  if (priv->context)
-    context = gst_object_ref (priv->context);
-  GST_OBJECT_UNLOCK (self);
   /* GStreamer's CUDA library loads the driver itself, once; nvcodec does
    * it when its plugin loads, which a pipeline without it never does */
   if (!gst_cuda_load_library ())
     return g_strdup ("GStreamer's CUDA library cannot load libcuda");
-  if (!context && (!gst_cuda_ensure_element_context (GST_ELEMENT (self),
-              device_id, &context) || !context))
+  /* The neighbours or the application answer through set_context, which
+   * fills priv->context: the very pointer given here, as the library
+   * expects. */
+  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
+          &priv->context) || !priv->context)
     return g_strdup_printf ("no CUDA context for device %d",
         MAX (device_id, 0));
   GST_OBJECT_LOCK (self);
-  if (!priv->context)
-    priv->context = gst_object_ref (context);
+  context = gst_object_ref (priv->context);
   GST_OBJECT_UNLOCK (self);
   priv->device = gst_cuda_filter_device_for_context (context, &error);
   gst_object_unref (context);

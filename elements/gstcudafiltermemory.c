@@ -15,6 +15,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstcudafilterbase.h"
 #include "gstcudafiltermemory.h"
 
@@ -71,6 +73,20 @@ gst_cuda_filter_caps_are_cuda (const GstCaps * caps)
   return f && gst_caps_features_contains (f, CUDA_FEATURE);
 }
 
+/* GStreamer 1.22's GstCudaMemory lays I420 and YV12 out with its chroma
+ * planes overlapping by half a row when the height is odd (their offsets
+ * count height / 2 rows, not (height + 1) / 2), so such frames cannot go
+ * through CUDA memory intact: caps fixed to them keep system memory. */
+static gboolean
+cuda_memory_holds (const GstStructure * s)
+{
+  const gchar *format = gst_structure_get_string (s, "format");
+  gint height;
+
+  return !(format && (!strcmp (format, "I420") || !strcmp (format, "YV12"))
+      && gst_structure_get_int (s, "height", &height) && height % 2 == 1);
+}
+
 GstCaps *
 gst_cuda_filter_base_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -93,14 +109,14 @@ gst_cuda_filter_base_transform_caps (GstBaseTransform * trans,
       continue;
     }
     /* without the GPU, CUDA memory is neither taken nor given */
-    if (is_cuda && !cuda_ok)
+    if (is_cuda && (!cuda_ok || !cuda_memory_holds (s)))
       continue;
     same = gst_caps_merge_structure_full (same, gst_structure_copy (s),
         f ? gst_caps_features_copy (f) : NULL);
     if (is_cuda)
       swapped = gst_caps_merge_structure_full (swapped,
           gst_structure_copy (s), gst_caps_features_new_empty ());
-    else if (cuda_ok)
+    else if (cuda_ok && cuda_memory_holds (s))
       swapped = gst_caps_merge_structure_full (swapped,
           gst_structure_copy (s), gst_caps_features_new (CUDA_FEATURE,
               NULL));

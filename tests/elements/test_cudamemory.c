@@ -259,8 +259,13 @@ test_paths (void)
       GstVideoInfo info;
       GPtrArray *in, *ref, *got;
       gchar *desc, *what;
-      const gchar *one[] = { "c1", NULL };
-      const gchar *chain[] = { "c1", "c2", "p", NULL };
+      /* GStreamer 1.22's CUDA memory cannot hold I420/YV12 of odd height
+       * (overlapping chroma planes): those stay in system memory */
+      gboolean holds = !((!strcmp (format, "I420") || !strcmp (format,
+                  "YV12")) && size[1] % 2 == 1);
+      const gchar *one_[] = { "c1", NULL }, **one = holds ? one_ : NULL;
+      const gchar *chain_[] = { "c1", "c2", "p", NULL };
+      const gchar **chain = holds ? chain_ : NULL;
 
       gst_video_info_from_caps (&info, gst_caps_from_string (caps));
       in = random_frames (&info, N_FRAMES);
@@ -281,11 +286,12 @@ test_paths (void)
       g_free (what);
 
       /* the memory type changes inside the element, both ways */
-      desc = g_strdup_printf ("appsrc name=src ! cudaconv2d name=c1 %s ! "
+      desc = !holds ? NULL : g_strdup_printf ("appsrc name=src ! cudaconv2d name=c1 %s ! "
           "video/x-raw(memory:CUDAMemory) ! cudadownload ! appsink "
           "name=sink sync=false", p1);
       what = g_strdup_printf ("%s %s, system in, CUDA out", format, p1);
-      got = run_pipeline (desc, in, caps, one, what, NULL, NULL);
+      got = desc ? run_pipeline (desc, in, caps, one, what, NULL, NULL)
+          : NULL;
       compare_outputs (ref, got, what);
       g_clear_pointer (&got, g_ptr_array_unref);
       g_free (desc);
@@ -295,7 +301,8 @@ test_paths (void)
       what = g_strdup_printf ("%s %s, CUDA in, system out", format, p1);
       {
         const gchar *up[] = { "u", NULL };
-        got = run_pipeline (desc, in, caps, up, what, NULL, NULL);
+        got = run_pipeline (desc, in, caps, holds ? up : NULL, what, NULL,
+            NULL);
       }
       compare_outputs (ref, got, what);
       g_clear_pointer (&got, g_ptr_array_unref);
@@ -430,7 +437,7 @@ run_probed (const gchar * middle, const gchar * caps, GPtrArray * in,
     if (gst_element_query (measured, q)) {
       gst_query_parse_context (q, &ctx);
       if (ctx)
-        gst_structure_get (gst_context_get_structure (ctx), "cuda-context",
+        gst_structure_get (gst_context_get_structure (ctx), GST_CUDA_CONTEXT_TYPE,
             GST_TYPE_CUDA_CONTEXT, context, NULL);
     }
     gst_query_unref (q);
@@ -632,7 +639,7 @@ context_of (GstElement * element)
   if (gst_element_query (element, q)) {
     gst_query_parse_context (q, &ctx);
     if (ctx)
-      gst_structure_get (gst_context_get_structure (ctx), "cuda-context",
+      gst_structure_get (gst_context_get_structure (ctx), GST_CUDA_CONTEXT_TYPE,
           GST_TYPE_CUDA_CONTEXT, &context, NULL);
   }
   gst_query_unref (q);
