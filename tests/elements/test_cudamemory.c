@@ -313,9 +313,10 @@ test_paths (void)
       /* a chain */
       if (prefixsum_has_cuda (format)) {
         const gchar *ps = "output=box-mean radius=3";
+        /* system memory forced between the elements */
         desc = g_strdup_printf ("appsrc name=src ! cudaconv2d %s ! "
-            "cudaconv2d %s ! cudaprefixsum %s ! appsink name=sink "
-            "sync=false", p1, p2, ps);
+            "video/x-raw ! cudaconv2d %s ! video/x-raw ! cudaprefixsum %s ! "
+            "video/x-raw ! appsink name=sink sync=false", p1, p2, ps);
         ref = run_pipeline (desc, in, caps, NULL, "reference", NULL, NULL);
         g_free (desc);
         desc = g_strdup_printf ("appsrc name=src ! cudaupload ! cudaconv2d "
@@ -338,7 +339,90 @@ test_paths (void)
   }
 }
 
+/* ---- caps changing mid-stream ---------------------------------------------- */
+
+/* Pushes frames of two sizes and formats through `middle`; returns them. */
+static GPtrArray *
+run_two_caps (const gchar * middle, GPtrArray * in1, const gchar * caps1,
+    GPtrArray * in2, const gchar * caps2)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=src format=time ! %s ! "
+      "appsink name=sink sync=false", middle);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  GPtrArray *out = g_ptr_array_new_with_free_func
+      ((GDestroyNotify) g_bytes_unref);
+  GPtrArray *ins[2] = { in1, in2 };
+  const gchar *caps[2] = { caps1, caps2 };
+  GstSample *sample;
+  guint pushed = 0;
+
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (guint c = 0; c < 2; c++) {
+    GstCaps *cc = gst_caps_from_string (caps[c]);
+    gst_app_src_set_caps (GST_APP_SRC (src), cc);
+    gst_caps_unref (cc);
+    for (guint k = 0; k < ins[c]->len; k++) {
+      GstBuffer *b = gst_buffer_copy (g_ptr_array_index (ins[c], k));
+      GST_BUFFER_PTS (b) = pushed++ * GST_SECOND / 30;
+      gst_app_src_push_buffer (GST_APP_SRC (src), b);
+    }
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              20 * GST_SECOND))) {
+    g_ptr_array_add (out, pack_frame (gst_sample_get_buffer (sample),
+            gst_sample_get_caps (sample)));
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (desc);
+  return out;
+}
+
+static void
+test_caps_change (void)
+{
+  const gchar *caps1 = "video/x-raw,format=NV12,width=64,height=36,"
+      "framerate=30/1";
+  const gchar *caps2 = "video/x-raw,format=RGBA,width=41,height=29,"
+      "framerate=30/1";
+  const gchar *chain = "cudaconv2d preset=gaussian size=7 planes=all ! "
+      "cudaprefixsum output=box-mean radius=2";
+  GstVideoInfo i1, i2;
+  GPtrArray *in1, *in2, *ref, *got;
+  gchar *desc;
+
+  gst_video_info_from_caps (&i1, gst_caps_from_string (caps1));
+  gst_video_info_from_caps (&i2, gst_caps_from_string (caps2));
+  in1 = random_frames (&i1, N_FRAMES);
+  in2 = random_frames (&i2, N_FRAMES);
+  ref = run_two_caps (chain, in1, caps1, in2, caps2);
+  desc = g_strdup_printf ("cudaupload ! %s ! cudadownload", chain);
+  got = run_two_caps (desc, in1, caps1, in2, caps2);
+  compare_outputs (ref, got, "caps changed mid-stream in CUDA memory");
+  test_check (ref->len == 2 * N_FRAMES, "caps change: %u frames of %d",
+      ref->len, 2 * N_FRAMES);
+  g_ptr_array_unref (ref);
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (in1);
+  g_ptr_array_unref (in2);
+  g_free (desc);
+}
+
 /* ---- passthrough and the meta ------------------------------------------- */
+
+/* The input frame a buffer comes from: its timestamp in frames of 1/30 s. */
+static guint
+frame_index (GstBuffer * b)
+{
+  return (guint) gst_util_uint64_scale_round (GST_BUFFER_PTS (b), 30,
+      GST_SECOND);
+}
 
 typedef struct
 {
@@ -352,7 +436,7 @@ remember_input (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info,
 {
   Seen *seen = user;
   GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
-  guint k = (guint) (GST_BUFFER_PTS (b) * 30 / GST_SECOND);
+  guint k = frame_index (b);
 
   if (k < N_FRAMES) {
     seen->memory[k] = gst_buffer_peek_memory (b, 0);
@@ -371,7 +455,7 @@ static void
 check_same (GstBuffer * b, guint index, gpointer user)
 {
   SameCheck *c = user;
-  guint k = (guint) (GST_BUFFER_PTS (b) * 30 / GST_SECOND);
+  guint k = frame_index (b);
 
   if (k >= N_FRAMES)
     return;
@@ -516,7 +600,7 @@ check_meta (GstBuffer * b, guint index, gpointer user)
 {
   MetaCheck *m = user;
   GstCudaIntegralMeta *meta = gst_buffer_get_cuda_integral_meta (b);
-  guint k = (guint) (GST_BUFFER_PTS (b) * 30 / GST_SECOND);
+  guint k = frame_index (b);
   gsize rows;
 
   if (!test_check (meta && k < m->inputs->len, "frame %u: no meta", index))
@@ -853,16 +937,33 @@ test_copies (void)
       "edges only)", htod_bytes, dtoh_bytes, n * frame);
   g_free (desc);
 
-  /* the same in system memory: every element copies up and down, which
-   * shows the counting sees the elements' own copies */
-  desc = g_strdup_printf ("appsrc name=src ! %s ! appsink name=sink "
-      "sync=false", chain);
+  /* between system-memory edges the elements still hand frames over in
+   * CUDA memory: the first uploads, the last downloads */
+  desc = g_strdup_printf ("appsrc name=src ! %s ! video/x-raw ! appsink "
+      "name=sink sync=false", chain);
   count_copies (desc, in, caps, &htod, &htod_bytes, &dtoh, &dtoh_bytes);
-  printf ("system memory chain: %" G_GUINT64_FORMAT " host->device copies (%"
+  printf ("system memory edges: %" G_GUINT64_FORMAT " host->device copies (%"
       G_GUINT64_FORMAT " bytes), %" G_GUINT64_FORMAT " device->host (%"
       G_GUINT64_FORMAT " bytes)\n", htod, htod_bytes, dtoh, dtoh_bytes);
+  test_check (htod_bytes == n * frame && dtoh_bytes == n * frame,
+      "system memory edges: %" G_GUINT64_FORMAT " bytes up and %"
+      G_GUINT64_FORMAT " down, expected %" G_GUINT64_FORMAT " each",
+      htod_bytes, dtoh_bytes, n * frame);
+  g_free (desc);
+
+  /* system memory forced between the elements: each copies up and down,
+   * which shows that the counting sees the elements' own copies */
+  desc = g_strdup ("appsrc name=src ! cudaconv2d preset=gaussian size=5 ! "
+      "video/x-raw ! cudaconv2d preset=sharpen ! video/x-raw ! cudaprefixsum "
+      "output=box-mean post-messages=false ! video/x-raw ! appsink name=sink "
+      "sync=false");
+  count_copies (desc, in, caps, &htod, &htod_bytes, &dtoh, &dtoh_bytes);
+  printf ("system memory between the elements: %" G_GUINT64_FORMAT
+      " host->device copies (%" G_GUINT64_FORMAT " bytes), %"
+      G_GUINT64_FORMAT " device->host (%" G_GUINT64_FORMAT " bytes)\n",
+      htod, htod_bytes, dtoh, dtoh_bytes);
   test_check (htod_bytes >= 3 * n * frame && dtoh_bytes >= 3 * n * frame,
-      "system memory chain: %" G_GUINT64_FORMAT " bytes up, %"
+      "system memory between the elements: %" G_GUINT64_FORMAT " bytes up, %"
       G_GUINT64_FORMAT " down: the copies are not counted", htod_bytes,
       dtoh_bytes);
   g_free (desc);
@@ -980,6 +1081,7 @@ main (int argc, char **argv)
   test_copies ();               /* first: CUPTI must start before CUDA does */
   test_paths ();
   test_passthrough ();
+  test_caps_change ();
   test_meta ();
   test_context ();
   test_decoder (media);
