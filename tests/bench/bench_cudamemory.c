@@ -26,6 +26,7 @@
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudautils.h>
 
 #include "boxmean.h"
@@ -385,7 +386,7 @@ main (int argc, char **argv)
   gst_init (&argc, &argv);
   if (quick)
     run_seconds = 0.3;
-  context = gst_cuda_context_new (0);
+  context = gst_cuda_load_library () ? gst_cuda_context_new (0) : NULL;
   if (!context) {
     printf ("SKIP bench_cudamemory: no CUDA context on device 0\n");
     return 77;

@@ -684,7 +684,7 @@ test_meta (void)
     const gchar *format;
     guint channels;
     gint w, h;
-  } cases[] = { {"RGBA", 3, 41, 29}, {"I420", 1, 33, 17}, {"BGRx", 3, 64,
+  } cases[] = { {"RGBA", 3, 41, 29}, {"I420", 1, 33, 18}, {"BGRx", 3, 64,
           36}
   };
 
