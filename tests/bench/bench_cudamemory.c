@@ -7,16 +7,21 @@
  *             ! element ! fakesink
  *   kernel    the same GPU work launched alone, back to back
  *   system    appsrc (system memory) ! element ! fakesink
- *   up/down   appsrc (system memory) ! cudaupload ! cudadownload ! fakesink
+ *   up/down   appsrc (system memory) ! cudaupload ! CUDA memory
+ *             ! cudadownload ! fakesink
+ *   empty     appsrc (CUDA buffers) ! fakesink: the source's and sink's
+ *             share of a frame
  *
  * For RGBA and NV12 (every plane filtered), 1080p and 4K: cudaconv2d with a
  * general 5x5 mask and a 15x15 Gaussian, cudaprefixsum output=box-mean.
- * The overhead is the element's time per frame minus the kernels'.
+ * The element's overhead is its pipeline's time per frame minus the
+ * kernels' and minus the empty pipeline's.
  *
  *   bench_cudamemory [--quick]
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cuda_runtime.h>
@@ -100,21 +105,31 @@ fill_random (guint8 * data, gsize size, guint32 seed)
 static GstBufferPool *
 make_cuda_pool (GstCudaContext * context, GstCaps * caps)
 {
-  GstBufferPool *pool = gst_cuda_buffer_pool_new (context);
-  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstBufferPool *pool;
+  GstStructure *config;
   GstBuffer *held[POOL_BUFFERS];
   GstVideoInfo info;
+
+  gst_cuda_memory_init_once ();
+  pool = gst_cuda_buffer_pool_new (context);
+  config = gst_buffer_pool_get_config (pool);
 
   gst_video_info_from_caps (&info, caps);
   gst_buffer_pool_config_set_params (config, caps, (guint) info.size,
       POOL_BUFFERS, POOL_BUFFERS);
   gst_buffer_pool_config_add_option (config,
       GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_buffer_pool_set_config (pool, config);
-  gst_buffer_pool_set_active (pool, TRUE);
+  if (!gst_buffer_pool_set_config (pool, config)
+      || !gst_buffer_pool_set_active (pool, TRUE)) {
+    fprintf (stderr, "cannot start a CUDA buffer pool\n");
+    exit (1);
+  }
   for (guint k = 0; k < POOL_BUFFERS; k++) {
     GstMapInfo map;
-    gst_buffer_pool_acquire_buffer (pool, &held[k], NULL);
+    if (gst_buffer_pool_acquire_buffer (pool, &held[k], NULL) != GST_FLOW_OK) {
+      fprintf (stderr, "cannot take a buffer from the CUDA pool\n");
+      exit (1);
+    }
     gst_buffer_map (held[k], &map, GST_MAP_WRITE);
     fill_random (map.data, map.size, k + 1);
     gst_buffer_unmap (held[k], &map);
@@ -124,14 +139,16 @@ make_cuda_pool (GstCudaContext * context, GstCaps * caps)
   return pool;
 }
 
-/* Frames per second through `middle` (NULL: the fps is 0 and nothing
- * runs), measured at the sink after a warm-up. */
+/* Frames per second through `middle` (NULL: the source straight into the
+ * sink, what a frame costs without the element), measured at the sink
+ * after a warm-up. */
 static gdouble
 run_pipeline (const gchar * middle, GstCaps * caps, GstCudaContext * context,
     gboolean cuda_input)
 {
-  gchar *desc = g_strdup_printf ("appsrc name=src format=time ! %s ! "
-      "fakesink name=sink sync=false", middle);
+  gchar *desc = g_strdup_printf ("appsrc name=src format=time ! %s%s"
+      "fakesink name=sink sync=false", middle ? middle : "",
+      middle ? " ! " : "");
   GError *error = NULL;
   GstElement *pipe = gst_parse_launch (desc, &error), *src, *sink;
   GstCaps *src_caps = gst_caps_copy (caps);
@@ -391,9 +408,9 @@ main (int argc, char **argv)
     printf ("SKIP bench_cudamemory: no CUDA context on device 0\n");
     return 77;
   }
-  g_string_append_printf (table, "%-28s %-5s %-9s %9s %8s %8s %8s %9s "
-      "%9s %7s\n", "element", "fmt", "size", "cuda fps", "us/frm",
-      "kern us", "overhd", "sys fps", "up/dn fps", "x sys");
+  g_string_append_printf (table, "%-28s %-5s %-9s %9s %8s %8s %8s %8s "
+      "%9s %9s %7s\n", "element", "fmt", "size", "cuda fps", "us/frm",
+      "kern us", "empty us", "overhd", "sys fps", "up/dn fps", "x sys");
   for (guint j = 0; j < G_N_ELEMENTS (jobs); j++)
     for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
       for (guint z = 0; z < G_N_ELEMENTS (sizes); z++) {
@@ -407,7 +424,7 @@ main (int argc, char **argv)
         cf_conv2d_mask mask = { 0 };
         cf_conv2d_plan plan;
         gchar *element, *kernel = NULL, *updown;
-        double divisor = 1, kern_us, cuda_fps, sys_fps, us;
+        double divisor = 1, kern_us, cuda_fps, sys_fps, us, empty_us;
 
         gst_video_info_from_caps (&info, caps);
         if (job->size) {
@@ -425,20 +442,24 @@ main (int argc, char **argv)
               "post-messages=false backend=cuda");
         }
         kern_us = kernels_alone (job, &info, &plan, 8);
+        empty_us = 1e6 / run_pipeline (NULL, caps, context, TRUE);
         cuda_fps = run_pipeline (element, caps, context, TRUE);
         sys_fps = run_pipeline (element, caps, context, FALSE);
         updown = j == 0 ? g_strdup_printf ("%.0f", run_pipeline
-            ("cudaupload ! cudadownload", caps, context, FALSE))
+            ("cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload",
+                caps, context, FALSE))
             : g_strdup ("-");
         us = cuda_fps > 0 ? 1e6 / cuda_fps : 0;
         printf ("%s %s %dx%d: CUDA memory %.0f fps (%.1f us a frame), "
-            "kernels alone %.1f us, system memory %.0f fps, cudaupload ! "
-            "cudadownload %s fps\n", job->name, formats[f], sizes[z][0],
-            sizes[z][1], cuda_fps, us, kern_us, sys_fps, updown);
+            "kernels alone %.1f us, empty pipeline %.1f us, system memory "
+            "%.0f fps, cudaupload ! cudadownload %s fps\n", job->name,
+            formats[f], sizes[z][0], sizes[z][1], cuda_fps, us, kern_us,
+            empty_us, sys_fps, updown);
         g_string_append_printf (table, "%-28s %-5s %4dx%-4d %9.0f %8.1f "
-            "%8.1f %8.1f %9.0f %9s %7.1f\n", job->name, formats[f],
-            sizes[z][0], sizes[z][1], cuda_fps, us, kern_us, us - kern_us,
-            sys_fps, updown, sys_fps > 0 ? cuda_fps / sys_fps : 0);
+            "%8.1f %8.1f %8.1f %9.0f %9s %7.1f\n", job->name, formats[f],
+            sizes[z][0], sizes[z][1], cuda_fps, us, kern_us, empty_us,
+            us - kern_us - empty_us, sys_fps, updown,
+            sys_fps > 0 ? cuda_fps / sys_fps : 0);
         g_free (updown);
         g_free (element);
         g_free (kernel);

@@ -575,6 +575,9 @@ conv_stop (Conv * c, const gchar * what)
   conv_collect (c);
   g_queue_clear_full (&c->out, (GDestroyNotify) release_output);
   gst_harness_teardown (c->h);
+  /* queued messages (the CUDA context ones among them) hold the element,
+   * which holds the bus: dropped, or the element and its context leak */
+  gst_bus_set_flushing (c->bus, TRUE);
   gst_object_unref (c->bus);
   memset (c, 0, sizeof (*c));
 }

@@ -528,6 +528,9 @@ conv_stop (Conv * c, const gchar * what)
 {
   expect_no_message (c->bus, what);
   gst_harness_teardown (c->h);
+  /* queued messages (the CUDA context ones among them) hold the element,
+   * which holds the bus: dropped, or the element and its context leak */
+  gst_bus_set_flushing (c->bus, TRUE);
   gst_object_unref (c->bus);
   memset (c, 0, sizeof (*c));
 }
