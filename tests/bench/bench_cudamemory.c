@@ -5,7 +5,9 @@
  *
  *   cuda      appsrc (pooled CUDA buffers, pushed without a copy)
  *             ! element ! fakesink
- *   kernel    the same GPU work launched alone, back to back
+ *   kernel    the same GPU work launched alone, back to back (GPU time),
+ *             and frame by frame with the host waiting for each (the
+ *             floor of any element that hands finished frames on)
  *   system    appsrc (system memory) ! element ! fakesink
  *   up/down   appsrc (system memory) ! cudaupload ! CUDA memory
  *             ! cudadownload ! fakesink
@@ -302,11 +304,14 @@ kernel_string (const float *taps, int n)
 }
 
 /* µs per frame of the GPU work the element does on one frame in CUDA
- * memory, launched back to back on one stream. */
+ * memory, launched back to back on one stream (GPU time), or, `synced`,
+ * with the host waiting for each frame as an element does before a frame
+ * leaves it (host time: launches and the wait included). */
 static double
 kernels_alone (const Job * job, const GstVideoInfo * info,
-    const cf_conv2d_plan * plan, int radius)
+    const cf_conv2d_plan * plan, int radius, gboolean synced)
 {
+  gint64 wall0 = 0;
   Plane planes[GST_VIDEO_MAX_PLANES];
   int n_planes = frame_planes (info, planes), reps = 200;
   size_t bytes = planes[n_planes - 1].offset + planes[n_planes - 1].pitch
@@ -338,8 +343,12 @@ kernels_alone (const Job * job, const GstVideoInfo * info,
   cudaEventCreate (&t0);
   cudaEventCreate (&t1);
   for (int rep = -10; rep < reps && st == CF_OK; rep++) {
-    if (rep == 0)
+    if (rep == 0) {
       cudaEventRecord (t0, stream);
+      wall0 = g_get_monotonic_time ();
+    }
+    if (synced)
+      cudaStreamSynchronize (stream);
     if (job->size) {
       for (int p = 0; p < n_planes && st == CF_OK; p++)
         st = cf_conv2d_cuda (CF_CONV2D_AUTO, plan, &planes[p].format,
@@ -371,6 +380,8 @@ kernels_alone (const Job * job, const GstVideoInfo * info,
   cudaEventRecord (t1, stream);
   cudaEventSynchronize (t1);
   cudaEventElapsedTime (&ms, t0, t1);
+  if (synced)
+    ms = (g_get_monotonic_time () - wall0) / 1000.0f;
   cudaEventDestroy (t0);
   cudaEventDestroy (t1);
   cudaStreamDestroy (stream);
@@ -409,8 +420,9 @@ main (int argc, char **argv)
     return 77;
   }
   g_string_append_printf (table, "%-28s %-5s %-9s %9s %8s %8s %8s %8s "
-      "%9s %9s %7s\n", "element", "fmt", "size", "cuda fps", "us/frm",
-      "kern us", "empty us", "overhd", "sys fps", "up/dn fps", "x sys");
+      "%8s %9s %9s %7s\n", "element", "fmt", "size", "cuda fps", "us/frm",
+      "kern us", "sync us", "empty us", "overhd", "sys fps", "up/dn fps",
+      "x sys");
   for (guint j = 0; j < G_N_ELEMENTS (jobs); j++)
     for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
       for (guint z = 0; z < G_N_ELEMENTS (sizes); z++) {
@@ -424,7 +436,8 @@ main (int argc, char **argv)
         cf_conv2d_mask mask = { 0 };
         cf_conv2d_plan plan;
         gchar *element, *kernel = NULL, *updown;
-        double divisor = 1, kern_us, cuda_fps, sys_fps, us, empty_us;
+        double divisor = 1, kern_us, synced_us, cuda_fps, sys_fps, us,
+            empty_us;
 
         gst_video_info_from_caps (&info, caps);
         if (job->size) {
@@ -441,7 +454,8 @@ main (int argc, char **argv)
           element = g_strdup ("cudaprefixsum output=box-mean radius=8 "
               "post-messages=false backend=cuda");
         }
-        kern_us = kernels_alone (job, &info, &plan, 8);
+        kern_us = kernels_alone (job, &info, &plan, 8, FALSE);
+        synced_us = kernels_alone (job, &info, &plan, 8, TRUE);
         empty_us = 1e6 / run_pipeline (NULL, caps, context, TRUE);
         cuda_fps = run_pipeline (element, caps, context, TRUE);
         sys_fps = run_pipeline (element, caps, context, FALSE);
@@ -451,13 +465,15 @@ main (int argc, char **argv)
             : g_strdup ("-");
         us = cuda_fps > 0 ? 1e6 / cuda_fps : 0;
         printf ("%s %s %dx%d: CUDA memory %.0f fps (%.1f us a frame), "
-            "kernels alone %.1f us, empty pipeline %.1f us, system memory "
-            "%.0f fps, cudaupload ! cudadownload %s fps\n", job->name,
-            formats[f], sizes[z][0], sizes[z][1], cuda_fps, us, kern_us,
-            empty_us, sys_fps, updown);
+            "kernels alone %.1f us (%.1f us waited for frame by frame), "
+            "empty pipeline %.1f us, system memory %.0f fps, cudaupload ! "
+            "cudadownload %s fps\n", job->name, formats[f], sizes[z][0],
+            sizes[z][1], cuda_fps, us, kern_us, synced_us, empty_us, sys_fps,
+            updown);
         g_string_append_printf (table, "%-28s %-5s %4dx%-4d %9.0f %8.1f "
-            "%8.1f %8.1f %8.1f %9.0f %9s %7.1f\n", job->name, formats[f],
-            sizes[z][0], sizes[z][1], cuda_fps, us, kern_us, empty_us,
+            "%8.1f %8.1f %8.1f %8.1f %9.0f %9s %7.1f\n", job->name,
+            formats[f], sizes[z][0], sizes[z][1], cuda_fps, us, kern_us,
+            synced_us, empty_us,
             us - kern_us - empty_us, sys_fps, updown,
             sys_fps > 0 ? cuda_fps / sys_fps : 0);
         g_free (updown);
