@@ -788,6 +788,72 @@ test_context (void)
   }
 }
 
+/* ---- two GPUs ------------------------------------------------------------- */
+
+/* The device of the context `element` holds, -1 when none. */
+static gint
+device_of (GstElement * pipe, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), name);
+  GstCudaContext *c = e ? context_of (e) : NULL;
+  guint id = 0;
+
+  if (c)
+    g_object_get (c, "cuda-device-id", &id, NULL);
+  gst_clear_object (&c);
+  gst_clear_object (&e);
+  return c ? (gint) id : -1;
+}
+
+/* Elements naming devices 0 and 1 compute there, and the frames that cross
+ * from one to the other come out as on one GPU. */
+static void
+test_two_gpus (gint count)
+{
+  const gchar *caps = "video/x-raw,format=NV12,width=96,height=54,"
+      "framerate=30/1";
+  const gchar *chain = "cudaconv2d name=a cuda-device-id=%d preset=gaussian "
+      "size=5 planes=all ! cudaconv2d name=b cuda-device-id=%d preset=sharpen "
+      "! cudaprefixsum name=p cuda-device-id=%d output=box-mean radius=2";
+  GstVideoInfo info;
+  GPtrArray *in, *one, *two;
+  gchar *mid, *desc;
+  GstElement *pipe = NULL;
+
+  if (count < 2) {
+    printf ("two-GPU test not run: %d CUDA device\n", count);
+    return;
+  }
+  gst_video_info_from_caps (&info, gst_caps_from_string (caps));
+  in = random_frames (&info, N_FRAMES);
+  mid = g_strdup_printf (chain, 0, 0, 0);
+  desc = g_strdup_printf ("appsrc name=src ! cudaupload ! %s ! cudadownload "
+      "! appsink name=sink sync=false", mid);
+  one = run_pipeline (desc, in, caps, NULL, "one GPU", NULL, NULL);
+  g_free (mid);
+  g_free (desc);
+  mid = g_strdup_printf (chain, 0, 1, 1);
+  desc = g_strdup_printf ("appsrc name=src ! cudaupload ! %s ! cudadownload "
+      "! appsink name=sink sync=false", mid);
+  two = run_pipeline (desc, in, caps, NULL, "two GPUs", NULL, &pipe);
+  compare_outputs (one, two, "devices 0, 1, 1 against one GPU");
+  if (pipe) {
+    test_check (device_of (pipe, "a") == 0 && device_of (pipe, "b") == 1
+        && device_of (pipe, "p") == 1, "two GPUs: the elements hold "
+        "contexts of devices %d, %d, %d, not 0, 1, 1", device_of (pipe, "a"),
+        device_of (pipe, "b"), device_of (pipe, "p"));
+    printf ("two GPUs: %u frames through devices 0, 1, 1 equal to one GPU's\n",
+        two ? two->len : 0);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (pipe);
+  }
+  g_clear_pointer (&one, g_ptr_array_unref);
+  g_clear_pointer (&two, g_ptr_array_unref);
+  g_ptr_array_unref (in);
+  g_free (mid);
+  g_free (desc);
+}
+
 /* ---- copies counted by CUPTI ------------------------------------------------ */
 
 /* The few CUPTI entry points used, declared here so that the test needs
@@ -1085,5 +1151,6 @@ main (int argc, char **argv)
   test_meta ();
   test_context ();
   test_decoder (media);
+  test_two_gpus (count);
   return test_finish (NAME);
 }
