@@ -796,13 +796,13 @@ device_of (GstElement * pipe, const gchar * name)
 {
   GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), name);
   GstCudaContext *c = e ? context_of (e) : NULL;
-  guint id = 0;
+  gint id = -1;
 
   if (c)
     g_object_get (c, "cuda-device-id", &id, NULL);
   gst_clear_object (&c);
   gst_clear_object (&e);
-  return c ? (gint) id : -1;
+  return id;
 }
 
 /* Elements naming devices 0 and 1 compute there, and the frames that cross
