@@ -8,7 +8,8 @@ packages=(
   meson ninja-build pkg-config gcc g++
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  gstreamer1.0-plugins-bad libkissfft-dev libsndfile1-dev
+  gstreamer1.0-plugins-bad libgstreamer-plugins-bad1.0-dev
+  libkissfft-dev libsndfile1-dev
 )
 
 missing=()
