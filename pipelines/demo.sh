@@ -72,6 +72,21 @@ gst-launch-1.0 -m filesrc location="$out/input.png" ! pngdec ! videoconvert \
   ! fakesink 2>/dev/null | grep -o 'cudaprefixsum, timestamp.*' \
   | sed 's/^/statistics: /'
 
+# On the GPU, frames in CUDA memory: uploaded once, through a blur, an
+# edge filter and a box mean without leaving the GPU, downloaded once.
+if gst-inspect-1.0 cudaupload >/dev/null 2>&1 \
+    && gst-launch-1.0 -q filesrc location="$out/input.png" ! pngdec \
+      ! videoconvert ! video/x-raw,format=RGBA ! cudaupload \
+      ! cudaconv2d preset=gaussian size=5 backend=cuda \
+      ! cudaconv2d preset=sobel backend=cuda \
+      ! cudaprefixsum output=box-mean radius=2 backend=cuda ! cudadownload \
+      ! videoconvert ! pngenc ! filesink location="$out/gpu-chain.png" \
+      2>/dev/null; then
+  echo "wrote $out/gpu-chain.png  (cudaupload ! cudaconv2d ! cudaconv2d ! cudaprefixsum ! cudadownload, in CUDA memory)"
+else
+  echo "no CUDA memory chain: it needs a GPU and GStreamer's cudaupload"
+fi
+
 # Audio: a dry melody and a room's impulse response, generated.
 build/pipelines/tools/make_demo_audio "$out"
 echo "wrote $out/dry.wav (a plucked-string melody) and $out/room.wav (a stereo room, 1.6 s)"

@@ -78,6 +78,20 @@ pack_frame (GstBuffer * buffer, GstCaps * caps)
   return g_byte_array_free_to_bytes (bytes);
 }
 
+/* Pushes copies of `frames` into appsrc `src`, the first at frame `first`
+ * of 1/30 s; returns the frame after the last. */
+static guint
+push_frames (GstElement * src, GPtrArray * frames, guint first)
+{
+  for (guint k = 0; k < frames->len; k++) {
+    GstBuffer *b = gst_buffer_copy (g_ptr_array_index (frames, k));
+    GST_BUFFER_PTS (b) = (first + k) * GST_SECOND / 30;
+    GST_BUFFER_DURATION (b) = GST_SECOND / 30;
+    gst_app_src_push_buffer (GST_APP_SRC (src), b);
+  }
+  return first + frames->len;
+}
+
 typedef struct
 {
   BufferHook hook;              /* on the src pad of element "probe" */
@@ -133,14 +147,10 @@ run_pipeline (const gchar * desc, GPtrArray * inputs, const gchar * caps,
     gst_caps_unref (c);
   }
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  for (guint k = 0; src && k < inputs->len; k++) {
-    GstBuffer *b = gst_buffer_copy (g_ptr_array_index (inputs, k));
-    GST_BUFFER_PTS (b) = k * GST_SECOND / 30;
-    GST_BUFFER_DURATION (b) = GST_SECOND / 30;
-    gst_app_src_push_buffer (GST_APP_SRC (src), b);
-  }
-  if (src)
+  if (src) {
+    push_frames (src, inputs, 0);
     gst_app_src_end_of_stream (GST_APP_SRC (src));
+  }
   while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
               20 * GST_SECOND))) {
     g_ptr_array_add (out, pack_frame (gst_sample_get_buffer (sample),
@@ -363,11 +373,7 @@ run_two_caps (const gchar * middle, GPtrArray * in1, const gchar * caps1,
     GstCaps *cc = gst_caps_from_string (caps[c]);
     gst_app_src_set_caps (GST_APP_SRC (src), cc);
     gst_caps_unref (cc);
-    for (guint k = 0; k < ins[c]->len; k++) {
-      GstBuffer *b = gst_buffer_copy (g_ptr_array_index (ins[c], k));
-      GST_BUFFER_PTS (b) = pushed++ * GST_SECOND / 30;
-      gst_app_src_push_buffer (GST_APP_SRC (src), b);
-    }
+    pushed = push_frames (src, ins[c], pushed);
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
@@ -493,11 +499,7 @@ run_probed (const gchar * middle, const gchar * caps, GPtrArray * in,
       probe, NULL);
   g_object_set (src, "caps", c, "format", GST_FORMAT_TIME, NULL);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  for (guint k = 0; k < in->len; k++) {
-    GstBuffer *b = gst_buffer_copy (g_ptr_array_index (in, k));
-    GST_BUFFER_PTS (b) = k * GST_SECOND / 30;
-    gst_app_src_push_buffer (GST_APP_SRC (src), b);
-  }
+  push_frames (src, in, 0);
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
               20 * GST_SECOND))) {
