@@ -100,3 +100,75 @@ cf_audio_mix_cuda (int ch, int f, const float *d, size_t dp, const float *w,
   (void) op; (void) a0; (void) a1; (void) b0; (void) b1; (void) s;
   return CF_ERR_NO_CUDA;
 }
+
+#include "scan.h"
+
+size_t
+cf_scan_workspace_size (cf_scan_algorithm a, cf_scan_type t, size_t n)
+{
+  (void) a; (void) t; (void) n;
+  return 0;
+}
+
+int
+cf_scan_cuda (cf_scan_algorithm a, cf_scan_type t, int inclusive,
+    const void *in, void *out, size_t n, void *w, cf_stream s)
+{
+  (void) a; (void) t; (void) inclusive; (void) in; (void) out; (void) n;
+  (void) w; (void) s;
+  return CF_ERR_NO_CUDA;
+}
+
+#include "reduce.h"
+
+size_t
+cf_reduce_workspace_size (const cf_reduce_layout * l)
+{
+  (void) l;
+  return 0;
+}
+
+int
+cf_reduce_cuda (const cf_reduce_layout * l, const void *d, cf_stats * o,
+    void *w, cf_stream s)
+{
+  (void) l; (void) d; (void) o; (void) w; (void) s;
+  return CF_ERR_NO_CUDA;
+}
+
+#include "integral.h"
+
+int
+cf_integral_cuda (const cf_integral_layout * l, const void *in, void *sum,
+    void *sq, cf_stream s)
+{
+  (void) l; (void) in; (void) sum; (void) sq; (void) s;
+  return CF_ERR_NO_CUDA;
+}
+
+size_t
+cf_integral_scan_workspace_size (const cf_integral_layout * l,
+    cf_scan_algorithm a)
+{
+  (void) l; (void) a;
+  return 0;
+}
+
+int
+cf_integral_cuda_with_scan (const cf_integral_layout * l,
+    cf_scan_algorithm a, const void *in, void *sum, void *sq, void *w,
+    cf_stream s)
+{
+  (void) l; (void) a; (void) in; (void) sum; (void) sq; (void) w; (void) s;
+  return CF_ERR_NO_CUDA;
+}
+
+#include "boxmean.h"
+
+int
+cf_box_cuda (const cf_integral_layout * l, const void *in, const void *sum,
+    const cf_box_params * p, void *out, cf_stream s)
+{
+  (void) l; (void) in; (void) sum; (void) p; (void) out; (void) s;
+  return CF_ERR_NO_CUDA;
+}
