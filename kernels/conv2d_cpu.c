@@ -33,8 +33,12 @@ load_sample (const cpu_conv * c, int x, int y, int ch)
 {
   const uint8_t *row = c->src + (size_t) y * c->src_stride;
   int n = c->fmt->channels;
-  if (c->fmt->sample == CF_SAMPLE_U16)
-    return ((const uint16_t *) row)[x * n + ch];
+  if (c->fmt->sample == CF_SAMPLE_U16) {
+    /* rows of 16-bit samples may start at odd addresses (any stride) */
+    uint16_t v;
+    memcpy (&v, row + 2 * (size_t) (x * n + ch), sizeof (v));
+    return v;
+  }
   return row[x * n + ch];
 }
 
@@ -134,9 +138,10 @@ store_row (cpu_conv * c, int y, const float *acc, const float *acc2,
   for (int k = 0; k < c->row_len; k++) {
     float v = acc2 ? sqrtf (acc[k] * acc[k] + acc2[k] * acc2[k]) : acc[k];
     long r = lrintf (saturate (v * p->scale + p->offset, maxval));
-    if (u16)
-      ((uint16_t *) dst)[k] = (uint16_t) r;
-    else
+    if (u16) {
+      uint16_t v = (uint16_t) r;
+      memcpy (dst + 2 * (size_t) k, &v, sizeof (v));
+    } else
       dst[k] = (uint8_t) r;
   }
   /* the kept channel (alpha or padding) is copied from the source */

@@ -3146,6 +3146,7 @@ main (int argc, char **argv)
     gchar *why = cuda_unusable_reason ("cudaconv1d");
     if (why) {
       g_print ("SKIP %s: %s\n", name, why);
+      g_free (why);
       remove_tmp_dir ();
       return 77;
     }

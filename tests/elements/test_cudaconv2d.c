@@ -150,7 +150,8 @@ get_sample (const GstVideoFrame * f, guint p, const PlaneDesc * d, gint x,
       + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
   gint k = x * d->channels + c;
 
-  return d->bytes == 2 ? GST_READ_UINT16_LE (row + 2 * k) : row[k];
+  /* byte by byte: rows of 16-bit samples may start at odd addresses */
+  return d->bytes == 2 ? (guint) (row[2 * k] | row[2 * k + 1] << 8) : row[k];
 }
 
 /* ---- the reference ------------------------------------------------------ */
@@ -1925,6 +1926,7 @@ main (int argc, char **argv)
     gchar *why = cuda_unusable_reason ("cudaconv2d");
     if (why) {
       g_print ("SKIP %s: %s\n", name, why);
+      g_free (why);
       return 77;
     }
     s = cudaconv2d_gpu_suite ();

@@ -755,6 +755,7 @@ main (int argc, char **argv)
     gchar *why = cuda_unusable_reason ("cudaprefixsum");
     if (why) {
       g_print ("SKIP %s: %s\n", name, why);
+      g_free (why);
       return 77;
     }
     s = cudaprefixsum_gpu_suite ();

@@ -465,6 +465,7 @@ main (int argc, char **argv)
     gchar *why = cuda_unusable_reason ("cudaprefixsum");
     if (why) {
       g_print ("SKIP cudaprefixsum-level-gpu: %s\n", why);
+      g_free (why);
       return 77;
     }
     backend_under_test = "cuda";
