@@ -2,7 +2,10 @@
 # The GPU suite in one command: the CUDA kernel tests, the element tests on
 # the GPU, the kernel and pipeline benchmarks, then one summary table.
 #
-#   tests/gpu/run-gpu-suite.sh [RUNTIME_DIR]
+#   tests/gpu/run-gpu-suite.sh [--sanitize] [RUNTIME_DIR]
+#
+# --sanitize: only compute-sanitizer's four tools over a pipeline per
+# element and memory type (tests/gpu/sanitize.sh).
 #
 # Binaries come from RUNTIME_DIR when given: a self-contained folder with
 # env.sh, bin/ (the test and benchmark programs, gst-launch-1.0, ...) and
@@ -16,6 +19,12 @@ logs=/tmp/gpu-suite
 rm -rf "$logs"
 mkdir -p "$logs"
 
+sanitize=0
+if [ "${1:-}" = --sanitize ]; then
+  sanitize=1
+  shift
+fi
+
 if [ $# -gt 0 ]; then
   # shellcheck disable=SC1091
   source "$1/env.sh"
@@ -26,6 +35,11 @@ else
 fi
 export CK_FORK=no
 export CF_TEST_SEED=${CF_TEST_SEED:-$(date +%s)}
+
+if [ $sanitize = 1 ]; then
+  bash "$root/tests/gpu/sanitize.sh"
+  exit $?
+fi
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm \
   --format=csv,noheader 2>&1 | sed 's/^/GPU: /'

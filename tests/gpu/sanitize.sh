@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# compute-sanitizer over a pipeline per element and memory type, with each
+# tool: memcheck (out-of-bounds and misaligned device accesses, leaks of
+# device memory), racecheck (shared-memory hazards), initcheck (reads of
+# device memory nobody wrote, and copies of it) and synccheck (barriers).
+# Prints one line per run and a last line with the count of runs that
+# reported errors; exits with that count.
+#
+#   tests/gpu/sanitize.sh [TOOL...]      (default: all four)
+set -u
+tools=("$@")
+[ ${#tools[@]} -eq 0 ] && tools=(memcheck racecheck initcheck synccheck)
+command -v compute-sanitizer >/dev/null || { echo "SKIP: no compute-sanitizer"; exit 77; }
+out=${OUT:-/tmp}/sanitize
+mkdir -p "$out"
+bad=0 runs=0
+
+# name, then the gst-launch-1.0 arguments
+pipelines=(
+  "conv2d-rgba-system|videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=333,height=97 ! cudaconv2d backend=cuda preset=gaussian size=9 ! fakesink"
+  "conv2d-gray16-separable|videotestsrc num-buffers=3 ! video/x-raw,format=GRAY16_LE,width=129,height=67 ! cudaconv2d backend=cuda preset=gaussian size=15 border=mirror ! fakesink"
+  "conv2d-nv12-cuda-chain|videotestsrc num-buffers=3 ! video/x-raw,format=NV12,width=320,height=180 ! cudaupload ! cudaconv2d backend=cuda kernel=\"1 2 3; 4 5 6; 7 8 9\" planes=all border=wrap ! cudaconv2d backend=cuda preset=sobel ! cudadownload ! fakesink"
+  "prefixsum-gray8-threshold|videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=331,height=97 ! cudaprefixsum backend=cuda output=adaptive-threshold ! fakesink"
+  "prefixsum-rgba-meta-grid|videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=201,height=67 ! cudaupload ! cudaprefixsum backend=cuda grid-columns=3 grid-rows=2 ! cudaprefixsum backend=cuda output=box-mean radius=5 ! cudadownload ! fakesink"
+  "prefixsum-audio-level|audiotestsrc num-buffers=20 ! audio/x-raw,format=S16LE,channels=3,rate=44100 ! cudaprefixsum backend=cuda ! fakesink"
+  "conv1d-direct|audiotestsrc num-buffers=20 ! audio/x-raw,format=F32LE,channels=2,rate=48000 ! cudaconv1d backend=cuda preset=low-pass taps=255 ! fakesink"
+  "conv1d-fft|audiotestsrc num-buffers=20 samplesperbuffer=1024 ! audio/x-raw,format=F32LE,channels=2,rate=48000 ! cudaconv1d backend=cuda preset=low-pass taps=16383 ! fakesink"
+)
+
+for tool in "${tools[@]}"; do
+  for p in "${pipelines[@]}"; do
+    name=${p%%|*} launch=${p#*|}
+    log="$out/$tool-$name.log"
+    runs=$((runs + 1))
+    eval "timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 \
+      --leak-check full gst-launch-1.0 -q $launch" > "$log" 2>&1
+    rc=$?
+    summary=$(grep -m1 "ERROR SUMMARY" "$log")
+    if [ $rc != 0 ]; then
+      bad=$((bad + 1))
+      echo "FAIL $tool $name: exit $rc, ${summary:-no summary}"
+      grep -m3 -E "^========= (Invalid|Uninitialized|Race|Barrier|Leaked|Error|Program hit)" "$log"
+    else
+      echo "PASS $tool $name: ${summary:-no summary}"
+    fi
+  done
+done
+echo "sanitize: $runs runs, $bad with errors"
+exit $bad
