@@ -35,7 +35,7 @@ for tool in "${tools[@]}"; do
     eval "timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 \
       --leak-check full gst-launch-1.0 -q $launch" > "$log" 2>&1
     rc=$?
-    summary=$(grep -m1 "ERROR SUMMARY" "$log")
+    summary=$(grep -m1 -E "(ERROR|RACECHECK) SUMMARY" "$log")
     if [ $rc != 0 ]; then
       bad=$((bad + 1))
       echo "FAIL $tool $name: exit $rc, ${summary:-no summary}"
