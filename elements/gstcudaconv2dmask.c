@@ -134,6 +134,16 @@ mask_from_kernel (Mask * m, const gchar * text, gchar ** error)
     g_free (values);
     return FALSE;
   }
+  for (gint k = 0; k < rows * cols; k++) {
+    /* the kernels compute in single precision */
+    if (fabs (values[k]) > G_MAXFLOAT) {
+      *error = g_strdup_printf ("kernel \"%s\": row %d: %g is beyond single "
+          "precision (at most %g in magnitude)", text, k / cols + 1,
+          values[k], G_MAXFLOAT);
+      g_free (values);
+      return FALSE;
+    }
+  }
   m->w = cols;
   m->h = rows;
   for (gint k = 0; k < rows * cols; k++)
