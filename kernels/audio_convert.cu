@@ -1,4 +1,5 @@
 /* The audio sample conversions on the GPU: one thread per sample. */
+#include "cf_fault.h"
 #include "audio_convert.h"
 #include "audio_sample.h"
 
@@ -61,7 +62,7 @@ cf_audio_to_float_cuda (const cf_audio_layout * l, const void *src,
     return CF_OK;
   to_float_kernel<<<blocks_for (frames, l->channels), THREADS, 0,
       (cudaStream_t) stream>>> (*l, src, frames, dst, dst_pitch);
-  return (int) cudaGetLastError ();
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 
 extern "C" int
@@ -74,7 +75,7 @@ cf_audio_from_float_cuda (const cf_audio_layout * l, const float *src,
     return CF_OK;
   from_float_kernel<<<blocks_for (frames, l->channels), THREADS, 0,
       (cudaStream_t) stream>>> (*l, src, src_pitch, frames, dst);
-  return (int) cudaGetLastError ();
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 
 extern "C" int
@@ -90,5 +91,5 @@ cf_audio_mix_cuda (int channels, int frames, const float *dry,
   mix_kernel<<<blocks_for (frames, channels), THREADS, 0,
       (cudaStream_t) stream>>> (channels, frames, dry, dry_pitch, wet,
       wet_pitch, out, out_pitch, a0, a1, b0, b1);
-  return (int) cudaGetLastError ();
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }

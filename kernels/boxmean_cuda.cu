@@ -1,5 +1,6 @@
 /* CUDA box means and thresholds: one thread per output pixel, four table
  * reads each (see boxmean.h). */
+#include "cf_fault.h"
 #include <cstdint>
 
 #include <cuda_runtime.h>
@@ -58,5 +59,5 @@ cf_box_cuda (const cf_integral_layout * l, const void *d_in,
     cfb::box_kernel<uint16_t, uint64_t><<<grid, block, 0,
         (cudaStream_t) stream>>> (*l, (const uint8_t *) d_in,
         (const uint8_t *) d_sum, *p, (uint8_t *) d_out);
-  return (int) cudaGetLastError ();
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }

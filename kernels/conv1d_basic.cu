@@ -1,5 +1,6 @@
 /* Basic variant: one thread per output sample, every tap read from global
  * memory (taps loads per output, served by the caches). */
+#include "cf_fault.h"
 #include "conv1d_common.cuh"
 
 namespace cf1 {
@@ -30,5 +31,5 @@ cf_conv1d_basic (const cf1::Signal & s, const cf1::Taps & t, int channels,
 {
   dim3 grid (cf1::div_up (s.frames, cf1::BASIC_THREADS), channels);
   cf1::conv1d_basic_kernel<<<grid, cf1::BASIC_THREADS, 0, stream>>> (s, t);
-  return (int) cudaGetLastError ();
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }

@@ -1,6 +1,7 @@
 /* Cached variant: a block keeps only its own 256 current samples in shared
  * memory; taps that reach further back read global memory, where the
  * caches hold them (the previous block loaded them as its own). */
+#include "cf_fault.h"
 #include "conv1d_common.cuh"
 
 namespace cf1 {
@@ -38,5 +39,5 @@ cf_conv1d_cached (const cf1::Signal & s, const cf1::Taps & t, int channels,
 {
   dim3 grid (cf1::div_up (s.frames, cf1::CACHED_OUT), channels);
   cf1::conv1d_cached_kernel<<<grid, cf1::CACHED_OUT, 0, stream>>> (s, t);
-  return (int) cudaGetLastError ();
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }

@@ -15,6 +15,7 @@
  * Written as a correlation, y[n] = sum_q g[q] s[n + q] with g[q] =
  * h[taps - 1 - q] and s the tile (history first): taps are padded with zeros
  * to a multiple of 8 so every window is whole. */
+#include "cf_fault.h"
 #include "conv1d_common.cuh"
 
 namespace cf1 {
@@ -88,5 +89,5 @@ cf_conv1d_fast (const cf1::Signal & s, const cf1::Taps & t, int channels,
   dim3 grid (cf1::div_up (s.frames, cf1::FAST_OUT), channels);
   cf1::conv1d_fast_kernel<<<grid, cf1::FAST_THREADS, bytes, stream>>> (s,
       t);
-  return (int) cudaGetLastError ();
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }

@@ -2,6 +2,7 @@
  * outputs read (256 + taps - 1, history included) into shared memory once,
  * then computes from there: global loads per output fall from taps to
  * (256 + taps - 1) / 256. */
+#include "cf_fault.h"
 #include "conv1d_common.cuh"
 
 namespace cf1 {
@@ -42,5 +43,5 @@ cf_conv1d_tiled (const cf1::Signal & s, const cf1::Taps & t, int channels,
   size_t bytes = sizeof (float) * (cf1::TILED_OUT + t.taps - 1);
   dim3 grid (cf1::div_up (s.frames, cf1::TILED_OUT), channels);
   cf1::conv1d_tiled_kernel<<<grid, cf1::TILED_OUT, bytes, stream>>> (s, t);
-  return (int) cudaGetLastError ();
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }

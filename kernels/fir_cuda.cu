@@ -1,6 +1,7 @@
 /* The FIR backend on device memory: cuFFT for the transforms, small
  * kernels for the data-parallel steps, everything queued on the filter's
  * stream. The CPU twin is fir_cpu.c. */
+#include "cf_fault.h"
 #include <cstdlib>
 #include <map>
 
@@ -95,6 +96,8 @@ static int
 cuda_alloc (cf_fir_backend * be, void **ptr, size_t bytes)
 {
   (void) be;
+  if (cf_fault_armed && cf_fault_hit (CF_FAULT_ALLOC))
+    return status_of (cudaErrorMemoryAllocation);
   return status_of (cudaMalloc (ptr, bytes ? bytes : 1));
 }
 
@@ -228,7 +231,7 @@ cuda_gather (cf_fir_backend * be, const cf_fir_layout * l,
   size_t total = (size_t) l->channels * q * 2 * l->block;
   gather_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l, stage,
       stage_pitch, windows, q);
-  return status_of (cudaGetLastError ());
+  return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
 /* A ring position: `offset` from the replay's position when `at` is set
@@ -261,7 +264,7 @@ cuda_scatter (cf_fir_backend * be, const cf_fir_layout * l,
   scatter_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l, fresh,
       ring, be->recording ? be->d_index : NULL,
       be->recording ? first - be->record_index : first, q);
-  return status_of (cudaGetLastError ());
+  return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
 /* One thread per (channel, block, bin): a complex dot product along the
@@ -303,7 +306,7 @@ cuda_mac (cf_fir_backend * be, const cf_fir_layout * l, const cf_cpx * ring,
   mac_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l, ring,
       spectra, out, be->recording ? be->d_index : NULL,
       be->recording ? block0 - be->record_index : block0, q);
-  return status_of (cudaGetLastError ());
+  return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
 __global__ void
@@ -330,7 +333,7 @@ cuda_add_tails (cf_fir_backend * be, const cf_fir_layout * l, float *y,
     return CF_OK;
   add_tails_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l, y,
       y_pitch, frames, start, current, times, q, scale);
-  return status_of (cudaGetLastError ());
+  return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
 __global__ void
@@ -351,7 +354,7 @@ cuda_keep_tail (cf_fir_backend * be, const cf_fir_layout * l, float *current,
   size_t total = (size_t) l->channels * l->block;
   keep_tail_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
       current, times, q, scale);
-  return status_of (cudaGetLastError ());
+  return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
 /* ---- recorded steps: one CUDA graph, replayed per block ---------------- */

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
+#include "cf_fault.h"
 #include "gpu.h"
 
 const char *
@@ -84,7 +85,7 @@ cf_gpu_stream_destroy (cf_stream stream)
 int
 cf_gpu_stream_sync (cf_stream stream)
 {
-  return cudaStreamSynchronize (stream);
+  return cf_fault_check (CF_FAULT_SYNC, cudaStreamSynchronize (stream));
 }
 
 int
@@ -108,7 +109,7 @@ cf_gpu_event_record (cf_event event, cf_stream stream)
 int
 cf_gpu_event_sync (cf_event event)
 {
-  return cudaEventSynchronize (event);
+  return cf_fault_check (CF_FAULT_SYNC, cudaEventSynchronize (event));
 }
 
 int
@@ -120,6 +121,10 @@ cf_gpu_stream_wait (cf_stream stream, cf_event event)
 int
 cf_gpu_malloc (void **ptr, size_t size)
 {
+  if (cf_fault_armed && cf_fault_hit (CF_FAULT_ALLOC)) {
+    *ptr = NULL;
+    return cudaErrorMemoryAllocation;
+  }
   return cudaMalloc (ptr, size);
 }
 
@@ -181,8 +186,8 @@ cf_gpu_copy_2d (void *dst, size_t dst_pitch, const void *src,
 {
   if (rows == 0 || row_bytes == 0)
     return CF_OK;
-  return cudaMemcpy2DAsync (dst, dst_pitch, src, src_pitch, row_bytes, rows,
-      copy_kind (kind), stream);
+  return cf_fault_check (CF_FAULT_COPY, cudaMemcpy2DAsync (dst, dst_pitch,
+          src, src_pitch, row_bytes, rows, copy_kind (kind), stream));
 }
 
 int

@@ -1,5 +1,6 @@
 /* CUDA integral images (see integral.h): a warp per row, then the columns
  * in place, each cut into 32 segments. */
+#include "cf_fault.h"
 #include <cstdint>
 
 #include <cuda_runtime.h>
@@ -134,7 +135,7 @@ run (const cf_integral_layout * l, const void *in, void *sum, void *squares,
   if (squares)
     columns_kernel<SQ><<<cols_grid, cols_block, 0, stream>>> (
         (uint8_t *) squares, l->squares_pitch, l->width, l->height);
-  return cudaGetLastError ();
+  return (cudaError_t) cf_fault_check (CF_FAULT_LAUNCH, cudaGetLastError ());
 }
 
 /* The scan path: the samples of channel `step` widened (and squared) into
@@ -183,7 +184,7 @@ table_with_scan (const cf_integral_layout * l, cf_scan_algorithm a,
 
   if (cudaMemsetAsync (table, 0, ((size_t) l->width + 1) * sizeof (S),
           stream) != cudaSuccess)
-    return (int) cudaGetLastError ();
+    return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
   widen_kernel<IN, S><<<grid_in, 256, 0, stream>>> ((const uint8_t *) in,
       *l, square, flat);
   st = cf_scan_cuda (a, type, 1, flat, flat, n, scan_work,
@@ -194,7 +195,7 @@ table_with_scan (const cf_integral_layout * l, cf_scan_algorithm a,
       pitch);
   columns_kernel<S><<<cols_grid, cols_block, 0, stream>>> (table, pitch,
       l->width, l->height);
-  return (int) cudaGetLastError ();
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 
 }                               /* namespace cfi */

@@ -2,6 +2,7 @@
  * threads of a block walk their channel's items with a grid-wide stride,
  * keeping sum, sum of squares, min and max in registers, then fold them.
  * Kernel 2: one block per channel folds the blocks' partials. */
+#include "cf_fault.h"
 #include <cstdint>
 
 #include <cuda_runtime.h>
@@ -150,7 +151,7 @@ run (const cf_reduce_layout * l, const void *data, cf_stats * out,
   reduce_items<T><<<grid, THREADS, 0, stream>>> ((const uint8_t *) data,
       flat, partials);
   fold_partials<<<l->channels, THREADS, 0, stream>>> (partials, blocks, out);
-  return cudaGetLastError ();
+  return (cudaError_t) cf_fault_check (CF_FAULT_LAUNCH, cudaGetLastError ());
 }
 
 }                               /* namespace cfr */

@@ -19,6 +19,7 @@
  * sum, then its inclusive prefix once known; a tile finds its offset by
  * walking back over its predecessors, 32 at a time, until it meets an
  * inclusive prefix). */
+#include "cf_fault.h"
 #include <cstdint>
 
 #include <cuda/atomic>
@@ -276,7 +277,7 @@ hierarchical (const T * in, T * out, size_t n, bool inclusive, char *ws,
   if (err != cudaSuccess)
     return err;
   add_offsets<T><<<(unsigned) (m - 1), THREADS, 0, stream>>> (out, n, sums);
-  return cudaGetLastError ();
+  return (cudaError_t) cf_fault_check (CF_FAULT_LAUNCH, cudaGetLastError ());
 }
 
 /* Decoupled look-back. Per tile: a flag (0 nothing yet, 1 its sum is
@@ -428,7 +429,7 @@ decoupled (const T * in, T * out, size_t n, bool inclusive, char *ws,
     return err;
   scan_decoupled<T><<<(unsigned) tiles, THREADS, 0, stream>>> (in, out, n,
       inclusive, l);
-  return cudaGetLastError ();
+  return (cudaError_t) cf_fault_check (CF_FAULT_LAUNCH, cudaGetLastError ());
 }
 
 template <typename T>

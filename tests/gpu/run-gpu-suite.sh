@@ -100,6 +100,8 @@ run cudaprefixsum-gpu test test_cudaprefixsum --gpu
 run level test test_cudaprefixsum_level
 run level-gpu test test_cudaprefixsum_level --gpu
 run cudamemory test test_cudamemory "$root/tests/media"
+run faults test test_faults
+run bad-inputs-gpu test test_bad_inputs cuda
 if wanted cuda-pipelines; then
   echo "== cuda-pipelines: gst-launch-1.0 pipelines in CUDA memory"
   bash "$root/tests/gpu/cuda-pipelines.sh" "$root/tests/media" \

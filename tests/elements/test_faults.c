@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Injected CUDA failures (kernels/cf_fault.h): for each element and memory
+ * type, each kind of CUDA call (allocation, copy, wait, kernel launch)
+ * made to fail at its first and at a later call. Each case runs in a
+ * process of its own (the fault is read from CF_FAULT at start) and must:
+ * post an ERROR naming the CUDA error, reach NULL without a hang, leave no
+ * device memory behind (cudaMemGetInfo before and after), and run the same
+ * pipeline cleanly afterwards in the same process.
+ *
+ *   test_faults              all cases, one process each; 77 without a GPU
+ *   test_faults --case N     case N in this process (CF_FAULT set)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+#include <gst/gst.h>
+
+#include "test_util.h"
+
+static const struct
+{
+  const gchar *name;
+  const gchar *launch;
+} pipelines[] = {
+  {"cudaconv2d, system memory", "videotestsrc num-buffers=6 ! "
+        "video/x-raw,format=RGBA,width=320,height=240 ! cudaconv2d "
+        "backend=cuda preset=gaussian size=7 ! fakesink"},
+  {"cudaconv2d ! cudaprefixsum, CUDA memory", "videotestsrc num-buffers=6 ! "
+        "video/x-raw,format=NV12,width=320,height=240 ! cudaupload ! "
+        "cudaconv2d backend=cuda planes=all ! cudaprefixsum backend=cuda "
+        "output=box-mean ! cudaprefixsum backend=cuda grid-columns=2 "
+        "grid-rows=2 ! cudadownload ! fakesink"},
+  {"cudaprefixsum, system memory", "videotestsrc num-buffers=6 ! "
+        "video/x-raw,format=GRAY8,width=320,height=240 ! cudaprefixsum "
+        "backend=cuda grid-columns=3 grid-rows=3 ! cudaprefixsum backend=cuda "
+        "output=adaptive-threshold ! fakesink"},
+  {"cudaprefixsum, audio", "audiotestsrc num-buffers=10 ! "
+        "audio/x-raw,format=S16LE,channels=2 ! cudaprefixsum backend=cuda "
+        "interval=10000000 ! fakesink"},
+  {"cudaconv1d, direct", "audiotestsrc num-buffers=10 ! "
+        "audio/x-raw,format=F32LE,channels=2,rate=48000 ! cudaconv1d "
+        "backend=cuda preset=low-pass taps=255 ! fakesink"},
+  {"cudaconv1d, FFT", "audiotestsrc num-buffers=10 samplesperbuffer=1024 ! "
+        "audio/x-raw,format=F32LE,channels=2,rate=48000 ! cudaconv1d "
+        "backend=cuda preset=low-pass taps=16383 ! fakesink"},
+};
+
+static const gchar *const kinds[] = { "alloc", "copy", "sync", "launch" };
+static const gint nths[] = { 1, 3 };
+
+#define N_CASES (G_N_ELEMENTS (pipelines) * G_N_ELEMENTS (kinds) \
+    * G_N_ELEMENTS (nths))
+
+/* Device memory slack: allocations are counted in 2 MiB pages. */
+#define SLACK (8u << 20)
+
+static size_t
+free_device_memory (void)
+{
+  size_t free_bytes = 0, total = 0;
+
+  cudaMemGetInfo (&free_bytes, &total);
+  return free_bytes;
+}
+
+/* Runs `launch` to its end; "ran", "error: TEXT", or "hang". */
+static gchar *
+run (const gchar * launch)
+{
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m;
+  gchar *result;
+
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (!m) {
+    result = g_strdup ("hang");
+  } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
+    result = g_strdup ("ran");
+  } else {
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    result = g_strdup_printf ("error: %s", err->message);
+    g_clear_error (&err);
+  }
+  if (m)
+    gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return result;
+}
+
+/* One case in this process. Exit status: 0 handled, 2 the fault was not
+ * reached (fewer calls of that kind), 1 mishandled. */
+static int
+run_case (guint n)
+{
+  guint p = n / (G_N_ELEMENTS (kinds) * G_N_ELEMENTS (nths));
+  size_t before, after_fault, after_clean;
+  gchar *first, *second;
+  int status = 0;
+
+  cudaSetDevice (0);
+  before = free_device_memory ();
+  first = run (pipelines[p].launch);
+  after_fault = free_device_memory ();
+  second = run (pipelines[p].launch);
+  after_clean = free_device_memory ();
+
+  printf ("%s, CF_FAULT=%s: %s; then: %s; device memory %+.1f MiB, %+.1f "
+      "MiB\n", pipelines[p].name, g_getenv ("CF_FAULT"), first, second,
+      ((double) after_fault - before) / (1 << 20),
+      ((double) after_clean - before) / (1 << 20));
+  if (!strcmp (first, "ran"))
+    status = 2;
+  else if (!g_str_has_prefix (first, "error: ") || !strstr (first, "cuda"))
+    status = 1;                 /* a hang, or an error not naming CUDA's */
+  if (strcmp (second, "ran") != 0)
+    status = 1;
+  if (after_fault + SLACK < before || after_clean + SLACK < before)
+    status = 1;
+  g_free (first);
+  g_free (second);
+  return status;
+}
+
+int
+main (int argc, char **argv)
+{
+  int count = 0;
+  gint handled = 0, unreached = 0;
+
+  gst_init (&argc, &argv);
+  if (argc == 3 && !strcmp (argv[1], "--case"))
+    return run_case ((guint) atoi (argv[2]));
+
+  if (cudaGetDeviceCount (&count) != cudaSuccess || count == 0)
+    return test_skip ("faults", "no CUDA device");
+  for (guint n = 0; n < N_CASES; n++) {
+    guint p = n / (G_N_ELEMENTS (kinds) * G_N_ELEMENTS (nths));
+    guint k = n / G_N_ELEMENTS (nths) % G_N_ELEMENTS (kinds);
+    gchar *fault = g_strdup_printf ("%s:%d", kinds[k], nths[n
+            % G_N_ELEMENTS (nths)]);
+    gchar *index = g_strdup_printf ("%u", n);
+    gchar *args[] = { argv[0], (gchar *) "--case", index, NULL };
+    gchar **env = g_environ_setenv (g_get_environ (), "CF_FAULT", fault,
+        TRUE);
+    gchar *out = NULL;
+    gint wait_status = 0;
+    GError *error = NULL;
+    gboolean spawned = g_spawn_sync (NULL, args, env, G_SPAWN_DEFAULT, NULL,
+        NULL, &out, NULL, &wait_status, &error);
+    gint code = spawned && WIFEXITED (wait_status)
+        ? WEXITSTATUS (wait_status) : -1;
+
+    printf ("%s", out ? out : "");
+    test_check (spawned && (code == 0 || code == 2), "%s, %s: %s",
+        pipelines[p].name, fault, spawned ? (code == -1 ? "crashed"
+            : "mishandled") : error->message);
+    handled += code == 0;
+    unreached += code == 2;
+    g_clear_error (&error);
+    g_free (out);
+    g_strfreev (env);
+    g_free (index);
+    g_free (fault);
+  }
+  printf ("faults: %u cases, %d handled, %d not reached (the element made "
+      "fewer calls of that kind)\n", (guint) N_CASES, handled, unreached);
+  test_check (handled >= (gint) (N_CASES / 2), "only %d faults were reached",
+      handled);
+  return test_finish ("faults");
+}
