@@ -261,6 +261,58 @@ close_device (GstCudaFilterBasePrivate * priv, gboolean own_compute)
   g_clear_pointer (&priv->device, gst_cuda_filter_device_unref);
 }
 
+#ifdef HAVE_GST_CUDA
+/* Asks the neighbours (downstream first), then the application and the
+ * bins (need-context), for a CUDA context; an answer reaches set_context,
+ * which keeps it in priv->context when it is of the right device. */
+static void
+ask_for_context (GstCudaFilterBase * self)
+{
+  GstCudaFilterBasePrivate *priv = PRIV (self);
+  GstElement *element = GST_ELEMENT (self);
+  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstPad *pads[] = { GST_BASE_TRANSFORM_SRC_PAD (self),
+    GST_BASE_TRANSFORM_SINK_PAD (self)
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (pads) && !priv->context; k++) {
+    GstContext *context = NULL;
+    if (gst_pad_peer_query (pads[k], query)) {
+      gst_query_parse_context (query, &context);
+      if (context)
+        gst_element_set_context (element, context);
+    }
+  }
+  gst_query_unref (query);
+  if (!priv->context)
+    gst_element_post_message (element, gst_message_new_need_context
+        (GST_OBJECT (self), GST_CUDA_CONTEXT_TYPE));
+}
+
+/* Nobody has one: the device's primary context, wrapped, and offered to
+ * the pipeline. Primary, not a new one: it lives as long as the process,
+ * so the CUDA runtime's state for it (the kernels' modules) never outlives
+ * it, however many pipelines come and go. */
+static GstCudaContext *
+new_primary_context (GstCudaFilterBase * self, gint device_id)
+{
+  gint device = MAX (device_id, 0);
+  GstCudaContext *context;
+  GstContext *shared;
+  void *handle = NULL;
+
+  if (cf_gpu_primary_context (device, &handle) != CF_OK || !handle)
+    return NULL;
+  context = gst_cuda_context_new_wrapped ((CUcontext) handle, device);
+  if (!context)
+    return NULL;
+  shared = gst_context_new_cuda_context (context);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_have_context (GST_OBJECT (self), shared));
+  return context;
+}
+#endif
+
 /* The device of the element: with GStreamer's CUDA library the context
  * the pipeline shares (or a new one, then shared), else the primary
  * context of `device` (-1: the first). Returns NULL, or why none. */
@@ -277,11 +329,10 @@ find_device (GstCudaFilterBase * self, gint device_id)
    * it when its plugin loads, which a pipeline without it never does */
   if (!gst_cuda_load_library ())
     return g_strdup ("GStreamer's CUDA library cannot load libcuda");
-  /* The neighbours or the application answer through set_context, which
-   * fills priv->context: the very pointer given here, as the library
-   * expects. */
-  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
-          &priv->context) || !priv->context)
+  if (!priv->context)
+    ask_for_context (self);
+  if (!priv->context && !(priv->context = new_primary_context (self,
+              device_id)))
     return g_strdup_printf ("no CUDA context for device %d",
         MAX (device_id, 0));
   GST_OBJECT_LOCK (self);

@@ -141,6 +141,8 @@ gst_cuda_filter_device_unref (GstCudaFilterDevice * dev)
   }
 #ifdef HAVE_GST_CUDA
   gst_object_unref (dev->context);
+  /* the context may be gone now: this thread must not keep naming it */
+  cf_gpu_set_context (NULL);
 #endif
   g_free (dev);
 }

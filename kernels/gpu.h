@@ -39,6 +39,9 @@ int cf_gpu_set_device (int device);
 /* Makes a CUDA driver context (a CUcontext) current on the calling thread,
  * as cuCtxSetCurrent does: the runtime calls after it work in that context. */
 int cf_gpu_set_context (void *context);
+/* The primary context of `device` (the runtime's own, alive for the whole
+ * process), made current; its CUcontext in *context. */
+int cf_gpu_primary_context (int device, void **context);
 
 int cf_gpu_stream_create (cf_stream * stream);
 int cf_gpu_stream_destroy (cf_stream stream);

@@ -45,29 +45,51 @@ cf_gpu_set_device (int device)
   return cudaSetDevice (device);
 }
 
-/* cuCtxSetCurrent through the runtime's driver entry points, so that the
- * library needs no link to libcuda (absent where there is no driver). */
-typedef int (*set_current_fn) (void *context);
+/* Driver entry points through the runtime, so that the library needs no
+ * link to libcuda (absent where there is no driver). */
+static int
+driver_entry (const char *name, void **fn)
+{
+  enum cudaDriverEntryPointQueryResult found;
+  cudaError_t err;
+
+  if (*fn)
+    return cudaSuccess;
+  err = cudaGetDriverEntryPointByVersion (name, fn, 4000, cudaEnableDefault,
+      &found);
+  if (err != cudaSuccess)
+    return err;
+  return found == cudaDriverEntryPointSuccess && *fn ? cudaSuccess
+      : cudaErrorSymbolNotFound;
+}
 
 int
 cf_gpu_set_context (void *context)
 {
-  static set_current_fn set_current;
-  enum cudaDriverEntryPointQueryResult found;
-  cudaError_t err;
+  static void *set_current;
+  int err = driver_entry ("cuCtxSetCurrent", &set_current);
 
-  if (!set_current) {
-    void *fn = NULL;
-    err = cudaGetDriverEntryPointByVersion ("cuCtxSetCurrent", &fn, 4000,
-        cudaEnableDefault, &found);
-    if (err != cudaSuccess)
-      return err;
-    if (found != cudaDriverEntryPointSuccess || !fn)
-      return cudaErrorSymbolNotFound;
-    set_current = (set_current_fn) fn;
-  }
+  if (err != cudaSuccess)
+    return err;
   /* CUresult and cudaError_t differ; any failure is a bad context */
-  return set_current (context) == 0 ? cudaSuccess : cudaErrorInvalidResourceHandle;
+  return ((int (*)(void *)) set_current) (context) == 0 ? cudaSuccess
+      : cudaErrorInvalidResourceHandle;
+}
+
+int
+cf_gpu_primary_context (int device, void **context)
+{
+  static void *get_current;
+  int err = driver_entry ("cuCtxGetCurrent", &get_current);
+
+  /* the runtime makes the primary context current and keeps it */
+  if (err == cudaSuccess)
+    err = cudaSetDevice (device);
+  if (err == cudaSuccess)
+    err = cudaFree (NULL);
+  if (err == cudaSuccess && ((int (*)(void **)) get_current) (context) != 0)
+    err = cudaErrorInvalidResourceHandle;
+  return err;
 }
 
 int
@@ -137,7 +159,16 @@ cf_gpu_free (void *ptr)
 int
 cf_gpu_host_alloc (void **ptr, size_t size)
 {
-  return cudaHostAlloc (ptr, size, cudaHostAllocPortable);
+  cudaError_t err = cudaHostAlloc (ptr, size, cudaHostAllocPortable);
+
+  if (err == cudaErrorDeviceUninitialized || err == cudaErrorContextIsDestroyed) {
+    /* a thread reused from an earlier pipeline may still name its context,
+     * since destroyed: portable memory can come from any context */
+    cudaGetLastError ();
+    cf_gpu_set_context (NULL);
+    err = cudaHostAlloc (ptr, size, cudaHostAllocPortable);
+  }
+  return err;
 }
 
 int

@@ -24,6 +24,7 @@ int cf_gpu_set_device (int d) { (void) d; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_create (cf_stream * s) { *s = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_destroy (cf_stream s) { (void) s; return CF_ERR_NO_CUDA; }
 int cf_gpu_set_context (void *c) { (void) c; return CF_ERR_NO_CUDA; }
+int cf_gpu_primary_context (int d, void **c) { (void) d; *c = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_sync (cf_stream s) { (void) s; return CF_ERR_NO_CUDA; }
 int cf_gpu_event_create (cf_event * e) { *e = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_event_destroy (cf_event e) { (void) e; return CF_ERR_NO_CUDA; }

@@ -107,7 +107,12 @@ run_case (guint n)
 
   cudaSetDevice (0);
   before = free_device_memory ();
+  /* the Nth call may come in the second run of the pipeline */
   first = run (pipelines[p].launch);
+  if (!strcmp (first, "ran")) {
+    g_free (first);
+    first = run (pipelines[p].launch);
+  }
   after_fault = free_device_memory ();
   second = run (pipelines[p].launch);
   after_clean = free_device_memory ();
