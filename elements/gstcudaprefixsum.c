@@ -30,7 +30,7 @@
 #include "boxmean.h"
 #include "gstcudaintegralmeta.h"
 #include "gstcudapin.h"
-#include "gstcudaprefixsum.h"
+#include "gstcudaprefixsumaudio.h"
 #include "reduce.h"
 
 GST_DEBUG_CATEGORY (gst_cuda_prefix_sum_debug);

@@ -72,12 +72,6 @@ struct _GstCudaPrefixSum
   GstCudaTablePool *table_pool; /* device tables that travel on buffers */
 };
 
-/* gstcudaprefixsumaudio.c: measures one audio buffer, posting the level
- * messages it completes; at EOS, posts what is left. */
-GstFlowReturn gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self,
-    GstBuffer * buf);
-void gst_cuda_prefix_sum_finish_audio (GstCudaPrefixSum * self);
-
 GST_ELEMENT_REGISTER_DECLARE (cudaprefixsum);
 
 G_END_DECLS

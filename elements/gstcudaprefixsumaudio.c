@@ -9,7 +9,7 @@
 #endif
 
 #include "gstcudapin.h"
-#include "gstcudaprefixsum.h"
+#include "gstcudaprefixsumaudio.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_prefix_sum_debug);
 #define GST_CAT_DEFAULT gst_cuda_prefix_sum_debug
