@@ -1402,8 +1402,11 @@ expect_not_negotiated (Conv * c, const GstVideoInfo * info,
   gst_buffer_memset (in, 0, 0x42, info->size);
   /* a refused caps event still reads as handled (sticky events are kept
    * for later): the buffer push tells */
-  gst_harness_push_event (c->h, gst_event_new_caps (gst_video_info_to_caps
-          (info)));
+  {
+    GstCaps *caps = gst_video_info_to_caps (info);
+    gst_harness_push_event (c->h, gst_event_new_caps (caps));
+    gst_caps_unref (caps);      /* the event holds its own reference */
+  }
   gst_segment_init (&segment, GST_FORMAT_TIME);
   gst_harness_push_event (c->h, gst_event_new_segment (&segment));
   ret = gst_harness_push (c->h, in);
@@ -1480,6 +1483,7 @@ GST_START_TEST (test_unsupported_caps)
         refused[k]);
     gst_object_unref (sink);
     gst_harness_push_event (c.h, gst_event_new_caps (caps));
+    gst_caps_unref (caps);
     gst_segment_init (&segment, GST_FORMAT_TIME);
     gst_harness_push_event (c.h, gst_event_new_segment (&segment));
     ret = gst_harness_push (c.h, gst_buffer_new_allocate (NULL, 512, NULL));
