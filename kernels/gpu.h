@@ -56,6 +56,8 @@ int cf_gpu_event_sync (cf_event event);
 int cf_gpu_stream_wait (cf_stream stream, cf_event event);
 
 int cf_gpu_malloc (void **ptr, size_t size);
+/* Free and total memory of the current device. */
+int cf_gpu_mem_info (size_t * free_bytes, size_t * total);
 int cf_gpu_free (void *ptr);
 /* Page-locked host memory, usable by every device (portable). */
 int cf_gpu_host_alloc (void **ptr, size_t size);

@@ -151,6 +151,12 @@ cf_gpu_malloc (void **ptr, size_t size)
 }
 
 int
+cf_gpu_mem_info (size_t * free_bytes, size_t * total)
+{
+  return cudaMemGetInfo (free_bytes, total);
+}
+
+int
 cf_gpu_free (void *ptr)
 {
   return cudaFree (ptr);

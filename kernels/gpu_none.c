@@ -33,6 +33,7 @@ int cf_gpu_event_sync (cf_event e) { (void) e; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_wait (cf_stream s, cf_event e) { (void) s; (void) e; return CF_ERR_NO_CUDA; }
 int cf_gpu_malloc (void **p, size_t n) { (void) n; *p = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_free (void *p) { (void) p; return CF_ERR_NO_CUDA; }
+int cf_gpu_mem_info (size_t * f, size_t * t) { *f = *t = 0; return CF_ERR_NO_CUDA; }
 int cf_gpu_host_alloc (void **p, size_t n) { (void) n; *p = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_host_free (void *p) { (void) p; return CF_ERR_NO_CUDA; }
 int cf_gpu_host_is_pinned (const void *p) { (void) p; return 0; }

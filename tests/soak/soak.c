@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Soak: pushes many buffers through each element and watches memory. Not
+ * part of the test suite (it runs for minutes); a benchmark-style program:
+ *
+ *   soak [--buffers N] [--backend cpu|auto|cuda]
+ *
+ * For each of cudaconv2d, cudaprefixsum (video and audio) and cudaconv1d,
+ * N buffers (default 1000000) go from an appsrc, which pushes the same few
+ * buffers again and again, through the element into a fakesink. The
+ * process's resident memory (and, on the GPU, the device's free memory) is
+ * sampled 20 times; after the first fifth (warm-up: pools filling) the
+ * least-squares slope per million buffers must stay under 1 MiB, and no
+ * error may come. Exit status 0 when every element stays flat. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gst/gst.h>
+#include <gst/app/gstappsrc.h>
+
+#include "gpu.h"
+
+#define SAMPLES 20
+#define FLAT (1 << 20)          /* bytes per million buffers */
+
+static const struct
+{
+  const gchar *name;
+  const gchar *caps;
+  const gchar *element;
+  gsize size;                   /* of a buffer */
+} runs[] = {
+  {"cudaconv2d GRAY8 64x48", "video/x-raw,format=GRAY8,width=64,height=48,"
+        "framerate=30/1", "cudaconv2d preset=gaussian size=5", 64 * 48},
+  {"cudaprefixsum NV12 64x48 grid", "video/x-raw,format=NV12,width=64,"
+        "height=48,framerate=30/1", "cudaprefixsum grid-columns=2 "
+        "grid-rows=2 interval=1 post-messages=true", 64 * 48 * 3 / 2},
+  {"cudaprefixsum audio", "audio/x-raw,format=F32LE,channels=2,rate=48000,"
+        "layout=interleaved", "cudaprefixsum interval=10000000", 256 * 8},
+  {"cudaconv1d F32 stereo 63 taps", "audio/x-raw,format=F32LE,channels=2,"
+        "rate=48000,layout=interleaved", "cudaconv1d preset=low-pass taps=63",
+      256 * 8},
+};
+
+static gsize
+resident_bytes (void)
+{
+  long pages = 0, resident = 0;
+  FILE *f = fopen ("/proc/self/statm", "r");
+
+  if (f) {
+    if (fscanf (f, "%ld %ld", &pages, &resident) != 2)
+      resident = 0;
+    fclose (f);
+  }
+  return (gsize) resident * (gsize) sysconf (_SC_PAGESIZE);
+}
+
+/* Least-squares slope of y over x. */
+static gdouble
+slope (const gdouble * x, const gdouble * y, gint n)
+{
+  gdouble mx = 0, my = 0, sxy = 0, sxx = 0;
+
+  for (gint i = 0; i < n; i++) {
+    mx += x[i] / n;
+    my += y[i] / n;
+  }
+  for (gint i = 0; i < n; i++) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+  }
+  return sxx > 0 ? sxy / sxx : 0;
+}
+
+typedef struct
+{
+  GstBuffer *buffers[4];
+  guint64 pushed, total;
+  gdouble at[SAMPLES], rss[SAMPLES], device[SAMPLES];
+  gint samples;
+  gboolean gpu;
+} Feed;
+
+static void
+need_data (GstAppSrc * src, guint length G_GNUC_UNUSED, gpointer user)
+{
+  Feed *f = user;
+  GstBuffer *b;
+
+  if (f->pushed == f->total) {
+    gst_app_src_end_of_stream (src);
+    return;
+  }
+  if (f->pushed % (f->total / SAMPLES) == 0 && f->samples < SAMPLES) {
+    size_t free_bytes = 0, total = 0;
+    if (f->gpu)
+      cf_gpu_mem_info (&free_bytes, &total);
+    f->at[f->samples] = f->pushed / 1e6;
+    f->rss[f->samples] = resident_bytes ();
+    f->device[f->samples] = (gdouble) total - free_bytes;
+    f->samples++;
+  }
+  b = gst_buffer_copy (f->buffers[f->pushed % 4]);     /* shares the memory */
+  GST_BUFFER_PTS (b) = f->pushed * GST_SECOND / 30;
+  GST_BUFFER_DURATION (b) = GST_SECOND / 30;
+  f->pushed++;
+  gst_app_src_push_buffer (src, b);
+}
+
+int
+main (int argc, char **argv)
+{
+  guint64 n = 1000000;
+  const gchar *backend = "cpu";
+  gint count = 0, bad = 0;
+
+  gst_init (&argc, &argv);
+  for (gint i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp (argv[i], "--buffers"))
+      n = g_ascii_strtoull (argv[i + 1], NULL, 10);
+    else if (!strcmp (argv[i], "--backend"))
+      backend = argv[i + 1];
+  }
+  n = MAX (n, SAMPLES);
+  cf_gpu_device_count (&count);
+  printf ("soak: %" G_GUINT64_FORMAT " buffers per element, backend=%s\n", n,
+      backend);
+  printf ("%-32s %9s %10s %12s %14s %s\n", "element", "seconds", "buffers/s",
+      "RSS MiB", "RSS slope", "device slope");
+  for (guint r = 0; r < G_N_ELEMENTS (runs); r++) {
+    gchar *desc = g_strdup_printf ("appsrc name=src format=time caps=\"%s\" "
+        "max-buffers=4 ! %s backend=%s ! fakesink sync=false", runs[r].caps,
+        runs[r].element, backend);
+    GstElement *pipe = gst_parse_launch (desc, NULL);
+    GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+    GstAppSrcCallbacks cb = { need_data, NULL, NULL, {NULL} };
+    Feed f = { {NULL}, 0, n, {0}, {0}, {0}, 0, strcmp (backend, "cpu") != 0
+      && count > 0
+    };
+    GstBus *bus = gst_element_get_bus (pipe);
+    GstMessage *m;
+    gint64 t0 = g_get_monotonic_time ();
+    gdouble secs, rss_slope, dev_slope;
+    gint skip = SAMPLES / 5;
+
+    for (guint k = 0; k < 4; k++) {
+      f.buffers[k] = gst_buffer_new_allocate (NULL, runs[r].size, NULL);
+      gst_buffer_memset (f.buffers[k], 0, 37 * (k + 1), runs[r].size);
+    }
+    gst_app_src_set_callbacks (GST_APP_SRC (src), &cb, &f, NULL);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    /* element messages (statistics) pile up unless read */
+    while ((m = gst_bus_timed_pop (bus, 60 * GST_SECOND))) {
+      GstMessageType t = GST_MESSAGE_TYPE (m);
+      gst_message_unref (m);
+      if (t == GST_MESSAGE_EOS || t == GST_MESSAGE_ERROR) {
+        if (t == GST_MESSAGE_ERROR)
+          bad++;
+        break;
+      }
+    }
+    secs = (g_get_monotonic_time () - t0) / 1e6;
+    rss_slope = slope (f.at + skip, f.rss + skip, f.samples - skip);
+    dev_slope = f.gpu ? slope (f.at + skip, f.device + skip,
+        f.samples - skip) : 0;
+    printf ("%-32s %9.1f %10.0f %12.1f %+11.3f MiB/M %+.3f MiB/M%s\n",
+        runs[r].name, secs, f.pushed / secs, f.rss[f.samples - 1] / 1048576,
+        rss_slope / 1048576, dev_slope / 1048576,
+        f.pushed == n ? "" : " (stopped early)");
+    if (f.pushed != n || rss_slope > FLAT || dev_slope > FLAT)
+      bad++;
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    for (guint k = 0; k < 4; k++)
+      gst_buffer_unref (f.buffers[k]);
+    gst_object_unref (bus);
+    gst_object_unref (src);
+    gst_object_unref (pipe);
+    g_free (desc);
+  }
+  printf ("soak: %s\n", bad ? "FAILED" : "flat");
+  return bad ? 1 : 0;
+}
