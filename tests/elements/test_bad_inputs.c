@@ -16,6 +16,7 @@
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 
+#include "pipeline_end.h"
 #include "test_util.h"
 
 typedef enum
@@ -194,8 +195,6 @@ run_case (const Case * c, const gchar * backend, const gchar * dir)
   GError *error = NULL;
   GstElement *pipe = gst_parse_launch (desc, &error);
   GstElement *src;
-  GstBus *bus;
-  GstMessage *m;
   gchar *result;
 
   g_free (desc);
@@ -204,7 +203,6 @@ run_case (const Case * c, const gchar * backend, const gchar * dir)
     g_clear_error (&error);
     return result;
   }
-  bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   if (src) {
@@ -215,26 +213,7 @@ run_case (const Case * c, const gchar * backend, const gchar * dir)
     gst_app_src_end_of_stream (GST_APP_SRC (src));
     gst_object_unref (src);
   }
-  m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  if (!m) {
-    result = g_strdup ("hang");
-  } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
-    result = g_strdup ("ran");
-  } else {
-    GError *err = NULL;
-    gst_message_parse_error (m, &err, NULL);
-    result = g_strdup_printf ("error from %s: %s",
-        GST_OBJECT_NAME (GST_MESSAGE_SRC (m)), err && err->message
-        && *err->message ? err->message : "(no text)");
-    g_clear_error (&err);
-  }
-  if (m)
-    gst_message_unref (m);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (pipe);
-  return result;
+  return pipeline_end (pipe);
 }
 
 int

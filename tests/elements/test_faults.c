@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 #include <gst/gst.h>
 
+#include "pipeline_end.h"
 #include "test_util.h"
 
 static const struct
@@ -65,34 +66,14 @@ free_device_memory (void)
   return free_bytes;
 }
 
-/* Runs `launch` to its end; "ran", "error: TEXT", or "hang". */
+/* Runs `launch` to its end; "ran", "error from ...: TEXT", or "hang". */
 static gchar *
 run (const gchar * launch)
 {
   GstElement *pipe = gst_parse_launch (launch, NULL);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *m;
-  gchar *result;
 
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  if (!m) {
-    result = g_strdup ("hang");
-  } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
-    result = g_strdup ("ran");
-  } else {
-    GError *err = NULL;
-    gst_message_parse_error (m, &err, NULL);
-    result = g_strdup_printf ("error: %s", err->message);
-    g_clear_error (&err);
-  }
-  if (m)
-    gst_message_unref (m);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (pipe);
-  return result;
+  return pipeline_end (pipe);
 }
 
 /* One case in this process. Exit status: 0 handled, 2 the fault was not
@@ -127,7 +108,8 @@ run_case (guint n)
       ((double) after_clean - before) / (1 << 20));
   if (!strcmp (first, "ran"))
     status = 2;
-  else if (!g_str_has_prefix (first, "error: ") || !strstr (first, "cuda"))
+  else if (!g_str_has_prefix (first, "error from ") || !strstr (first,
+          "cudaError"))
     status = 1;                 /* a hang, or an error not naming CUDA's */
   if (strcmp (second, "ran") != 0)
     status = 1;
