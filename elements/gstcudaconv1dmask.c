@@ -301,6 +301,16 @@ from_impulse (const GstCudaImpulse * ir, gint rate, gint channels,
     return FALSE;
   }
   if (ir->rate != rate) {
+    /* the limit holds after resampling too: a response at a low rate
+     * grows by rate / ir->rate */
+    gint64 frames = ((gint64) ir->frames * rate + ir->rate - 1) / ir->rate;
+    if (frames > GST_CUDA_CONV1D_MAX_TAPS) {
+      *error = g_strdup_printf ("the impulse response has %d frames at %d "
+          "Hz, %" G_GINT64_FORMAT " at the stream's %d Hz: more than the %d "
+          "taps a mask may have", ir->frames, ir->rate, frames, rate,
+          GST_CUDA_CONV1D_MAX_TAPS);
+      return FALSE;
+    }
     resample (ir, rate, &resampled);
     use = &resampled;
     if (note)

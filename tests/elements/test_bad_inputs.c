@@ -84,6 +84,7 @@ static const Case cases[] = {
   {"conv1d IR file of 64 channels, stereo stream", FAILS, A ("format=F32LE,channels=2") C1 "location=%D/ch64.wav" SINK, 0},
   {"conv1d IR at 8 kHz, stream at 48 kHz: resampled", RUNS, A ("format=F32LE,rate=48000") C1 "location=%D/r8k.wav" SINK, 0},
   {"conv1d IR at 384 kHz, stream at 48 kHz: resampled", RUNS, A ("format=F32LE,rate=48000") C1 "location=%D/r384k.wav" SINK, 0},
+  {"conv1d IR at 1 Hz: too long once resampled", FAILS, A ("format=F32LE,rate=48000") C1 "location=%D/r1.wav" SINK, 0},
   {"conv1d IR is a directory", FAILS, A ("format=F32LE") C1 "location=%D" SINK, 0},
   /* cudaprefixsum */
   {"prefixsum radius beyond the frame: clipped windows", RUNS, V ("format=GRAY8,width=16,height=9") PS "output=box-mean radius=1024" SINK, 0},
@@ -158,6 +159,9 @@ make_files (const gchar * dir)
   g_free (path);
   path = g_build_filename (dir, "r8k.wav", NULL);
   ok = ok && write_wav (path, "format=S16LE,channels=1,rate=8000", 4);
+  g_free (path);
+  path = g_build_filename (dir, "r1.wav", NULL);
+  ok = ok && write_wav (path, "format=S16LE,channels=1,rate=1", 1);
   g_free (path);
   path = g_build_filename (dir, "r384k.wav", NULL);
   ok = ok && write_wav (path, "format=S16LE,channels=1,rate=384000", 8);
