@@ -4,13 +4,13 @@
  *
  * Per frame, for each measured channel (GRAY, the luma of YUV, or R, G and
  * B of the RGBA family): the integral image and the integral of squares
- * (kernels/integral.h), the channel's sum, sum of squares, minimum and
- * maximum (kernels/reduce.h), then, by `output`:
+ * (kernels/integral/integral.h), the channel's sum, sum of squares, minimum and
+ * maximum (kernels/reduce/reduce.h), then, by `output`:
  *
  *   passthrough          the frame unchanged; with attach-meta the tables
  *                        travel on the buffer (GstCudaIntegralMeta)
  *   box-mean             each sample the rounded mean of its (2r+1)^2
- *                        window, clipped to the frame (kernels/boxmean.h)
+ *                        window, clipped to the frame (kernels/integral/boxmean.h)
  *   adaptive-threshold   255 where a sample exceeds its window mean minus
  *                        `offset`, else 0
  *
@@ -220,7 +220,7 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
    *
    * Video on the GPU: how the rows of the integral images are scanned:
    * `auto`, the fused kernel that scans each row with a warp, or one of the
-   * kernels/scan.h variants run over the whole plane as one array (then
+   * kernels/scan/scan.h variants run over the whole plane as one array (then
    * each row's start taken off), for comparing them. Every choice gives
    * the same tables. Changes in the NULL or READY state only.
    */

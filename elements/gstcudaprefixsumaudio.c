@@ -2,7 +2,7 @@
  *
  * cudaprefixsum on audio: the buffer passes unchanged; its level statistics
  * (gstcudalevel.h) are measured block by block with the per-channel
- * reductions of kernels/reduce.h, on the GPU (one upload, a reduction per
+ * reductions of kernels/reduce/reduce.h, on the GPU (one upload, a reduction per
  * block, one download) or the CPU, and posted as "level" messages. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,5 +1,5 @@
 /* The border modes as the tests state them, independently of the
- * project's kernels/border.h: where coordinate v of an axis of n samples
+ * project's kernels/conv2d/border.h: where coordinate v of an axis of n samples
  * reads from, by repeated folding; -1 means outside, reading 0. Modes in the
  * order of the elements' `border` property: clamp, mirror, wrap, constant. */
 #ifndef CF_TEST_REF_BORDER_H

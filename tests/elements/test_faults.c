@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Injected CUDA failures (kernels/cf_fault.h): for each element and memory
+ * Injected CUDA failures (kernels/runtime/cf_fault.h): for each element and memory
  * type, each kind of CUDA call (allocation, copy, wait, kernel launch)
  * made to fail at its first and at a later call. Each case runs in a
  * process of its own (the fault is read from CF_FAULT at start) and must:

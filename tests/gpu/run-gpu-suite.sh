@@ -120,7 +120,7 @@ run bench-scan bench bench_scan
 run bench-integral bench bench_integral
 run bench-audio bench bench_audio
 wanted peer-conv1d &&
-  python3 "$root/tests/bench/peer_conv1d.py" > "$logs/peer-conv1d.log" 2>&1
+  python3 "$root/tests/bench/conv1d/peer_conv1d.py" > "$logs/peer-conv1d.log" 2>&1
 
 # Hardware counters of each variant: how much global traffic tiling saves.
 if wanted tiling && command -v ncu >/dev/null && [ -n "$(bin profile_conv2d)" ]; then

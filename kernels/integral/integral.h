@@ -68,7 +68,7 @@ int cf_integral_cpu (const cf_integral_layout * layout, const void *in,
 int cf_integral_cuda (const cf_integral_layout * layout, const void *d_in,
     void *d_sum, void *d_squares, cf_stream stream);
 
-/* The same with the rows scanned by a kernels/scan.h variant, for
+/* The same with the rows scanned by a kernels/scan/scan.h variant, for
  * comparing them on real planes: each table is first filled with the
  * samples (or their squares) widened to its type, the plane scanned as one
  * array of width x height, each row's start taken off (exact: integer sums

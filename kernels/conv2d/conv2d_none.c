@@ -1,0 +1,13 @@
+/* The CUDA launchers of 2D convolution in a build without CUDA: each
+ * says so, and callers take the CPU twin. */
+#include "conv2d.h"
+
+int
+cf_conv2d_cuda (cf_conv2d_algorithm a, const cf_conv2d_plan * p,
+    const cf_plane_format * f, const void *s, size_t ss, void *d, size_t ds,
+    int r0, int r1, cf_stream st)
+{
+  (void) a; (void) p; (void) f; (void) s; (void) ss; (void) d; (void) ds;
+  (void) r0; (void) r1; (void) st;
+  return CF_ERR_NO_CUDA;
+}
