@@ -89,6 +89,7 @@ run cudaconv2d-gpu test test_cudaconv2d --gpu
 run reduce-cuda test test_reduce cuda
 run integral-cuda test test_integral cuda
 run boxmean-cuda test test_boxmean cuda
+run audio-convert-cuda test test_audio_convert cuda
 run scan-cuda test test_scan cuda
 run scan-cpu test test_scan cpu
 run conv1d-cuda test test_conv1d cuda
