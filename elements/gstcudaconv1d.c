@@ -150,17 +150,11 @@ static GstFlowReturn gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform
 static GstFlowReturn gst_cuda_conv1d_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
 
+/* Where the mask comes from: taps, a file or a preset. */
 static void
-gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
+install_mask_source_properties (GObjectClass * gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
-
-  gobject_class->finalize = gst_cuda_conv1d_finalize;
-  gobject_class->set_property = gst_cuda_conv1d_set_property;
-  gobject_class->get_property = gst_cuda_conv1d_get_property;
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
 
   /**
    * GstCudaConv1d:kernel:
@@ -197,10 +191,16 @@ gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
    * (taps - 1) / 2 to compensate its delay), used when `kernel` and
    * `location` are empty. `none` with neither copies the stream.
    */
-  g_object_class_install_property (gobject_class, PROP_PRESET,
-      g_param_spec_enum ("preset", "Preset",
-          "Windowed-sinc filter, used when kernel and location are empty",
-          GST_TYPE_CUDA_CONV1D_PRESET, DEFAULT_PRESET, flags));
+  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_PRESET,
+      "preset", "Preset", "Windowed-sinc filter, used when kernel and location are empty",
+      GST_TYPE_CUDA_CONV1D_PRESET, DEFAULT_PRESET, 0);
+}
+
+/* The presets' shape, and how every mask is scaled. */
+static void
+install_preset_properties (GObjectClass * gobject_class)
+{
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
 
   /**
    * GstCudaConv1d:cutoff:
@@ -237,9 +237,9 @@ gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
    *
    * The presets' window.
    */
-  g_object_class_install_property (gobject_class, PROP_WINDOW,
-      g_param_spec_enum ("window", "Window", "Window of the presets",
-          GST_TYPE_CUDA_CONV1D_WINDOW, DEFAULT_WINDOW, flags));
+  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_WINDOW,
+      "window", "Window", "Window of the presets",
+      GST_TYPE_CUDA_CONV1D_WINDOW, DEFAULT_WINDOW, 0);
 
   /**
    * GstCudaConv1d:normalize:
@@ -252,6 +252,13 @@ gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
       g_param_spec_boolean ("normalize", "Normalize",
           "Scale masks to unit DC gain (kernel, presets) or unit energy "
           "(impulse response files)", DEFAULT_NORMALIZE, flags));
+}
+
+/* What leaves the element: wet gain, dry/wet mix, alignment, and the path\n * that computes it. */
+static void
+install_output_properties (GObjectClass * gobject_class)
+{
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
 
   /**
    * GstCudaConv1d:gain:
@@ -293,17 +300,28 @@ gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
    * variants on the GPU take masks of up to 8000 taps (all masks together);
    * longer masks always take the FFT path.
    */
-  g_object_class_install_property (gobject_class, PROP_ALGORITHM,
-      g_param_spec_enum ("algorithm", "Algorithm",
-          "Direct variant or FFT (auto: by mask length)",
-          GST_TYPE_CUDA_CONV1D_ALGORITHM, DEFAULT_ALGORITHM, flags));
+  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_ALGORITHM,
+      "algorithm", "Algorithm", "Direct variant or FFT (auto: by mask length)",
+      GST_TYPE_CUDA_CONV1D_ALGORITHM, DEFAULT_ALGORITHM, 0);
+}
 
-  gst_element_class_add_pad_template (element_class,
-      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-          gst_caps_from_string (CONV1D_CAPS)));
-  gst_element_class_add_pad_template (element_class,
-      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-          gst_caps_from_string (CONV1D_CAPS)));
+static void
+gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->finalize = gst_cuda_conv1d_finalize;
+  gobject_class->set_property = gst_cuda_conv1d_set_property;
+  gobject_class->get_property = gst_cuda_conv1d_get_property;
+
+  install_mask_source_properties (gobject_class);
+  install_preset_properties (gobject_class);
+  install_output_properties (gobject_class);
+
+  gst_cuda_filter_base_class_add_templates (element_class,
+      gst_caps_from_string (CONV1D_CAPS));
   gst_element_class_set_static_metadata (element_class,
       "CUDA FIR convolution", "Filter/Effect/Audio",
       "Convolves audio with a mask on the GPU: FIR filters, impulse response "
@@ -318,9 +336,6 @@ gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_conv1d_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_transform);
 
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV1D_PRESET, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV1D_WINDOW, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV1D_ALGORITHM, 0);
 }
 
 static void
@@ -405,59 +420,54 @@ is_mask_property (guint prop_id)
   return prop_id != PROP_GAIN && prop_id != PROP_MIX;
 }
 
-static void
-gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+/* A location whose file cannot be read: refused while running (returned);
+ * otherwise kept with the reason, which start() reports. Takes `error`. */
+static gchar *
+keep_unreadable_location (GstCudaConv1d * self, const GValue * value,
+    gchar * error)
 {
-  GstCudaConv1d *self = GST_CUDA_CONV1D (object);
   GstCudaConv1dSettings *s = &self->settings;
-  GstCudaConv1dSettings saved;
-  GstCudaImpulse loaded = { 0 };
-  gchar *error = NULL, *refused = NULL, *saved_location;
-  gchar *saved_location_error = NULL;
-  guint64 saved_latency;
-  GstCudaConv1dAlgorithm saved_algorithm;
-
-  /* reading a file is done before taking the lock */
-  if (prop_id == PROP_LOCATION && g_value_get_string (value)
-      && !gst_cuda_impulse_load (g_value_get_string (value), &loaded,
-          &error)) {
-    GST_OBJECT_LOCK (self);
-    if (self->started) {
-      refused = error;
-    } else {
-      g_free (self->location);
-      self->location = g_value_dup_string (value);
-      gst_cuda_impulse_clear (&s->impulse);
-      g_free (self->location_error);
-      self->location_error = g_strdup (error);
-      g_free (self->settings_error);
-      self->settings_error = error;
-    }
-    GST_OBJECT_UNLOCK (self);
-    goto done;
-  }
+  gchar *refused = NULL;
 
   GST_OBJECT_LOCK (self);
-  if (prop_id == PROP_LATENCY && self->filtering) {
-    /* the reported latency and the frames dropped are fixed once the
-     * first buffer went through */
-    refused = g_strdup ("it can change only in the NULL or READY state");
-    GST_OBJECT_UNLOCK (self);
-    goto done;
+  if (self->started) {
+    refused = error;
+  } else {
+    g_free (self->location);
+    self->location = g_value_dup_string (value);
+    gst_cuda_impulse_clear (&s->impulse);
+    g_free (self->location_error);
+    self->location_error = g_strdup (error);
+    g_free (self->settings_error);
+    self->settings_error = error;
   }
-  saved = *s;                   /* shallow: only the field set below moves */
-  saved_location = self->location;
-  saved_latency = self->latency;
-  saved_algorithm = self->algorithm;
+  GST_OBJECT_UNLOCK (self);
+  return refused;
+}
+
+/* What a property change may have to undo. */
+typedef struct
+{
+  GstCudaConv1dSettings settings;       /* shallow: only the field set moves */
+  gchar *location, *location_error;
+  guint64 latency;
+  GstCudaConv1dAlgorithm algorithm;
+} SavedSettings;
+
+/* Stores one value, with the object lock held. */
+static void
+store_property (GstCudaConv1d * self, guint prop_id, const GValue * value,
+    GstCudaImpulse * loaded, GParamSpec * pspec)
+{
+  GstCudaConv1dSettings *s = &self->settings;
+
   switch (prop_id) {
     case PROP_KERNEL:
       s->kernel = g_value_dup_string (value);
       break;
     case PROP_LOCATION:
       self->location = g_value_dup_string (value);
-      s->impulse = loaded;      /* empty when the location is unset */
-      saved_location_error = self->location_error;
+      s->impulse = *loaded;     /* empty when the location is unset */
       self->location_error = NULL;
       break;
     case PROP_PRESET:
@@ -491,38 +501,82 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
       self->algorithm = g_value_get_enum (value);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (self, prop_id, pspec);
       break;
   }
-  if (is_mask_property (prop_id)) {
-    error = check_settings (self);
-    if (error && self->started) {
-      /* while running a bad value is refused: the current mask stays */
-      if (prop_id == PROP_KERNEL)
-        g_free (s->kernel);
-      if (prop_id == PROP_LOCATION) {
-        g_free (self->location);
-        gst_cuda_impulse_clear (&s->impulse);
-        self->location_error = saved_location_error;
-      }
-      *s = saved;
-      self->location = saved_location;
-      self->latency = saved_latency;
-      self->algorithm = saved_algorithm;
-      refused = error;
-    } else {
-      if (prop_id == PROP_KERNEL)
-        g_free (saved.kernel);
-      if (prop_id == PROP_LOCATION) {
-        g_free (saved_location);
-        g_free (saved_location_error);
-        gst_cuda_impulse_clear (&saved.impulse);
-      }
-      g_free (self->settings_error);
-      self->settings_error = error;
-      self->rebuild = TRUE;
+}
+
+/* After a mask property changed (object lock held): a mask that does not
+ * build is refused while running (the saved settings come back, the
+ * reason is returned); otherwise the change stays, with its error if any,
+ * and the mask is rebuilt. */
+static gchar *
+settle_mask_change (GstCudaConv1d * self, guint prop_id,
+    SavedSettings * saved)
+{
+  GstCudaConv1dSettings *s = &self->settings;
+  gchar *error = check_settings (self);
+
+  if (error && self->started) {
+    if (prop_id == PROP_KERNEL)
+      g_free (s->kernel);
+    if (prop_id == PROP_LOCATION) {
+      g_free (self->location);
+      gst_cuda_impulse_clear (&s->impulse);
+      self->location_error = saved->location_error;
     }
+    *s = saved->settings;
+    self->location = saved->location;
+    self->latency = saved->latency;
+    self->algorithm = saved->algorithm;
+    return error;
   }
+  if (prop_id == PROP_KERNEL)
+    g_free (saved->settings.kernel);
+  if (prop_id == PROP_LOCATION) {
+    g_free (saved->location);
+    g_free (saved->location_error);
+    gst_cuda_impulse_clear (&saved->settings.impulse);
+  }
+  g_free (self->settings_error);
+  self->settings_error = error;
+  self->rebuild = TRUE;
+  return NULL;
+}
+
+static void
+gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaConv1d *self = GST_CUDA_CONV1D (object);
+  GstCudaImpulse loaded = { 0 };
+  SavedSettings saved;
+  gchar *error = NULL, *refused = NULL;
+
+  /* reading a file is done before taking the lock */
+  if (prop_id == PROP_LOCATION && g_value_get_string (value)
+      && !gst_cuda_impulse_load (g_value_get_string (value), &loaded,
+          &error)) {
+    refused = keep_unreadable_location (self, value, error);
+    goto done;
+  }
+
+  GST_OBJECT_LOCK (self);
+  if (prop_id == PROP_LATENCY && self->filtering) {
+    /* the reported latency and the frames dropped are fixed once the
+     * first buffer went through */
+    refused = g_strdup ("it can change only in the NULL or READY state");
+    GST_OBJECT_UNLOCK (self);
+    goto done;
+  }
+  saved.settings = self->settings;
+  saved.location = self->location;
+  saved.location_error = self->location_error;
+  saved.latency = self->latency;
+  saved.algorithm = self->algorithm;
+  store_property (self, prop_id, value, &loaded, pspec);
+  if (is_mask_property (prop_id))
+    refused = settle_mask_change (self, prop_id, &saved);
   GST_OBJECT_UNLOCK (self);
 
 done:

@@ -142,17 +142,11 @@ static gboolean gst_cuda_conv2d_set_caps (GstBaseTransform * trans,
 static GstFlowReturn gst_cuda_conv2d_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
 
+/* The mask: written out, or a preset and its size and sigma. */
 static void
-gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
+install_mask_properties (GObjectClass * gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
-
-  gobject_class->finalize = gst_cuda_conv2d_finalize;
-  gobject_class->set_property = gst_cuda_conv2d_set_property;
-  gobject_class->get_property = gst_cuda_conv2d_get_property;
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
 
   /**
    * GstCudaConv2d:kernel:
@@ -175,10 +169,9 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
    * `unsharp` take `size` (and `sigma` for the last two); the others are
    * 3x3. `none` with no kernel copies the frames (identity mask).
    */
-  g_object_class_install_property (gobject_class, PROP_PRESET,
-      g_param_spec_enum ("preset", "Preset",
-          "Ready-made mask, used when kernel is empty",
-          GST_TYPE_CUDA_CONV2D_PRESET, DEFAULT_PRESET, flags));
+  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_PRESET,
+      "preset", "Preset", "Ready-made mask, used when kernel is empty",
+      GST_TYPE_CUDA_CONV2D_PRESET, DEFAULT_PRESET, 0);
 
   /**
    * GstCudaConv2d:size:
@@ -200,6 +193,13 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
       g_param_spec_double ("sigma", "Sigma",
           "Standard deviation in pixels of the gaussian/unsharp presets",
           0.05, 50.0, DEFAULT_SIGMA, flags | GST_PARAM_CONTROLLABLE));
+}
+
+/* The arithmetic after the sums, the borders, the planes filtered, and the\n * GPU variant. */
+static void
+install_output_properties (GObjectClass * gobject_class)
+{
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
 
   /**
    * GstCudaConv2d:divisor:
@@ -227,10 +227,9 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
    *
    * Where the mask reads outside the frame.
    */
-  g_object_class_install_property (gobject_class, PROP_BORDER,
-      g_param_spec_enum ("border", "Border",
-          "Where the mask reads outside the frame",
-          GST_TYPE_CUDA_CONV2D_BORDER, DEFAULT_BORDER, flags));
+  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_BORDER,
+      "border", "Border", "Where the mask reads outside the frame",
+      GST_TYPE_CUDA_CONV2D_BORDER, DEFAULT_BORDER, 0);
 
   /**
    * GstCudaConv2d:algorithm:
@@ -240,29 +239,37 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
    * mask (separable on a mask of rank > 1) falls back to `auto`, with a
    * warning.
    */
-  g_object_class_install_property (gobject_class, PROP_ALGORITHM,
-      g_param_spec_enum ("algorithm", "Algorithm",
-          "GPU kernel variant (auto = the fastest for the mask)",
-          GST_TYPE_CUDA_CONV2D_ALGORITHM, DEFAULT_ALGORITHM, flags));
+  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_ALGORITHM,
+      "algorithm", "Algorithm", "GPU kernel variant (auto = the fastest for the mask)",
+      GST_TYPE_CUDA_CONV2D_ALGORITHM, DEFAULT_ALGORITHM, 0);
 
   /**
    * GstCudaConv2d:planes:
    *
    * For YUV formats: filter the luma plane only, or every plane.
    */
-  g_object_class_install_property (gobject_class, PROP_PLANES,
-      g_param_spec_enum ("planes", "Planes",
-          "YUV formats: filter the luma plane or all planes",
-          GST_TYPE_CUDA_CONV2D_PLANES, DEFAULT_PLANES, flags));
+  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_PLANES,
+      "planes", "Planes", "YUV formats: filter the luma plane or all planes",
+      GST_TYPE_CUDA_CONV2D_PLANES, DEFAULT_PLANES, 0);
+}
 
-  gst_element_class_add_pad_template (element_class,
-      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-          gst_cuda_filter_base_video_caps (CONV2D_FORMATS,
-              CONV2D_CUDA_FORMATS)));
-  gst_element_class_add_pad_template (element_class,
-      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-          gst_cuda_filter_base_video_caps (CONV2D_FORMATS,
-              CONV2D_CUDA_FORMATS)));
+static void
+gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->finalize = gst_cuda_conv2d_finalize;
+  gobject_class->set_property = gst_cuda_conv2d_set_property;
+  gobject_class->get_property = gst_cuda_conv2d_get_property;
+
+  install_mask_properties (gobject_class);
+  install_output_properties (gobject_class);
+
+  gst_cuda_filter_base_class_add_templates (element_class,
+      gst_cuda_filter_base_video_caps (CONV2D_FORMATS,
+          CONV2D_CUDA_FORMATS));
   gst_element_class_set_static_metadata (element_class,
       "CUDA 2D convolution", "Filter/Effect/Video",
       "Convolves video frames with a 2D mask on the GPU: blur, sharpen, "
@@ -276,10 +283,6 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_filter_base_transform_caps);
   GST_CUDA_FILTER_BASE_CLASS (klass)->shares_stream = TRUE;
 
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV2D_PRESET, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV2D_BORDER, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV2D_ALGORITHM, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONV2D_PLANES, 0);
 }
 
 static void

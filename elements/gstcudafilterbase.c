@@ -124,6 +124,28 @@ static gboolean gst_cuda_filter_base_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
 #endif
 
+void
+gst_cuda_filter_base_class_install_enum (GObjectClass * klass, guint prop_id,
+    const gchar * name, const gchar * nick, const gchar * blurb, GType type,
+    gint default_value, GParamFlags extra)
+{
+  g_object_class_install_property (klass, prop_id,
+      g_param_spec_enum (name, nick, blurb, type, default_value,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | extra));
+  gst_type_mark_as_plugin_api (type, 0);
+}
+
+void
+gst_cuda_filter_base_class_add_templates (GstElementClass * klass,
+    GstCaps * caps)
+{
+  gst_element_class_add_pad_template (klass,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template (klass,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+}
+
 static void
 gst_cuda_filter_base_class_init (GstCudaFilterBaseClass * klass)
 {
@@ -156,13 +178,10 @@ gst_cuda_filter_base_class_init (GstCudaFilterBaseClass * klass)
    * otherwise the CPU implementation of the same operation (logged once);
    * `cuda` fails to start without a usable GPU; `cpu` never uses the GPU.
    */
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend",
-          "Where buffers are processed: auto (GPU if usable, else CPU), "
-          "cuda (GPU, fail without one) or cpu",
-          GST_TYPE_CUDA_FILTER_BACKEND, DEFAULT_BACKEND,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_BACKEND,
+      "backend", "Backend", "Where buffers are processed: auto (GPU if "
+      "usable, else CPU), cuda (GPU, fail without one) or cpu",
+      GST_TYPE_CUDA_FILTER_BACKEND, DEFAULT_BACKEND, GST_PARAM_MUTABLE_READY);
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_filter_base_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_filter_base_stop);
@@ -183,7 +202,6 @@ gst_cuda_filter_base_class_init (GstCudaFilterBaseClass * klass)
 #endif
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FILTER_BASE, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FILTER_BACKEND, 0);
 }
 
 static void

@@ -52,6 +52,16 @@ struct _GstCudaFilterBaseClass
   gboolean shares_stream;
 };
 
+/* For the elements' class_init, the shapes they share. An enum property
+ * (readable, writable, plus `extra` flags) whose type is marked as plugin
+ * API, so that the documentation lists its values: */
+void gst_cuda_filter_base_class_install_enum (GObjectClass * klass,
+    guint prop_id, const gchar * name, const gchar * nick,
+    const gchar * blurb, GType type, gint default_value, GParamFlags extra);
+/* "sink" and "src" always pads of the same caps (taken). */
+void gst_cuda_filter_base_class_add_templates (GstElementClass * klass,
+    GstCaps * caps);
+
 /* TRUE between start and stop when buffers are processed on the GPU. */
 gboolean gst_cuda_filter_base_uses_cuda (GstCudaFilterBase * self);
 const GstCudaStreams *gst_cuda_filter_base_streams (GstCudaFilterBase * self);

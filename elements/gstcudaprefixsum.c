@@ -140,22 +140,11 @@ static GstFlowReturn gst_cuda_prefix_sum_transform_ip (GstBaseTransform *
 static gboolean gst_cuda_prefix_sum_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 
+/* Video: what comes out (frames, box means, thresholds) and the statistics\n * messages and tables. */
 static void
-gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
+install_video_properties (GObjectClass * gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
-  GstCaps *caps = gst_caps_merge (gst_cuda_filter_base_video_caps
-      (VIDEO_FORMATS, VIDEO_CUDA_FORMATS), gst_caps_from_string (AUDIO_CAPS));
-
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_prefix_sum_debug, "cudaprefixsum", 0,
-      "CUDA integral images and statistics");
-
-  gobject_class->finalize = gst_cuda_prefix_sum_finalize;
-  gobject_class->set_property = gst_cuda_prefix_sum_set_property;
-  gobject_class->get_property = gst_cuda_prefix_sum_get_property;
 
   /**
    * GstCudaPrefixSum:output:
@@ -164,11 +153,9 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
    * when `attach-meta`), their box mean, or their adaptive threshold.
    * Changes in the NULL or READY state only.
    */
-  g_object_class_install_property (gobject_class, PROP_OUTPUT,
-      g_param_spec_enum ("output", "Output",
-          "passthrough, box-mean or adaptive-threshold",
-          gst_cuda_prefix_sum_output_get_type (), DEFAULT_OUTPUT,
-          flags | GST_PARAM_MUTABLE_READY));
+  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_OUTPUT,
+      "output", "Output", "passthrough, box-mean or adaptive-threshold",
+      gst_cuda_prefix_sum_output_get_type (), DEFAULT_OUTPUT, GST_PARAM_MUTABLE_READY);
   g_object_class_install_property (gobject_class, PROP_RADIUS,
       g_param_spec_int ("radius", "Radius",
           "Box radius r: windows of (2r+1) x (2r+1) pixels", 1,
@@ -200,6 +187,13 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
       g_param_spec_int ("grid-rows", "Grid rows",
           "Rows of the grid of regions (0: no grid)", 0, MAX_GRID,
           DEFAULT_GRID, flags));
+}
+
+/* Audio: the decaying peak of the level messages. */
+static void
+install_audio_properties (GObjectClass * gobject_class)
+{
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
 
   /**
    * GstCudaPrefixSum:peak-ttl:
@@ -215,6 +209,12 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
       g_param_spec_double ("peak-falloff", "Peak falloff",
           "Audio: how fast the decaying peak falls, in dB per second", 0.0,
           G_MAXDOUBLE, DEFAULT_PEAK_FALLOFF, flags));
+}
+
+/* The scan variant of the integral images on the GPU. */
+static void
+install_algorithm_property (GObjectClass * gobject_class)
+{
   /**
    * GstCudaPrefixSum:algorithm:
    *
@@ -224,17 +224,33 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
    * each row's start taken off), for comparing them. Every choice gives
    * the same tables. Changes in the NULL or READY state only.
    */
-  g_object_class_install_property (gobject_class, PROP_ALGORITHM,
-      g_param_spec_enum ("algorithm", "Algorithm",
-          "How the GPU scans the rows of the integral images",
-          gst_cuda_prefix_sum_algorithm_get_type (), DEFAULT_ALGORITHM,
-          flags | GST_PARAM_MUTABLE_READY));
+  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_ALGORITHM,
+      "algorithm", "Algorithm", "How the GPU scans the rows of the integral images",
+      gst_cuda_prefix_sum_algorithm_get_type (), DEFAULT_ALGORITHM, GST_PARAM_MUTABLE_READY);
+}
 
-  gst_element_class_add_pad_template (element_class,
-      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
-  gst_element_class_add_pad_template (element_class,
-      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
-  gst_caps_unref (caps);
+static void
+gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCaps *caps = gst_caps_merge (gst_cuda_filter_base_video_caps
+      (VIDEO_FORMATS, VIDEO_CUDA_FORMATS), gst_caps_from_string (AUDIO_CAPS));
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_prefix_sum_debug, "cudaprefixsum", 0,
+      "CUDA integral images and statistics");
+
+  gobject_class->finalize = gst_cuda_prefix_sum_finalize;
+  gobject_class->set_property = gst_cuda_prefix_sum_set_property;
+  gobject_class->get_property = gst_cuda_prefix_sum_get_property;
+
+  install_video_properties (gobject_class);
+  install_audio_properties (gobject_class);
+  install_algorithm_property (gobject_class);
+
+  gst_cuda_filter_base_class_add_templates (element_class,
+      caps);
   gst_element_class_set_static_metadata (element_class,
       "CUDA prefix sums", "Filter/Analyzer/Video;Filter/Analyzer/Audio",
       "Integral images of video frames on the GPU: frame and region "
@@ -254,8 +270,6 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_filter_base_transform_caps);
   GST_CUDA_FILTER_BASE_CLASS (klass)->shares_stream = TRUE;
-  gst_type_mark_as_plugin_api (gst_cuda_prefix_sum_output_get_type (), 0);
-  gst_type_mark_as_plugin_api (gst_cuda_prefix_sum_algorithm_get_type (), 0);
 }
 
 static void
