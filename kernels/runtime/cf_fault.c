@@ -17,6 +17,11 @@ static const char *const fault_name[CF_FAULT_N_KINDS] = { "alloc", "copy",
 int cf_fault_armed = 1;
 static long target[CF_FAULT_N_KINDS];   /* 0: never */
 static long count[CF_FAULT_N_KINDS];
+static long lost_target, lost_count;    /* lost: every kind counted */
+static int lost;
+
+/* cudaErrorDevicesUnavailable */
+#define LOST_ERROR 46
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -34,6 +39,10 @@ read_environment (void)
         any |= target[k] > 0;
       }
     }
+    if (strncmp (spec, "lost:", 5) == 0) {
+      lost_target = strtol (spec + 5, NULL, 10);
+      any |= lost_target > 0;
+    }
     spec = strchr (spec, ',');
     if (spec)
       spec++;
@@ -50,7 +59,21 @@ cf_fault_hit (cf_fault_kind kind)
   if (!cf_fault_armed || kind < 0 || kind >= CF_FAULT_N_KINDS)
     return 0;
   pthread_mutex_lock (&lock);
+  if (lost_target > 0 && ++lost_count >= lost_target)
+    lost = 1;
   fail = target[kind] > 0 && ++count[kind] == target[kind];
   pthread_mutex_unlock (&lock);
-  return fail ? fault_error[kind] : 0;
+  return lost ? LOST_ERROR : fail ? fault_error[kind] : 0;
+}
+
+int
+cf_fault_lost (void)
+{
+  int gone;
+
+  pthread_once (&once, read_environment);
+  pthread_mutex_lock (&lock);
+  gone = lost;
+  pthread_mutex_unlock (&lock);
+  return gone;
 }

@@ -8,7 +8,13 @@
  *   launch   kernel launches (the check after each one)
  *
  * with the error a real failure of that kind returns (out of memory, an
- * invalid value, an unknown error, a launch failure). For developers and
+ * invalid value, an unknown error, a launch failure), and
+ *
+ *   lost     the GPU lost: from the Nth call of those four kinds together,
+ *            every one fails (cudaErrorDevicesUnavailable) and the device
+ *            count is 0 (cudaErrorNoDevice), for good
+ *
+ * For developers and
  * the GPU suite's fault tests; unset, each call costs one load of a flag.
  */
 #ifndef CF_FAULT_H
@@ -29,6 +35,9 @@ typedef enum
 
 /* Non-zero when CF_FAULT names KIND: a flag read once, then free. */
 extern int cf_fault_armed;
+
+/* Non-zero once a `lost` fault has struck. */
+int cf_fault_lost (void);
 
 /* Counts one call of `kind`; returns the CUDA error to fail it with, or 0. */
 int cf_fault_hit (cf_fault_kind kind);

@@ -20,7 +20,13 @@ cf_gpu_built_with_cuda (void)
 int
 cf_gpu_device_count (int *count)
 {
-  cudaError_t err = cudaGetDeviceCount (count);
+  cudaError_t err;
+
+  if (cf_fault_armed && cf_fault_lost ()) {
+    *count = 0;
+    return cudaErrorNoDevice;
+  }
+  err = cudaGetDeviceCount (count);
   if (err != cudaSuccess) {
     *count = 0;
     cudaGetLastError ();        /* do not leave it sticky for the next call */

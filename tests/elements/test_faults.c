@@ -8,6 +8,15 @@
  * device memory behind (cudaMemGetInfo before and after), and run the same
  * pipeline cleanly afterwards in the same process.
  *
+ * Then the GPU lost mid-stream (CF_FAULT=lost:N: every CUDA call fails from
+ * the Nth on and no device is left) under backend=auto, for each element on
+ * system memory. What the element does, and what is checked: the stream
+ * ends with an ERROR naming the CUDA error (auto chooses at start: the
+ * filter's state lives on the GPU, so it does not switch mid-stream); the
+ * pipeline reaches NULL; started again in the same process, backend=auto
+ * runs on the CPU to the end, and backend=cuda refuses to start, naming
+ * the missing device.
+ *
  *   test_faults              all cases, one process each; 77 without a GPU
  *   test_faults --case N     case N in this process (CF_FAULT set)
  */
@@ -53,6 +62,11 @@ static const gint nths[] = { 1, 3 };
 
 #define N_CASES (G_N_ELEMENTS (pipelines) * G_N_ELEMENTS (kinds) \
     * G_N_ELEMENTS (nths))
+
+/* the GPU lost: the pipelines on system memory, at the Nth call */
+static const guint lost_pipelines[] = { 0, 2, 3, 4, 5 };
+#define LOST_AT 12
+#define N_LOST G_N_ELEMENTS (lost_pipelines)
 
 /* Device memory slack: allocations are counted in 2 MiB pages. */
 #define SLACK (8u << 20)
@@ -123,17 +137,59 @@ run_case (guint n)
   return status;
 }
 
+static gchar *
+with_backend (const gchar * launch, const gchar * backend)
+{
+  gchar **parts = g_strsplit (launch, "backend=cuda", -1);
+  gchar *joined = g_strjoinv (backend, parts);
+
+  g_strfreev (parts);
+  return joined;
+}
+
+/* The GPU lost under backend=auto: 0 as described at the top, 1 not. */
+static int
+run_lost_case (guint n)
+{
+  const gchar *launch = pipelines[lost_pipelines[n]].launch;
+  gchar *on_auto = with_backend (launch, "backend=auto");
+  gchar *first, *second, *third;
+  int status = 0;
+
+  first = run (on_auto);
+  second = run (on_auto);
+  third = run (launch);
+  printf ("%s, backend=auto, CF_FAULT=%s: %s; again: %s; backend=cuda: %s\n",
+      pipelines[lost_pipelines[n]].name, g_getenv ("CF_FAULT"), first, second,
+      third);
+  if (!g_str_has_prefix (first, "error from ")
+      || !strstr (first, "cudaErrorDevicesUnavailable"))
+    status = 1;
+  if (strcmp (second, "ran") != 0)
+    status = 1;
+  if (!g_str_has_prefix (third, "error from ")
+      || !strstr (third, "No usable CUDA device"))
+    status = 1;
+  g_free (on_auto);
+  g_free (first);
+  g_free (second);
+  g_free (third);
+  return status;
+}
+
 int
 main (int argc, char **argv)
 {
   int count = 0;
-  gint handled = 0, unreached = 0;
+  gint handled = 0, unreached = 0, lost_handled = 0;
   guint64 baseline[G_N_ELEMENTS (pipelines)] = { 0 };
   gchar *self_path;
 
   gst_init (&argc, &argv);
   if (argc == 3 && !strcmp (argv[1], "--case"))
     return run_case ((guint) atoi (argv[2]));
+  if (argc == 3 && !strcmp (argv[1], "--lost"))
+    return run_lost_case ((guint) atoi (argv[2]));
 
   if (cudaGetDeviceCount (&count) != cudaSuccess || count == 0)
     return test_skip ("faults", "no CUDA device");
@@ -189,8 +245,30 @@ main (int argc, char **argv)
     g_free (fault);
     g_free (kept);
   }
+  for (guint n = 0; n < N_LOST; n++) {
+    gchar *index = g_strdup_printf ("%u", n);
+    gchar *args[] = { argv[0], (gchar *) "--lost", index, NULL };
+    gchar *fault = g_strdup_printf ("lost:%d", LOST_AT);
+    gchar **env = g_environ_setenv (g_get_environ (), "CF_FAULT", fault,
+        TRUE);
+    gchar *out = NULL;
+    gint wait_status = 0;
+    gboolean spawned = g_spawn_sync (NULL, args, env, G_SPAWN_DEFAULT, NULL,
+        NULL, &out, NULL, &wait_status, NULL);
+
+    printf ("%s", out ? out : "");
+    lost_handled += test_check (spawned && WIFEXITED (wait_status)
+        && WEXITSTATUS (wait_status) == 0, "GPU lost, %s: mishandled",
+        pipelines[lost_pipelines[n]].name);
+    g_free (out);
+    g_strfreev (env);
+    g_free (fault);
+    g_free (index);
+  }
   printf ("faults: %u cases, %d handled, %d not reached (the element made "
-      "fewer calls of that kind)\n", (guint) N_CASES, handled, unreached);
+      "fewer calls of that kind); GPU lost under backend=auto: %u cases, "
+      "%d handled\n", (guint) N_CASES, handled, unreached, (guint) N_LOST,
+      lost_handled);
   test_check (handled >= (gint) (N_CASES / 2), "only %d faults were reached",
       handled);
   g_free (self_path);
