@@ -4,8 +4,8 @@
 #
 #   tests/gpu/run-gpu-suite.sh [--sanitize] [RUNTIME_DIR]
 #
-# --sanitize: only compute-sanitizer's four tools over a pipeline per
-# element and memory type (tests/gpu/sanitize.sh).
+# --sanitize: only compute-sanitizer's four tools over the element tests on
+# the GPU and a pipeline per element and memory type (tests/gpu/sanitize.sh).
 #
 # Binaries come from RUNTIME_DIR when given: a self-contained folder with
 # env.sh, bin/ (the test and benchmark programs, gst-launch-1.0, ...) and

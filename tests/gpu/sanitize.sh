@@ -1,19 +1,37 @@
 #!/usr/bin/env bash
-# compute-sanitizer over a pipeline per element and memory type, with each
-# tool: memcheck (out-of-bounds and misaligned device accesses, leaks of
+# compute-sanitizer over the element tests on the GPU and a pipeline per
+# element and memory type, with each tool: memcheck (out-of-bounds and misaligned device accesses, leaks of
 # device memory), racecheck (shared-memory hazards), initcheck (reads of
 # device memory nobody wrote, and copies of it) and synccheck (barriers).
-# Prints one line per run and a last line with the count of runs that
-# reported errors; exits with that count.
+# Runs go SANITIZE_JOBS (default 8) at a time. Prints one line per run and
+# a last line with the count of runs that reported errors; exits with that
+# count.
 #
 #   tests/gpu/sanitize.sh [TOOL...]      (default: all four)
 set -u
 tools=("$@")
 [ ${#tools[@]} -eq 0 ] && tools=(memcheck racecheck initcheck synccheck)
 command -v compute-sanitizer >/dev/null || { echo "SKIP: no compute-sanitizer"; exit 77; }
+root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp}/sanitize
 mkdir -p "$out"
 bad=0 runs=0
+jobs=${SANITIZE_JOBS:-8}
+export CK_FORK=no
+
+# a test program from PATH (a packed runtime) or from build/tests
+program() { command -v "$1" 2>/dev/null || echo "$root/build/tests/$1"; }
+
+# name, then the command: the element tests on the GPU (not test_cudamemory,
+# whose copy counting uses CUPTI as the sanitizer does, nor test_faults,
+# whose errors are on purpose)
+tests=(
+  "test-cudaconv2d|$(program test_cudaconv2d) --gpu"
+  "test-cudaconv1d|$(program test_cudaconv1d) --gpu"
+  "test-cudaprefixsum|$(program test_cudaprefixsum) --gpu"
+  "test-level|$(program test_cudaprefixsum_level) --gpu"
+  "test-bad-inputs|$(program test_bad_inputs) cuda"
+)
 
 # name, then the gst-launch-1.0 arguments
 pipelines=(
@@ -27,23 +45,40 @@ pipelines=(
   "conv1d-fft|audiotestsrc num-buffers=20 samplesperbuffer=1024 ! audio/x-raw,format=F32LE,channels=2,rate=48000 ! cudaconv1d backend=cuda preset=low-pass taps=16383 ! fakesink"
 )
 
+# one run: TOOL NAME COMMAND...; its verdict goes to $out/TOOL-NAME.result
+sanitize_one() {
+  local tool=$1 name=$2 log="$out/$1-$2.log" rc summary
+  shift 2
+  eval "timeout 540 compute-sanitizer --tool $tool --error-exitcode 9 \
+    --leak-check full $*" > "$log" 2>&1
+  rc=$?
+  summary=$(grep -m1 -E "(ERROR|RACECHECK) SUMMARY" "$log")
+  if [ $rc != 0 ]; then
+    echo "FAIL $tool $name: exit $rc, ${summary:-no summary}"
+    grep -m3 -E "^========= (Invalid|Uninitialized|Race|Barrier|Leaked|Error|Program hit)|^FAIL" "$log"
+  else
+    echo "PASS $tool $name: ${summary:-no summary}"
+  fi > "$out/$tool-$name.result"
+}
+
+rm -f "$out"/*.result
 for tool in "${tools[@]}"; do
-  for p in "${pipelines[@]}"; do
-    name=${p%%|*} launch=${p#*|}
-    log="$out/$tool-$name.log"
-    runs=$((runs + 1))
-    eval "timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 \
-      --leak-check full gst-launch-1.0 -q $launch" > "$log" 2>&1
-    rc=$?
-    summary=$(grep -m1 -E "(ERROR|RACECHECK) SUMMARY" "$log")
-    if [ $rc != 0 ]; then
-      bad=$((bad + 1))
-      echo "FAIL $tool $name: exit $rc, ${summary:-no summary}"
-      grep -m3 -E "^========= (Invalid|Uninitialized|Race|Barrier|Leaked|Error|Program hit)" "$log"
+  for entry in "${tests[@]}" "${pipelines[@]/#/gst|}"; do
+    if [ "${entry%%|*}" = gst ]; then
+      entry=${entry#gst|}
+      command="gst-launch-1.0 -q ${entry#*|}"
     else
-      echo "PASS $tool $name: ${summary:-no summary}"
+      command=${entry#*|}
     fi
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    sanitize_one "$tool" "${entry%%|*}" "$command" &
+    runs=$((runs + 1))
   done
+done
+wait
+for result in "$out"/*.result; do
+  cat "$result"
+  grep -q ^FAIL "$result" && bad=$((bad + 1))
 done
 echo "sanitize: $runs runs, $bad with errors"
 exit $bad
