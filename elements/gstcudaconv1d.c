@@ -297,8 +297,8 @@ install_output_properties (GObjectClass * gobject_class)
    *
    * The path, for experiments: a direct GPU variant, or the partitioned
    * FFT. `auto` runs direct up to a measured length, FFT beyond. Direct
-   * variants on the GPU take masks of up to 8000 taps (all masks together);
-   * longer masks always take the FFT path.
+   * variants take masks of up to 8000 taps (all masks together); longer
+   * masks always take the FFT path.
    */
   gst_cuda_filter_base_class_install_enum (gobject_class, PROP_ALGORITHM,
       "algorithm", "Algorithm", "Direct variant or FFT (auto: by mask length)",
@@ -717,7 +717,8 @@ choose_path (GstCudaConv1d * self, GstCudaConv1dAlgorithm algorithm,
     cf_fir_config * cfg)
 {
   gsize taps = (gsize) self->taps.taps * self->taps.masks;
-  gboolean fits = !uses_cuda (self) || taps <= CF_CONV1D_MAX_DIRECT_TAPS;
+  /* longer masks direct would take seconds a buffer on either backend */
+  gboolean fits = taps <= CF_CONV1D_MAX_DIRECT_TAPS;
   gint direct_max = uses_cuda (self) ? DIRECT_MAX_TAPS_CUDA
       : DIRECT_MAX_TAPS_CPU;
 
@@ -1370,6 +1371,15 @@ gst_cuda_conv1d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gint frames;
   gboolean ok;
 
+  /* GStreamer's rule: planes of non-interleaved audio are found through
+   * the GstAudioMeta a buffer carries; without it they cannot be */
+  if (GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED
+      && !gst_buffer_get_audio_meta (inbuf)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("A non-interleaved audio "
+            "buffer came without a GstAudioMeta: its planes cannot be found."),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
   if (uses_cuda (self))
     gst_cuda_pin_buffer (inbuf);
   if (!gst_audio_buffer_map (&in, &self->info, inbuf, GST_MAP_READ))

@@ -95,6 +95,7 @@ static const Case cases[] = {
   {"prefixsum 1x1 GRAY16", RUNS, V ("format=GRAY16_LE,width=1,height=1") PS "grid-columns=1 grid-rows=1" SINK, 0},
   {"prefixsum 16384 wide RGBA threshold", RUNS, V ("format=RGBA,width=16384,height=2") PS "output=adaptive-threshold" SINK, 0},
   {"prefixsum truncated buffer", FAILS, "appsrc name=src caps=video/x-raw,format=GRAY8,width=64,height=64,framerate=30/1 format=time" PS SINK, 10},
+  {"conv1d non-interleaved buffer without GstAudioMeta", FAILS, "appsrc name=src caps=audio/x-raw,format=F32LE,rate=48000,channels=2,layout=non-interleaved format=time" C1 SINK, 1024},
   {"prefixsum no frames, EOS", RUNS, "videotestsrc num-buffers=0" PS SINK, 0},
   {"prefixsum 64 audio channels", RUNS, "audiotestsrc num-buffers=4 ! audio/x-raw,format=F32LE,channels=64,channel-mask=(bitmask)0" PS SINK, 0},
 };

@@ -6,6 +6,11 @@
 #   run_fuzzer.sh FUZZER CORPUS_DIR RUNS
 set -u
 fuzzer=$(realpath "$1") corpus=$(realpath "$2") runs=$3
+# GLib's one-time allocations are not findings (the same list as the
+# sanitizer build's)
+export LSAN_OPTIONS=suppressions=$(realpath "$(dirname "$0")/../sanitizers/lsan.supp")
+# full stacks on allocation, so that the suppressions match
+export ASAN_OPTIONS=fast_unwind_on_malloc=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
