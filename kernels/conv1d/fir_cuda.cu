@@ -95,9 +95,11 @@ cuda_close (cf_fir_backend * be)
 static int
 cuda_alloc (cf_fir_backend * be, void **ptr, size_t bytes)
 {
+  int injected = cf_fault_armed ? cf_fault_hit (CF_FAULT_ALLOC) : 0;
+
   (void) be;
-  if (cf_fault_armed && cf_fault_hit (CF_FAULT_ALLOC))
-    return status_of (cudaErrorMemoryAllocation);
+  if (injected)
+    return status_of ((cudaError_t) injected);
   return status_of (cudaMalloc (ptr, bytes ? bytes : 1));
 }
 

@@ -149,9 +149,11 @@ cf_gpu_stream_wait (cf_stream stream, cf_event event)
 int
 cf_gpu_malloc (void **ptr, size_t size)
 {
-  if (cf_fault_armed && cf_fault_hit (CF_FAULT_ALLOC)) {
+  int injected = cf_fault_armed ? cf_fault_hit (CF_FAULT_ALLOC) : 0;
+
+  if (injected) {
     *ptr = NULL;
-    return cudaErrorMemoryAllocation;
+    return injected;
   }
   return cudaMalloc (ptr, size);
 }

@@ -3,11 +3,14 @@
  * Soak: pushes many buffers through each element and watches memory. Not
  * part of the test suite (it runs for minutes); a benchmark-style program:
  *
- *   soak [--buffers N] [--backend cpu|auto|cuda] [--only I] [--seconds S]
+ *   soak [--buffers N] [--backend cpu|auto|cuda] [--only I] [--parallel]
+ *        [--seconds S]
  *
- * --only runs the Ith element of the list below alone (0-3: several
- * processes can soak the elements side by side), --seconds stops feeding
- * after S seconds (reported as stopped early, a failure).
+ * --only runs the Ith element of the list below alone; --parallel runs
+ * them side by side in this process (on the GPU, one context: processes
+ * side by side would take turns on the GPU); --seconds stops feeding after
+ * S seconds (reported as stopped early, a failure) and samples memory in
+ * time rather than in buffers.
  *
  * For each of cudaconv2d, cudaprefixsum (video and audio) and cudaconv1d,
  * N buffers (default 1000000) go from an appsrc, which pushes the same few
@@ -84,7 +87,7 @@ typedef struct
 {
   GstBuffer *buffers[4];
   guint64 pushed, total;
-  gint64 deadline;              /* monotonic time the feed stops at, or 0 */
+  gint64 start, deadline;       /* monotonic time the feed stops at, or 0 */
   gdouble at[SAMPLES], rss[SAMPLES], device[SAMPLES];
   gint samples;
   gboolean gpu;
@@ -101,7 +104,9 @@ need_data (GstAppSrc * src, guint length G_GNUC_UNUSED, gpointer user)
     gst_app_src_end_of_stream (src);
     return;
   }
-  if (f->pushed % (f->total / SAMPLES) == 0 && f->samples < SAMPLES) {
+  if (f->samples < SAMPLES && (f->deadline
+          ? g_get_monotonic_time () >= f->start + (f->deadline - f->start)
+          * f->samples / SAMPLES : f->pushed % (f->total / SAMPLES) == 0)) {
     size_t free_bytes = 0, total = 0;
     if (f->gpu)
       cf_gpu_mem_info (&free_bytes, &total);
@@ -145,6 +150,7 @@ soak_start (Soak * k, guint r, guint64 n, const gchar * backend,
   k->feed.total = n;
   k->feed.gpu = gpu;
   k->feed.deadline = deadline;
+  k->feed.start = g_get_monotonic_time ();
   for (guint b = 0; b < 4; b++) {
     k->feed.buffers[b] = gst_buffer_new_allocate (NULL, runs[r].size, NULL);
     gst_buffer_memset (k->feed.buffers[b], 0, 37 * (b + 1), runs[r].size);
@@ -213,35 +219,49 @@ main (int argc, char **argv)
   guint64 n = 1000000;
   const gchar *backend = "cpu";
   gint only = -1;
+  gboolean parallel = FALSE;
   gint64 deadline = 0;
   gint count = 0, bad = 0;
+  Soak soaks[G_N_ELEMENTS (runs)];
+  guint batch;
 
   gst_init (&argc, &argv);
-  for (gint i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp (argv[i], "--buffers"))
-      n = g_ascii_strtoull (argv[i + 1], NULL, 10);
+  for (gint i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--parallel"))
+      parallel = TRUE;
+    else if (i + 1 == argc)
+      break;
+    else if (!strcmp (argv[i], "--buffers"))
+      n = g_ascii_strtoull (argv[++i], NULL, 10);
     else if (!strcmp (argv[i], "--backend"))
-      backend = argv[i + 1];
+      backend = argv[++i];
     else if (!strcmp (argv[i], "--only"))
-      only = atoi (argv[i + 1]);
+      only = atoi (argv[++i]);
     else if (!strcmp (argv[i], "--seconds"))
       deadline = g_get_monotonic_time ()
-          + (gint64) (g_ascii_strtod (argv[i + 1], NULL) * 1e6);
+          + (gint64) (g_ascii_strtod (argv[++i], NULL) * 1e6);
   }
   n = MAX (n, SAMPLES);
   cf_gpu_device_count (&count);
-  printf ("soak: %" G_GUINT64_FORMAT " buffers per element, backend=%s\n", n,
-      backend);
+  printf ("soak: %" G_GUINT64_FORMAT " buffers per element, backend=%s%s\n",
+      n, backend, parallel ? ", side by side" : "");
   printf ("%-32s %9s %10s %10s %10s %15s %s\n", "element", "seconds",
       "buffers/s", "buffers", "RSS MiB", "RSS slope", "device slope");
-  for (guint r = 0; r < G_N_ELEMENTS (runs); r++) {
-    Soak k;
-    if (only >= 0 && r != (guint) only)
-      continue;
-    soak_start (&k, r, n, backend, strcmp (backend, "cpu") != 0 && count > 0,
-        deadline);
-    while (!soak_poll (&k, GST_SECOND));
-    bad += soak_finish (&k);
+  /* side by side, RSS is the process's: a leak in one element shows in
+   * every row; device memory is the device's in any case */
+  batch = parallel && only < 0 ? G_N_ELEMENTS (runs) : 1;
+  for (guint r = 0; r < G_N_ELEMENTS (runs); r += batch) {
+    guint started = 0, left;
+    for (guint k = 0; k < batch; k++)
+      if (only < 0 || r + k == (guint) only)
+        soak_start (&soaks[started++], r + k, n, backend,
+            strcmp (backend, "cpu") != 0 && count > 0, deadline);
+    for (left = started; left > 0;)
+      for (guint k = 0; k < started; k++)
+        if (!soaks[k].done && soak_poll (&soaks[k], 10 * GST_MSECOND))
+          left--;
+    for (guint k = 0; k < started; k++)
+      bad += soak_finish (&soaks[k]);
   }
   printf ("soak: %s\n", bad ? "FAILED" : "flat");
   return bad ? 1 : 0;
