@@ -3,7 +3,8 @@
 # element and memory type, with each tool: memcheck (out-of-bounds and misaligned device accesses, leaks of
 # device memory), racecheck (shared-memory hazards), initcheck (reads of
 # device memory nobody wrote, and copies of it) and synccheck (barriers).
-# Runs go SANITIZE_JOBS (default 8) at a time. Prints one line per run and
+# Runs go SANITIZE_JOBS (default 8) at a time, each at most SANITIZE_TIMEOUT
+# seconds (default 540). Prints one line per run and
 # a last line with the count of runs that reported errors; exits with that
 # count.
 #
@@ -49,7 +50,7 @@ pipelines=(
 sanitize_one() {
   local tool=$1 name=$2 log="$out/$1-$2.log" rc summary
   shift 2
-  eval "timeout 540 compute-sanitizer --tool $tool --error-exitcode 9 \
+  eval "timeout ${SANITIZE_TIMEOUT:-540} compute-sanitizer --tool $tool --error-exitcode 9 \
     --leak-check full $*" > "$log" 2>&1
   rc=$?
   summary=$(grep -m1 -E "(ERROR|RACECHECK) SUMMARY" "$log")
