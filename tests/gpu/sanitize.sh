@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # compute-sanitizer over the element tests on the GPU and a pipeline per
-# element and memory type, with each tool: memcheck (out-of-bounds and misaligned device accesses, leaks of
-# device memory), racecheck (shared-memory hazards), initcheck (reads of
-# device memory nobody wrote, and copies of it) and synccheck (barriers).
-# Runs go SANITIZE_JOBS (default 8) at a time, each at most SANITIZE_TIMEOUT
-# seconds (default 540). Prints one line per run and
-# a last line with the count of runs that reported errors; exits with that
-# count.
+# element and memory type, with each tool: memcheck (out-of-bounds and
+# misaligned device accesses, leaks of device memory), racecheck
+# (shared-memory hazards), initcheck (reads of device memory nobody wrote,
+# and copies of it) and synccheck (barriers). Runs go SANITIZE_JOBS
+# (default 8) at a time, each at most SANITIZE_TIMEOUT seconds (default
+# 540). Prints one line per run and a last line with the count of runs
+# that reported errors; exits with that count.
 #
 #   tests/gpu/sanitize.sh [TOOL...]      (default: all four)
 set -u
