@@ -88,6 +88,12 @@ gst_cuda_table_pool_acquire (GstCudaTablePool * pool, int *status)
     g_mutex_init (&block->lock);
     block->size = pool->size;
     *status = cf_gpu_malloc (&block->device, pool->size);
+    /* the tables' row padding goes to the host with them: defined once,
+     * before any stream of the elements uses the block */
+    if (*status == CF_OK)
+      *status = cf_gpu_memset (block->device, 0, pool->size, NULL);
+    if (*status == CF_OK)
+      *status = cf_gpu_stream_sync (NULL);
     if (*status == CF_OK)
       *status = cf_gpu_event_create (&block->written);
     if (*status != CF_OK) {
