@@ -84,55 +84,43 @@ fill_floats (float *x, size_t n)
   }
 }
 
-/* Runs the conversion on the GPU: copies in, converts, copies out. */
-static int
-to_float_cuda (const cf_audio_layout * l, const void *src, size_t src_bytes,
-    int frames, float *dst, size_t pitch, cf_stream stream)
+/* One conversion on the GPU, between device copies of the buffers. */
+typedef struct
 {
-  void *d_src = NULL, *d_dst = NULL;
-  size_t dst_bytes = (size_t) l->channels * pitch * sizeof (float);
-  int st = cf_gpu_malloc (&d_src, src_bytes);
-  if (st == CF_OK)
-    st = cf_gpu_malloc (&d_dst, dst_bytes);
-  if (st == CF_OK)
-    st = cf_gpu_copy_2d (d_src, src_bytes, src, src_bytes, src_bytes, 1,
-        CF_COPY_HOST_TO_DEVICE, stream);
-  if (st == CF_OK)
-    st = cf_audio_to_float_cuda (l, d_src, frames, d_dst, pitch, stream);
-  if (st == CF_OK)
-    st = cf_gpu_copy_2d (dst, dst_bytes, d_dst, dst_bytes, dst_bytes, 1,
-        CF_COPY_DEVICE_TO_HOST, stream);
-  if (st == CF_OK)
-    st = cf_gpu_stream_sync (stream);
-  cf_gpu_free (d_src);
-  cf_gpu_free (d_dst);
-  return st;
-}
+  const cf_audio_layout *layout;
+  int frames;
+  size_t pitch;                 /* of the planar floats */
+  int to_float;                 /* else from float */
+} Conversion;
 
+/* Copies `in` to the device and `out` too (so that what the conversion
+ * does not write comes back as it was), converts, copies `out` back. */
 static int
-from_float_cuda (const cf_audio_layout * l, const float *src, size_t pitch,
-    int frames, void *dst, size_t dst_bytes, cf_stream stream)
+convert_on_device (const Conversion * c, const void *in, size_t in_bytes,
+    void *out, size_t out_bytes, cf_stream stream)
 {
-  void *d_src = NULL, *d_dst = NULL;
-  size_t src_bytes = (size_t) l->channels * pitch * sizeof (float);
-  int st = cf_gpu_malloc (&d_src, src_bytes);
+  void *d_in = NULL, *d_out = NULL;
+  int st = cf_gpu_malloc (&d_in, in_bytes);
+
   if (st == CF_OK)
-    st = cf_gpu_malloc (&d_dst, dst_bytes);
+    st = cf_gpu_malloc (&d_out, out_bytes);
   if (st == CF_OK)
-    st = cf_gpu_copy_2d (d_src, src_bytes, src, src_bytes, src_bytes, 1,
+    st = cf_gpu_copy_2d (d_in, in_bytes, in, in_bytes, in_bytes, 1,
         CF_COPY_HOST_TO_DEVICE, stream);
   if (st == CF_OK)
-    st = cf_gpu_copy_2d (d_dst, dst_bytes, dst, dst_bytes, dst_bytes, 1,
+    st = cf_gpu_copy_2d (d_out, out_bytes, out, out_bytes, out_bytes, 1,
         CF_COPY_HOST_TO_DEVICE, stream);
   if (st == CF_OK)
-    st = cf_audio_from_float_cuda (l, d_src, pitch, frames, d_dst, stream);
+    st = c->to_float ? cf_audio_to_float_cuda (c->layout, d_in, c->frames,
+        d_out, c->pitch, stream) : cf_audio_from_float_cuda (c->layout, d_in,
+        c->pitch, c->frames, d_out, stream);
   if (st == CF_OK)
-    st = cf_gpu_copy_2d (dst, dst_bytes, d_dst, dst_bytes, dst_bytes, 1,
+    st = cf_gpu_copy_2d (out, out_bytes, d_out, out_bytes, out_bytes, 1,
         CF_COPY_DEVICE_TO_HOST, stream);
   if (st == CF_OK)
     st = cf_gpu_stream_sync (stream);
-  cf_gpu_free (d_src);
-  cf_gpu_free (d_dst);
+  cf_gpu_free (d_in);
+  cf_gpu_free (d_out);
   return st;
 }
 
@@ -157,8 +145,11 @@ check_case (int cuda, cf_stream stream, cf_audio_format f, int channels,
     x[i] = x_cpu[i] = NAN;      /* poison: every used float must be written */
 
   st = cf_audio_to_float_cpu (&l, samples, frames, x_cpu, pitch);
-  if (cuda && st == CF_OK)
-    st = to_float_cuda (&l, samples, n * bytes, frames, x, pitch, stream);
+  if (cuda && st == CF_OK) {
+    Conversion conv = { &l, frames, pitch, 1 };
+    st = convert_on_device (&conv, samples, n * bytes, x,
+        (size_t) channels * pitch * sizeof (float), stream);
+  }
   if (!test_check (st == CF_OK, "%s to float %dch %d frames: %s",
           format_names[f], channels, frames, cf_status_name (st)))
     goto out;
@@ -196,8 +187,11 @@ check_case (int cuda, cf_stream stream, cf_audio_format f, int channels,
             2147483648.0, -2147483648.0, 2147483647.0);
     }
   st = cf_audio_from_float_cpu (&l, x_cpu, pitch, frames, back_cpu);
-  if (cuda && st == CF_OK)
-    st = from_float_cuda (&l, x_cpu, pitch, frames, back, n * bytes, stream);
+  if (cuda && st == CF_OK) {
+    Conversion conv = { &l, frames, pitch, 0 };
+    st = convert_on_device (&conv, x_cpu, (size_t) channels * pitch
+        * sizeof (float), back, n * bytes, stream);
+  }
   if (test_check (st == CF_OK, "%s from float: %s", format_names[f],
           cf_status_name (st))) {
     test_check (memcmp (back_cpu, expect, n * bytes) == 0,
