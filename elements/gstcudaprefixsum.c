@@ -20,6 +20,38 @@
  *
  * Audio passes unchanged and gets the level element's statistics and
  * messages (gstcudaprefixsumaudio.c, gstcudalevel.h). */
+
+/**
+ * SECTION:element-cudaprefixsum
+ * @title: cudaprefixsum
+ *
+ * Integral images of video frames on the GPU, and what they make cheap:
+ * the sum, mean, variance, minimum and maximum of each channel, the same
+ * over a grid of regions, box means and adaptive thresholds whose cost
+ * does not grow with the radius, and the tables themselves for
+ * applications (GstCudaIntegralMeta, `attach-meta`). On audio, the
+ * statistics of the level element, in its messages.
+ *
+ * Without a usable GPU the element computes the same on the CPU
+ * (`backend=auto`, the default), or fails to start (`backend=cuda`).
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 -m videotestsrc ! video/x-raw,format=GRAY8 ! cudaprefixsum grid-columns=4 grid-rows=3 ! fakesink
+ * ]| Frame and region statistics as element messages.
+ * |[
+ * gst-launch-1.0 videotestsrc ! cudaprefixsum output=box-mean radius=40 ! videoconvert ! autovideosink
+ * ]| A box blur of radius 40 at the cost of radius 1.
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=GRAY8 ! cudaprefixsum output=adaptive-threshold radius=15 offset=4 ! videoconvert ! autovideosink
+ * ]| Adaptive threshold: white where a pixel is brighter than its
+ * neighbourhood.
+ * |[
+ * gst-launch-1.0 -m audiotestsrc ! audio/x-raw,format=F32LE,channels=2 ! cudaprefixsum interval=500000000 ! fakesink
+ * ]| Audio levels (rms, peak, decaying peak), as the level element posts
+ * them.
+ */
+
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -155,34 +187,94 @@ install_video_properties (GObjectClass * gobject_class)
    */
   gst_cuda_filter_base_class_install_enum (gobject_class, PROP_OUTPUT,
       "output", "Output", "passthrough, box-mean or adaptive-threshold",
-      gst_cuda_prefix_sum_output_get_type (), DEFAULT_OUTPUT, GST_PARAM_MUTABLE_READY);
+      gst_cuda_prefix_sum_output_get_type (), DEFAULT_OUTPUT,
+      GST_PARAM_MUTABLE_READY);
+
+  /**
+   * GstCudaPrefixSum:radius:
+   *
+   * The box of `box-mean` and `adaptive-threshold`: (2r+1) x (2r+1)
+   * pixels, clipped to the frame. Any radius costs the same.
+   */
   g_object_class_install_property (gobject_class, PROP_RADIUS,
       g_param_spec_int ("radius", "Radius",
           "Box radius r: windows of (2r+1) x (2r+1) pixels", 1,
           CF_BOX_MAX_RADIUS, DEFAULT_RADIUS, flags | GST_PARAM_CONTROLLABLE));
+
+  /**
+   * GstCudaPrefixSum:offset:
+   *
+   * `adaptive-threshold`: a sample becomes 255 where it exceeds its box
+   * mean minus `offset`, else 0; positive values keep more of a flat area.
+   */
   g_object_class_install_property (gobject_class, PROP_OFFSET,
       g_param_spec_double ("offset", "Offset",
           "adaptive-threshold: 255 where a sample exceeds its box mean "
           "minus offset", -65535.0, 65535.0, DEFAULT_OFFSET,
           flags | GST_PARAM_CONTROLLABLE));
+
+}
+
+/* Video: the statistics messages, their grid of regions, and the tables
+ * attached to the frames. */
+static void
+install_message_properties (GObjectClass * gobject_class)
+{
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+
+  /**
+   * GstCudaPrefixSum:interval:
+   *
+   * Video: the least running time between two statistics messages (1:
+   * every frame). Audio: the time each level message covers, as level's
+   * property of the same name. In nanoseconds.
+   */
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_uint64 ("interval", "Interval",
           "Video: least running time between two statistics messages (1: "
           "every frame); audio: the time each level message covers; in ns",
           1, G_MAXUINT64, DEFAULT_INTERVAL, flags));
+
+  /**
+   * GstCudaPrefixSum:post-messages:
+   *
+   * Post the statistics as element messages ("cudaprefixsum" for video,
+   * "level" for audio).
+   */
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post the statistics as element messages", DEFAULT_POST_MESSAGES,
           flags));
+
+  /**
+   * GstCudaPrefixSum:attach-meta:
+   *
+   * With `output=passthrough`, attach each frame's integral images (and
+   * of squares) to it as a GstCudaIntegralMeta, on the device when the
+   * frames are in CUDA memory. Changes in the NULL or READY state only.
+   */
   g_object_class_install_property (gobject_class, PROP_ATTACH_META,
       g_param_spec_boolean ("attach-meta", "Attach meta",
           "output=passthrough: attach the integral images "
           "(GstCudaIntegralMeta) to each frame", DEFAULT_ATTACH_META,
           flags | GST_PARAM_MUTABLE_READY));
+
+  /**
+   * GstCudaPrefixSum:grid-columns:
+   *
+   * Columns of the grid of regions whose means and variances the video
+   * messages carry; 0 (with `grid-rows` 0) for none.
+   */
   g_object_class_install_property (gobject_class, PROP_GRID_COLUMNS,
       g_param_spec_int ("grid-columns", "Grid columns",
           "Columns of the grid of regions whose means and variances the "
           "messages carry (0: no grid)", 0, MAX_GRID, DEFAULT_GRID, flags));
+
+  /**
+   * GstCudaPrefixSum:grid-rows:
+   *
+   * Rows of the grid of regions; 0 (with `grid-columns` 0) for none.
+   */
   g_object_class_install_property (gobject_class, PROP_GRID_ROWS,
       g_param_spec_int ("grid-rows", "Grid rows",
           "Rows of the grid of regions (0: no grid)", 0, MAX_GRID,
@@ -205,6 +297,13 @@ install_audio_properties (GObjectClass * gobject_class)
       g_param_spec_uint64 ("peak-ttl", "Peak TTL",
           "Audio: time the decaying peak holds before falling, in ns", 0,
           G_MAXUINT64, DEFAULT_PEAK_TTL, flags));
+
+  /**
+   * GstCudaPrefixSum:peak-falloff:
+   *
+   * Audio: how fast the decaying peak falls once `peak-ttl` has passed, in
+   * dB per second; as level's property of the same name.
+   */
   g_object_class_install_property (gobject_class, PROP_PEAK_FALLOFF,
       g_param_spec_double ("peak-falloff", "Peak falloff",
           "Audio: how fast the decaying peak falls, in dB per second", 0.0,
@@ -246,6 +345,7 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
   gobject_class->get_property = gst_cuda_prefix_sum_get_property;
 
   install_video_properties (gobject_class);
+  install_message_properties (gobject_class);
   install_audio_properties (gobject_class);
   install_algorithm_property (gobject_class);
 
