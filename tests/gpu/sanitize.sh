@@ -62,17 +62,16 @@ sanitize_one() {
   fi > "$out/$tool-$name.result"
 }
 
+# the pipelines as commands, beside the tests
+for p in "${pipelines[@]}"; do
+  tests+=("${p%%|*}|gst-launch-1.0 -q ${p#*|}")
+done
+
 rm -f "$out"/*.result
 for tool in "${tools[@]}"; do
-  for entry in "${tests[@]}" "${pipelines[@]/#/gst|}"; do
-    if [ "${entry%%|*}" = gst ]; then
-      entry=${entry#gst|}
-      command="gst-launch-1.0 -q ${entry#*|}"
-    else
-      command=${entry#*|}
-    fi
+  for entry in "${tests[@]}"; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    sanitize_one "$tool" "${entry%%|*}" "$command" &
+    sanitize_one "$tool" "${entry%%|*}" "${entry#*|}" &
     runs=$((runs + 1))
   done
 done
