@@ -39,17 +39,19 @@ static const struct
   const gchar *caps;
   const gchar *element;
   gsize size;                   /* of a buffer */
+  gint per_second_n, per_second_d;      /* buffers a second, a fraction */
 } runs[] = {
   {"cudaconv2d GRAY8 64x48", "video/x-raw,format=GRAY8,width=64,height=48,"
-        "framerate=30/1", "cudaconv2d preset=gaussian size=5", 64 * 48},
+        "framerate=30/1", "cudaconv2d preset=gaussian size=5", 64 * 48, 30, 1},
   {"cudaprefixsum NV12 64x48 grid", "video/x-raw,format=NV12,width=64,"
         "height=48,framerate=30/1", "cudaprefixsum grid-columns=2 "
-        "grid-rows=2 interval=1 post-messages=true", 64 * 48 * 3 / 2},
+        "grid-rows=2 interval=1 post-messages=true", 64 * 48 * 3 / 2, 30, 1},
   {"cudaprefixsum audio", "audio/x-raw,format=F32LE,channels=2,rate=48000,"
-        "layout=interleaved", "cudaprefixsum interval=10000000", 256 * 8},
+        "layout=interleaved", "cudaprefixsum interval=10000000", 256 * 8,
+      48000, 256},
   {"cudaconv1d F32 stereo 63 taps", "audio/x-raw,format=F32LE,channels=2,"
         "rate=48000,layout=interleaved", "cudaconv1d preset=low-pass taps=63",
-      256 * 8},
+      256 * 8, 48000, 256},
 };
 
 static gsize
@@ -86,6 +88,7 @@ slope (const gdouble * x, const gdouble * y, gint n)
 typedef struct
 {
   GstBuffer *buffers[4];
+  gint per_second_n, per_second_d;
   guint64 pushed, total;
   gint64 start, deadline;       /* monotonic time the feed stops at, or 0 */
   gdouble at[SAMPLES], rss[SAMPLES], device[SAMPLES];
@@ -116,8 +119,12 @@ need_data (GstAppSrc * src, guint length G_GNUC_UNUSED, gpointer user)
     f->samples++;
   }
   b = gst_buffer_copy (f->buffers[f->pushed % 4]);     /* shares the memory */
-  GST_BUFFER_PTS (b) = f->pushed * GST_SECOND / 30;
-  GST_BUFFER_DURATION (b) = GST_SECOND / 30;
+  /* timestamps that follow the content: an audio filter takes a jump for
+   * a discontinuity and drains */
+  GST_BUFFER_PTS (b) = gst_util_uint64_scale (f->pushed, GST_SECOND
+      * f->per_second_d, f->per_second_n);
+  GST_BUFFER_DURATION (b) = gst_util_uint64_scale (f->pushed + 1,
+      GST_SECOND * f->per_second_d, f->per_second_n) - GST_BUFFER_PTS (b);
   f->pushed++;
   gst_app_src_push_buffer (src, b);
 }
@@ -148,6 +155,8 @@ soak_start (Soak * k, guint r, guint64 n, const gchar * backend,
   k->pipe = gst_parse_launch (desc, NULL);
   k->bus = gst_element_get_bus (k->pipe);
   k->feed.total = n;
+  k->feed.per_second_n = runs[r].per_second_n;
+  k->feed.per_second_d = runs[r].per_second_d;
   k->feed.gpu = gpu;
   k->feed.deadline = deadline;
   k->feed.start = g_get_monotonic_time ();
