@@ -7,8 +7,9 @@ namespace cf1 {
 
 constexpr int BASIC_THREADS = 256;
 
+template <int CAP>
 __global__ void __launch_bounds__ (BASIC_THREADS)
-conv1d_basic_kernel (Signal s, const __grid_constant__ Taps t)
+conv1d_basic_kernel (Signal s, const __grid_constant__ Taps<CAP> t)
 {
   int n = blockIdx.x * BASIC_THREADS + threadIdx.x;
   int c = blockIdx.y;
@@ -25,11 +26,16 @@ conv1d_basic_kernel (Signal s, const __grid_constant__ Taps t)
 
 }  /* namespace cf1 */
 
+template <int CAP>
 int
-cf_conv1d_basic (const cf1::Signal & s, const cf1::Taps & t, int channels,
+cf_conv1d_basic (const cf1::Signal & s, const cf1::Taps<CAP> & t, int channels,
     cudaStream_t stream)
 {
   dim3 grid (cf1::div_up (s.frames, cf1::BASIC_THREADS), channels);
-  cf1::conv1d_basic_kernel<<<grid, cf1::BASIC_THREADS, 0, stream>>> (s, t);
+  cf1::conv1d_basic_kernel<CAP><<<grid, cf1::BASIC_THREADS, 0, stream>>> (s, t);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
+
+#define INSTANTIATE(CAP) template int cf_conv1d_basic<CAP> (const cf1::Signal &, \
+    const cf1::Taps<CAP> &, int, cudaStream_t);
+CF1_FOR_EACH_TAPS_CLASS (INSTANTIATE)

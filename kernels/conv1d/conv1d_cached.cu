@@ -8,8 +8,9 @@ namespace cf1 {
 
 constexpr int CACHED_OUT = 256;
 
+template <int CAP>
 __global__ void __launch_bounds__ (CACHED_OUT)
-conv1d_cached_kernel (Signal s, const __grid_constant__ Taps t)
+conv1d_cached_kernel (Signal s, const __grid_constant__ Taps<CAP> t)
 {
   __shared__ float own[CACHED_OUT];
   int n0 = blockIdx.x * CACHED_OUT, c = blockIdx.y, n = threadIdx.x;
@@ -33,11 +34,16 @@ conv1d_cached_kernel (Signal s, const __grid_constant__ Taps t)
 
 }  /* namespace cf1 */
 
+template <int CAP>
 int
-cf_conv1d_cached (const cf1::Signal & s, const cf1::Taps & t, int channels,
+cf_conv1d_cached (const cf1::Signal & s, const cf1::Taps<CAP> & t, int channels,
     cudaStream_t stream)
 {
   dim3 grid (cf1::div_up (s.frames, cf1::CACHED_OUT), channels);
-  cf1::conv1d_cached_kernel<<<grid, cf1::CACHED_OUT, 0, stream>>> (s, t);
+  cf1::conv1d_cached_kernel<CAP><<<grid, cf1::CACHED_OUT, 0, stream>>> (s, t);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
+
+#define INSTANTIATE(CAP) template int cf_conv1d_cached<CAP> (const cf1::Signal &, \
+    const cf1::Taps<CAP> &, int, cudaStream_t);
+CF1_FOR_EACH_TAPS_CLASS (INSTANTIATE)

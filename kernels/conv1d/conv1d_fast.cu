@@ -27,8 +27,9 @@ constexpr int FAST_OUT = FAST_THREADS * FAST_RUN;       /* outputs per block */
 /* Shared cell of sample i: one pad cell after every 8. */
 __host__ __device__ constexpr int pad8 (int i) { return i + (i >> 3); }
 
+template <int CAP>
 __global__ void __launch_bounds__ (FAST_THREADS)
-conv1d_fast_kernel (Signal s, const __grid_constant__ Taps t)
+conv1d_fast_kernel (Signal s, const __grid_constant__ Taps<CAP> t)
 {
   extern __shared__ float tile[];
   int n0 = blockIdx.x * FAST_OUT, c = blockIdx.y;
@@ -78,8 +79,9 @@ conv1d_fast_kernel (Signal s, const __grid_constant__ Taps t)
 
 }  /* namespace cf1 */
 
+template <int CAP>
 int
-cf_conv1d_fast (const cf1::Signal & s, const cf1::Taps & t, int channels,
+cf_conv1d_fast (const cf1::Signal & s, const cf1::Taps<CAP> & t, int channels,
     cudaStream_t stream)
 {
   int padded_taps = (t.taps + cf1::FAST_RUN - 1) / cf1::FAST_RUN
@@ -87,7 +89,11 @@ cf_conv1d_fast (const cf1::Signal & s, const cf1::Taps & t, int channels,
   size_t bytes = sizeof (float)
       * (cf1::pad8 (cf1::FAST_OUT + padded_taps - 1) + 1);
   dim3 grid (cf1::div_up (s.frames, cf1::FAST_OUT), channels);
-  cf1::conv1d_fast_kernel<<<grid, cf1::FAST_THREADS, bytes, stream>>> (s,
+  cf1::conv1d_fast_kernel<CAP><<<grid, cf1::FAST_THREADS, bytes, stream>>> (s,
       t);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
+
+#define INSTANTIATE(CAP) template int cf_conv1d_fast<CAP> (const cf1::Signal &, \
+    const cf1::Taps<CAP> &, int, cudaStream_t);
+CF1_FOR_EACH_TAPS_CLASS (INSTANTIATE)

@@ -9,8 +9,9 @@ namespace cf1 {
 
 constexpr int TILED_OUT = 256;  /* outputs per block, one per thread */
 
+template <int CAP>
 __global__ void __launch_bounds__ (TILED_OUT)
-conv1d_tiled_kernel (Signal s, const __grid_constant__ Taps t)
+conv1d_tiled_kernel (Signal s, const __grid_constant__ Taps<CAP> t)
 {
   extern __shared__ float tile[];
   int n0 = blockIdx.x * TILED_OUT, c = blockIdx.y;
@@ -36,12 +37,17 @@ conv1d_tiled_kernel (Signal s, const __grid_constant__ Taps t)
 
 }  /* namespace cf1 */
 
+template <int CAP>
 int
-cf_conv1d_tiled (const cf1::Signal & s, const cf1::Taps & t, int channels,
+cf_conv1d_tiled (const cf1::Signal & s, const cf1::Taps<CAP> & t, int channels,
     cudaStream_t stream)
 {
   size_t bytes = sizeof (float) * (cf1::TILED_OUT + t.taps - 1);
   dim3 grid (cf1::div_up (s.frames, cf1::TILED_OUT), channels);
-  cf1::conv1d_tiled_kernel<<<grid, cf1::TILED_OUT, bytes, stream>>> (s, t);
+  cf1::conv1d_tiled_kernel<CAP><<<grid, cf1::TILED_OUT, bytes, stream>>> (s, t);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
+
+#define INSTANTIATE(CAP) template int cf_conv1d_tiled<CAP> (const cf1::Signal &, \
+    const cf1::Taps<CAP> &, int, cudaStream_t);
+CF1_FOR_EACH_TAPS_CLASS (INSTANTIATE)

@@ -331,6 +331,10 @@ main (int argc, char **argv)
     {5, 3000, 1023, 1, 65536}, {1, 70000, 31, 0, 65536},
     {2, 2500, 2047, 0, 300}, {1, 1500, 4000, 0, 1500},
     {2, 2049, 4000, 1, 2049}, {1, 2100, CF_CONV1D_MAX_DIRECT_TAPS, 0, 700},
+    /* the edges of the kernel parameter's capacity classes (masks x taps
+     * of 256 and 2048, and one past) */
+    {1, 3000, 256, 0, 512}, {2, 3000, 128, 1, 999}, {2, 3000, 1024, 1, 600},
+    {1, 3000, 2049, 0, 900},
   };
   static const cf_conv1d_algorithm variants[] = { CF_CONV1D_AUTO,
     CF_CONV1D_BASIC, CF_CONV1D_TILED, CF_CONV1D_CACHED, CF_CONV1D_FAST
