@@ -903,7 +903,13 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
   gboolean mixing = dry1 != 0.0f || wet1 != 1.0f || self->dry_gain != 0.0f
       || self->wet_gain != 1.0f;
   float *x = b->stage + self->history;
+  size_t x_pitch = b->stage_pitch;
   int st = CF_OK;
+
+  /* with no dry signal to keep, the samples go straight where the filter
+   * reads them: one copy less on the GPU */
+  if (self->history == 0 && !mixing)
+    st = cf_fir_input (self->fir, frames, &x, &x_pitch);
 
   layout.format = GST_AUDIO_INFO_FORMAT (info) == GST_AUDIO_FORMAT_F64LE
       ? CF_AUDIO_F64 : GST_AUDIO_INFO_FORMAT (info) == GST_AUDIO_FORMAT_S16LE
@@ -927,12 +933,12 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
   }
   if (st == CF_OK)
     st = cuda ? cf_audio_to_float_cuda (&layout, b->raw_in, frames, x,
-        b->stage_pitch, stream) : cf_audio_to_float_cpu (&layout, b->raw_in,
-        frames, x, b->stage_pitch);
+        x_pitch, stream) : cf_audio_to_float_cpu (&layout, b->raw_in,
+        frames, x, x_pitch);
 
   /* 2. filter; 3. mix with the input delayed by the latency */
   if (st == CF_OK)
-    st = cf_fir_process (self->fir, x, b->stage_pitch, b->wet, b->wet_pitch,
+    st = cf_fir_process (self->fir, x, x_pitch, b->wet, b->wet_pitch,
         frames);
   if (st == CF_OK && mixing) {
     const float *dry = x - self->latency;

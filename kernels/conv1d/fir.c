@@ -22,9 +22,12 @@ struct cf_fir
   cf_fir_backend *be;
   float *taps;                  /* host copy, masks x taps */
 
-  /* direct path: taps - 1 frames of history, then the new frames */
+  /* direct path: a window sliding along a longer buffer, the taps - 1
+   * frames of history at history_start, the new frames after them; the
+   * history goes back to the front only when the window reaches the end */
   float *history;
   size_t history_pitch;
+  size_t history_start;
 
   /* FFT path */
   cf_fir_layout l;
@@ -178,7 +181,11 @@ open_direct (cf_fir * f)
 
   if (st != CF_OK)
     return st;
-  f->history_pitch = f->cfg.mask.taps - 1 + f->cfg.max_frames;
+  /* room for several calls before a move, and enough that the move back
+   * to the front never overlaps: it happens with history_start beyond
+   * pitch - (taps - 1) - max_frames >= taps - 1 */
+  f->history_pitch = 2 * ((size_t) f->cfg.mask.taps - 1)
+      + 4 * (size_t) f->cfg.max_frames;
   return alloc_zero (f, (void **) &f->history,
       sizeof (float) * c * f->history_pitch);
 }
@@ -252,9 +259,11 @@ cf_fir_reset (cf_fir * f)
   size_t c = f->cfg.channels;
   int st;
 
-  if (f->cfg.path == CF_FIR_DIRECT)
+  if (f->cfg.path == CF_FIR_DIRECT) {
+    f->history_start = 0;
     return f->ops->zero (f->be, f->history,
         sizeof (float) * c * f->history_pitch);
+  }
   f->block_index = 0;
   f->partial = 0;
   st = f->ops->zero (f->be, f->stage, sizeof (float) * c * f->stage_pitch);
@@ -277,7 +286,7 @@ cf_fir_recent (const cf_fir * f, float *dst, size_t dst_pitch, int frames)
     return CF_ERR_INVALID;
   if (f->cfg.path == CF_FIR_DIRECT) {
     held = f->cfg.mask.taps - 1;
-    src = f->history;
+    src = f->history + f->history_start;
     pitch = f->history_pitch;
   } else {
     /* one block exactly, wherever the stream stands in it, so that what a
@@ -293,6 +302,22 @@ cf_fir_recent (const cf_fir * f, float *dst, size_t dst_pitch, int frames)
   return st == CF_OK ? frames : st;
 }
 
+/* Makes room for n new frames after the direct path's history. */
+static int
+direct_room (cf_fir * f, int n)
+{
+  size_t hist = (size_t) f->cfg.mask.taps - 1, hp = f->history_pitch;
+  int st;
+
+  if (f->history_start + hist + (size_t) n <= hp)
+    return CF_OK;
+  st = f->ops->move (f->be, f->history, hp * 4, f->history
+      + f->history_start, hp * 4, hist * 4, f->cfg.channels);
+  if (st == CF_OK)
+    f->history_start = 0;
+  return st;
+}
+
 static int
 process_direct (cf_fir * f, const float *x, size_t x_pitch, float *y,
     size_t y_pitch, int n)
@@ -300,17 +325,39 @@ process_direct (cf_fir * f, const float *x, size_t x_pitch, float *y,
   const cf_fir_ops *o = f->ops;
   int hist = f->cfg.mask.taps - 1, c = f->cfg.channels;
   size_t hp = f->history_pitch;
+  float *window;
   int st;
 
-  st = o->move (f->be, f->history + hist, hp * 4, x, x_pitch * 4,
-      (size_t) n * 4, c);
+  st = direct_room (f, n);
+  window = f->history + f->history_start;
+  /* the frames are in place when the caller wrote them at cf_fir_input */
+  if (st == CF_OK && x != window + hist)
+    st = o->move (f->be, window + hist, hp * 4, x, x_pitch * 4,
+        (size_t) n * 4, c);
   if (st == CF_OK)
-    st = o->direct (f->be, f->cfg.direct, &f->cfg.mask, c, f->history, hp,
+    st = o->direct (f->be, f->cfg.direct, &f->cfg.mask, c, window, hp,
         y, y_pitch, n);
   /* the last taps - 1 frames become the history */
-  if (st == CF_OK && hist > 0)
-    st = o->move (f->be, f->history, hp * 4, f->history + n, hp * 4,
-        (size_t) hist * 4, c);
+  if (st == CF_OK)
+    f->history_start += (size_t) n;
+  return st;
+}
+
+int
+cf_fir_input (cf_fir * f, int frames, float **x, size_t *pitch)
+{
+  int st;
+
+  if (!f || !x || !pitch || frames < 1 || frames > f->cfg.max_frames)
+    return CF_ERR_INVALID;
+  if (f->cfg.path == CF_FIR_FFT) {
+    *pitch = f->stage_pitch;
+    *x = f->stage + f->l.block + f->partial;
+    return CF_OK;
+  }
+  st = direct_room (f, frames);
+  *pitch = f->history_pitch;
+  *x = f->history + f->history_start + f->cfg.mask.taps - 1;
   return st;
 }
 
@@ -327,9 +374,10 @@ fft_steps (cf_fir * f, const float *x, size_t x_pitch, float *y,
   float scale = 1.0f / (2.0f * b);
   int st;
 
-  /* new frames after the partial block; the head partition, direct */
-  st = o->move (f->be, f->stage + b + j, sp * 4, x, x_pitch * 4,
-      (size_t) n * 4, c);
+  /* new frames after the partial block (unless written there through
+   * cf_fir_input); the head partition, direct */
+  st = x == f->stage + b + j ? CF_OK : o->move (f->be, f->stage + b + j,
+      sp * 4, x, x_pitch * 4, (size_t) n * 4, c);
   if (st == CF_OK)
     st = o->direct (f->be, f->cfg.direct, &f->head, c,
         f->stage + b + j - (f->head.taps - 1), sp, y, y_pitch, n);

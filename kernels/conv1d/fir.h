@@ -69,6 +69,14 @@ void cf_fir_free (cf_fir * fir);
 int cf_fir_process (cf_fir * fir, const float *x, size_t x_pitch, float *y,
     size_t y_pitch, int frames);
 
+/* Where the next call's `frames` new frames (1 to max_frames) may be
+ * written in place: *x, channel c at *x + c * *pitch (memory of the
+ * filter's kind). cf_fir_process given that pointer, the same `frames` and
+ * *pitch reads them there instead of copying them in. Valid until the next
+ * call on the filter; on a CUDA filter it may queue a move of the history
+ * first (whose status it returns). */
+int cf_fir_input (cf_fir * fir, int frames, float **x, size_t *pitch);
+
 /* Copies the most recent input frames the filter holds (up to `frames`,
  * the oldest first) to dst (channel c at dst + c * dst_pitch, memory of the
  * filter's kind): a new filter fed with them continues the stream. Returns
