@@ -37,6 +37,15 @@ rows_kernel (const uint8_t * in, cf_integral_layout l, uint8_t * sum,
 {
   const int lane = threadIdx.x & 31;
   const int y = blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / 32;
+
+  /* row 0 of the tables is zeros: the first warp writes it (no launch of
+   * its own) */
+  if (blockIdx.x == 0 && threadIdx.x < 32)
+    for (int x = lane; x <= l.width; x += 32) {
+      ((SUM *) sum)[x] = 0;
+      if (squares)
+        ((SQ *) squares)[x] = 0;
+    }
   if (y >= l.height)
     return;                     /* the whole warp */
   const IN *src = (const IN *) (in + (size_t) y * l.in_pitch);
@@ -73,10 +82,10 @@ rows_kernel (const uint8_t * in, cf_integral_layout l, uint8_t * sum,
  * segment ty of column x, the segment totals are scanned down the column,
  * and each segment is swept again from its offset. */
 template <typename S>
-__global__ void
-columns_kernel (uint8_t * table, size_t pitch, int width, int height)
+__device__ void
+columns_in_place (uint8_t * table, size_t pitch, int width, int height,
+    S (*totals)[COLUMNS + 1])
 {
-  __shared__ S totals[SEGMENTS][COLUMNS + 1];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int x = blockIdx.x * COLUMNS + tx + 1;
   const int seg = (height + SEGMENTS - 1) / SEGMENTS;
@@ -110,31 +119,39 @@ columns_kernel (uint8_t * table, size_t pitch, int width, int height)
   }
 }
 
+/* The columns of the sums (blockIdx.y 0) and of the squares (blockIdx.y
+ * 1, when there are any) in one launch. */
+template <typename SUM, typename SQ>
+__global__ void
+columns_kernel (uint8_t * sum, size_t sum_pitch, uint8_t * squares,
+    size_t squares_pitch, int width, int height)
+{
+  constexpr size_t cell = sizeof (SUM) > sizeof (SQ) ? sizeof (SUM)
+      : sizeof (SQ);
+  __shared__ alignas (8) unsigned char raw[SEGMENTS * (COLUMNS + 1) * cell];
+
+  if (blockIdx.y == 0)
+    columns_in_place<SUM> (sum, sum_pitch, width, height,
+        (SUM (*)[COLUMNS + 1]) raw);
+  else
+    columns_in_place<SQ> (squares, squares_pitch, width, height,
+        (SQ (*)[COLUMNS + 1]) raw);
+}
+
 template <typename IN, typename SUM, typename SQ>
 static cudaError_t
 run (const cf_integral_layout * l, const void *in, void *sum, void *squares,
     cudaStream_t stream)
 {
   dim3 rows_grid ((l->height + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK);
-  dim3 cols_grid ((l->width + COLUMNS - 1) / COLUMNS);
+  dim3 cols_grid ((l->width + COLUMNS - 1) / COLUMNS, squares ? 2 : 1);
   dim3 cols_block (COLUMNS, SEGMENTS);
-  cudaError_t err;
 
-  /* row 0: zeros */
-  err = cudaMemsetAsync (sum, 0, ((size_t) l->width + 1) * sizeof (SUM),
-      stream);
-  if (err == cudaSuccess && squares)
-    err = cudaMemsetAsync (squares, 0, ((size_t) l->width + 1) * sizeof (SQ),
-        stream);
-  if (err != cudaSuccess)
-    return err;
   rows_kernel<IN, SUM, SQ><<<rows_grid, ROWS_PER_BLOCK * 32, 0, stream>>> (
       (const uint8_t *) in, *l, (uint8_t *) sum, (uint8_t *) squares);
-  columns_kernel<SUM><<<cols_grid, cols_block, 0, stream>>> ((uint8_t *) sum,
-      l->sum_pitch, l->width, l->height);
-  if (squares)
-    columns_kernel<SQ><<<cols_grid, cols_block, 0, stream>>> (
-        (uint8_t *) squares, l->squares_pitch, l->width, l->height);
+  columns_kernel<SUM, SQ><<<cols_grid, cols_block, 0, stream>>> (
+      (uint8_t *) sum, l->sum_pitch, (uint8_t *) squares, l->squares_pitch,
+      l->width, l->height);
   return (cudaError_t) cf_fault_check (CF_FAULT_LAUNCH, cudaGetLastError ());
 }
 
@@ -193,8 +210,8 @@ table_with_scan (const cf_integral_layout * l, cf_scan_algorithm a,
     return st;
   rebase_kernel<S><<<grid_out, 256, 0, stream>>> (flat, l->width, table,
       pitch);
-  columns_kernel<S><<<cols_grid, cols_block, 0, stream>>> (table, pitch,
-      l->width, l->height);
+  columns_kernel<S, S><<<cols_grid, cols_block, 0, stream>>> (table, pitch,
+      nullptr, 0, l->width, l->height);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 
