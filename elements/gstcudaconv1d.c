@@ -773,43 +773,64 @@ prime_filter (GstCudaConv1d * self, cf_fir * old, cf_fir * fir, gint taps)
       "priming the filter");
 }
 
-/* (Re)builds the mask from the settings and a filter for it. A filter
- * already running hands over its input history, so a mask change applies
- * at this buffer with no glitch beyond the new filter's own start. */
+/* The taps the properties describe, read under the lock and built outside
+ * it, and the algorithm asked for. FALSE after posting an error. */
 static gboolean
-apply_settings (GstCudaConv1d * self, gint typical_frames)
+build_taps (GstCudaConv1d * self, GstCudaConv1dTaps * taps,
+    GstCudaConv1dAlgorithm * algorithm)
 {
   GstCudaConv1dSettings s;
-  GstCudaConv1dAlgorithm algorithm;
-  GstCudaConv1dTaps taps;
-  cf_fir_config cfg = { 0 };
-  gint channels = GST_AUDIO_INFO_CHANNELS (&self->info);
   gchar *error = NULL, *note = NULL;
-  cf_fir *fir;
-  int st;
+  gboolean ok;
 
   GST_OBJECT_LOCK (self);
   s = self->settings;
   s.kernel = g_strdup (s.kernel);
   gst_cuda_impulse_copy (&s.impulse, &self->settings.impulse);
-  algorithm = self->algorithm;
+  *algorithm = self->algorithm;
   self->rebuild = FALSE;
   GST_OBJECT_UNLOCK (self);
 
-  if (!gst_cuda_conv1d_build (&s, GST_AUDIO_INFO_RATE (&self->info),
-          channels, &taps, &error, &note))
-    goto invalid;
+  ok = gst_cuda_conv1d_build (&s, GST_AUDIO_INFO_RATE (&self->info),
+      GST_AUDIO_INFO_CHANNELS (&self->info), taps, &error, &note);
   if (note)
     GST_INFO_OBJECT (self, "%s", note);
-  if (self->latency >= (guint64) taps.taps && self->latency > 0) {
+  if (ok && self->latency >= (guint64) taps->taps && self->latency > 0) {
     error = g_strdup_printf ("latency=%" G_GUINT64_FORMAT " is not shorter "
-        "than the mask (%d taps)", self->latency, taps.taps);
-    goto invalid;
+        "than the mask (%d taps)", self->latency, taps->taps);
+    ok = FALSE;
   }
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Invalid mask: %s.", error),
+        (NULL));
+    gst_cuda_conv1d_taps_clear (taps);
+  }
+  g_free (error);
+  g_free (note);
+  g_free (s.kernel);
+  gst_cuda_impulse_clear (&s.impulse);
+  return ok;
+}
+
+/* (Re)builds the mask from the settings and a filter for it. A filter
+ * already running hands over its input history, so a mask change applies
+ * at this buffer with no glitch beyond the new filter's own start. FALSE
+ * after posting an error. */
+static gboolean
+apply_settings (GstCudaConv1d * self, gint typical_frames)
+{
+  GstCudaConv1dAlgorithm algorithm;
+  GstCudaConv1dTaps taps;
+  cf_fir_config cfg = { 0 };
+  cf_fir *fir;
+  int st;
+
+  if (!build_taps (self, &taps, &algorithm))
+    return FALSE;
   gst_cuda_conv1d_taps_clear (&self->taps);
   self->taps = taps;
 
-  cfg.channels = channels;
+  cfg.channels = GST_AUDIO_INFO_CHANNELS (&self->info);
   cfg.mask.taps = taps.taps;
   cfg.mask.masks = taps.masks;
   cfg.mask.h = taps.h;
@@ -824,15 +845,15 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
     self->history = (gint) self->latency;
     self->chunk = MAX (MIN_CHUNK, self->history);
     if (!alloc_buffers (self))
-      goto failed;
+      return FALSE;
   }
   cfg.max_frames = self->chunk;
   st = cf_fir_new (&fir, &cfg);
   if (!GST_CUDA_FILTER_CHECK (self, st, "creating the filter"))
-    goto failed;
+    return FALSE;
   if (self->fir && !prime_filter (self, self->fir, fir, taps.taps)) {
     cf_fir_free (fir);
-    goto failed;
+    return FALSE;
   }
   if (self->fir)
     cf_fir_free (self->fir);
@@ -843,22 +864,7 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
   GST_INFO_OBJECT (self, "%d taps x %d masks, %s path%s (block %d)",
       taps.taps, taps.masks, cfg.path == CF_FIR_FFT ? "FFT" : "direct",
       cfg.cuda ? " on the GPU" : " on the CPU", cf_fir_block (fir));
-  g_free (s.kernel);
-  gst_cuda_impulse_clear (&s.impulse);
-  g_free (note);
   return TRUE;
-
-  /* ERRORS */
-invalid:
-  GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Invalid mask: %s.", error),
-      (NULL));
-  gst_cuda_conv1d_taps_clear (&taps);
-failed:
-  g_free (error);
-  g_free (note);
-  g_free (s.kernel);
-  gst_cuda_impulse_clear (&s.impulse);
-  return FALSE;
 }
 
 static void
@@ -881,45 +887,40 @@ reset_stream (GstCudaConv1d * self)
 
 /* ---- filtering ---------------------------------------------------------------- */
 
-/* One chunk of `frames` frames: samples from `in` (planes, or one
- * interleaved run), filtered, mixed, and the last `frames - drop` written to
- * `out` at frame `out_at`. `in` NULL filters silence (the tail). */
-static gboolean
-filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
-    gpointer * out, gint out_at, gfloat dry1, gfloat wet1)
+/* The negotiated samples as the conversion kernels see them. */
+static cf_audio_layout
+audio_layout (GstCudaConv1d * self)
+{
+  GstAudioInfo *info = &self->info;
+  GstAudioFormat format = GST_AUDIO_INFO_FORMAT (info);
+  cf_audio_layout layout;
+
+  layout.format = format == GST_AUDIO_FORMAT_F64LE ? CF_AUDIO_F64
+      : format == GST_AUDIO_FORMAT_S16LE ? CF_AUDIO_S16
+      : format == GST_AUDIO_FORMAT_S32LE ? CF_AUDIO_S32 : CF_AUDIO_F32;
+  layout.channels = GST_AUDIO_INFO_CHANNELS (info);
+  layout.interleaved = GST_AUDIO_INFO_LAYOUT (info)
+      != GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  layout.plane_pitch = self->chunk;
+  return layout;
+}
+
+/* Step 1: `frames` samples from `in` (planes, or one interleaved run; NULL:
+ * silence) into x as float. */
+static int
+samples_in (GstCudaConv1d * self, gpointer * in, gint frames, float *x,
+    size_t x_pitch)
 {
   GstCudaConv1dBuffers *b = &self->buf;
-  GstAudioInfo *info = &self->info;
-  gint channels = GST_AUDIO_INFO_CHANNELS (info);
-  gboolean planar = GST_AUDIO_INFO_LAYOUT (info)
-      == GST_AUDIO_LAYOUT_NON_INTERLEAVED;
-  gsize bps = GST_AUDIO_INFO_BPS (info), bpf = GST_AUDIO_INFO_BPF (info);
+  cf_audio_layout layout = audio_layout (self);
+  gsize bps = GST_AUDIO_INFO_BPS (&self->info);
+  gsize bpf = GST_AUDIO_INFO_BPF (&self->info);
+  gsize run = frames * (layout.interleaved ? bpf : bps);
+  gint n_planes = layout.interleaved ? 1 : layout.channels;
   gboolean cuda = uses_cuda (self);
   cf_stream stream = stream_of (self);
-  cf_audio_layout layout;
-  gint n_planes = planar ? channels : 1, kept = frames - drop;
-  gsize run = planar ? frames * bps : frames * bpf;
-  gsize out_run = planar ? kept * bps : kept * bpf;
-  gboolean mixing = dry1 != 0.0f || wet1 != 1.0f || self->dry_gain != 0.0f
-      || self->wet_gain != 1.0f;
-  float *x = b->stage + self->history;
-  size_t x_pitch = b->stage_pitch;
   int st = CF_OK;
 
-  /* with no dry signal to keep, the samples go straight where the filter
-   * reads them: one copy less on the GPU */
-  if (self->history == 0 && !mixing)
-    st = cf_fir_input (self->fir, frames, &x, &x_pitch);
-
-  layout.format = GST_AUDIO_INFO_FORMAT (info) == GST_AUDIO_FORMAT_F64LE
-      ? CF_AUDIO_F64 : GST_AUDIO_INFO_FORMAT (info) == GST_AUDIO_FORMAT_S16LE
-      ? CF_AUDIO_S16 : GST_AUDIO_INFO_FORMAT (info) == GST_AUDIO_FORMAT_S32LE
-      ? CF_AUDIO_S32 : CF_AUDIO_F32;
-  layout.channels = channels;
-  layout.interleaved = !planar;
-  layout.plane_pitch = self->chunk;
-
-  /* 1. samples in, as float, after the history */
   for (gint p = 0; p < n_planes && st == CF_OK; p++) {
     guint8 *dst = (guint8 *) b->raw_in + p * self->chunk * bps;
     if (!in)
@@ -935,6 +936,93 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
     st = cuda ? cf_audio_to_float_cuda (&layout, b->raw_in, frames, x,
         x_pitch, stream) : cf_audio_to_float_cpu (&layout, b->raw_in,
         frames, x, x_pitch);
+  return st;
+}
+
+/* Step 4: `kept` filtered frames, from frame `drop` of the wet signal, to
+ * `out` at frame `out_at`. */
+static int
+samples_out (GstCudaConv1d * self, gint drop, gint kept, gpointer * out,
+    gint out_at)
+{
+  GstCudaConv1dBuffers *b = &self->buf;
+  cf_audio_layout layout = audio_layout (self);
+  gsize bps = GST_AUDIO_INFO_BPS (&self->info);
+  gsize bpf = GST_AUDIO_INFO_BPF (&self->info);
+  gsize step = layout.interleaved ? bpf : bps;
+  gint n_planes = layout.interleaved ? 1 : layout.channels;
+  gboolean cuda = uses_cuda (self);
+  cf_stream stream = stream_of (self);
+  int st;
+
+  st = cuda ? cf_audio_from_float_cuda (&layout, b->wet + drop,
+      b->wet_pitch, kept, b->raw_out, stream)
+      : cf_audio_from_float_cpu (&layout, b->wet + drop, b->wet_pitch, kept,
+      b->raw_out);
+  for (gint p = 0; p < n_planes && st == CF_OK; p++) {
+    const guint8 *src = (const guint8 *) b->raw_out + p * self->chunk * bps;
+    guint8 *dst = (guint8 *) out[p] + out_at * step;
+    if (cuda)
+      st = cf_gpu_copy_2d (dst, kept * step, src, kept * step, kept * step,
+          1, CF_COPY_DEVICE_TO_HOST, stream);
+    else
+      memcpy (dst, src, kept * step);
+  }
+  return st;
+}
+
+/* Step 5: the last `history` input frames move to the front of the
+ * stage, for the dry signal of the next chunk. */
+static int
+keep_history (GstCudaConv1d * self, gint frames)
+{
+  GstCudaConv1dBuffers *b = &self->buf;
+  gint channels = GST_AUDIO_INFO_CHANNELS (&self->info);
+  gsize row = sizeof (gfloat) * self->history;
+  int st;
+
+  if (!uses_cuda (self)) {
+    for (gint c = 0; c < channels; c++)
+      memmove (b->stage + c * b->stage_pitch,
+          b->stage + c * b->stage_pitch + frames, row);
+    return CF_OK;
+  }
+  /* through the wet buffer: the regions may overlap */
+  st = cf_gpu_copy_2d (b->wet, b->wet_pitch * 4, b->stage + frames,
+      b->stage_pitch * 4, row, channels, CF_COPY_DEVICE_TO_DEVICE,
+      stream_of (self));
+  if (st == CF_OK)
+    st = cf_gpu_copy_2d (b->stage, b->stage_pitch * 4, b->wet,
+        b->wet_pitch * 4, row, channels, CF_COPY_DEVICE_TO_DEVICE,
+        stream_of (self));
+  return st;
+}
+
+/* One chunk of `frames` frames: samples from `in` (planes, or one
+ * interleaved run), filtered, mixed, and the last `frames - drop` written to
+ * `out` at frame `out_at`. `in` NULL filters silence (the tail). */
+static gboolean
+filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
+    gpointer * out, gint out_at, gfloat dry1, gfloat wet1)
+{
+  GstCudaConv1dBuffers *b = &self->buf;
+  gint channels = GST_AUDIO_INFO_CHANNELS (&self->info);
+  gboolean cuda = uses_cuda (self);
+  cf_stream stream = stream_of (self);
+  gint kept = frames - drop;
+  gboolean mixing = dry1 != 0.0f || wet1 != 1.0f || self->dry_gain != 0.0f
+      || self->wet_gain != 1.0f;
+  float *x = b->stage + self->history;
+  size_t x_pitch = b->stage_pitch;
+  int st = CF_OK;
+
+  /* 1. samples in, as float: after the history kept for the dry signal,
+   * or, with none to keep, straight where the filter reads them (one
+   * device copy less) */
+  if (self->history == 0 && !mixing)
+    st = cf_fir_input (self->fir, frames, &x, &x_pitch);
+  if (st == CF_OK)
+    st = samples_in (self, in, frames, x, x_pitch);
 
   /* 2. filter; 3. mix with the input delayed by the latency */
   if (st == CF_OK)
@@ -951,41 +1039,11 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
   self->dry_gain = dry1;
   self->wet_gain = wet1;
 
-  /* 4. samples out, past the dropped ones */
-  layout.plane_pitch = self->chunk;
+  /* 4. samples out, past the dropped ones; 5. history for the next */
   if (st == CF_OK && kept > 0)
-    st = cuda ? cf_audio_from_float_cuda (&layout, b->wet + drop,
-        b->wet_pitch, kept, b->raw_out, stream)
-        : cf_audio_from_float_cpu (&layout, b->wet + drop, b->wet_pitch, kept,
-        b->raw_out);
-  for (gint p = 0; p < n_planes && st == CF_OK && kept > 0; p++) {
-    const guint8 *src = (const guint8 *) b->raw_out + p * self->chunk * bps;
-    guint8 *dst = (guint8 *) out[p] + out_at * (planar ? bps : bpf);
-    if (cuda)
-      st = cf_gpu_copy_2d (dst, out_run, src, out_run, out_run, 1,
-          CF_COPY_DEVICE_TO_HOST, stream);
-    else
-      memcpy (dst, src, out_run);
-  }
-
-  /* 5. the last `history` input frames move to the front */
-  if (st == CF_OK && self->history > 0) {
-    gsize row = sizeof (gfloat) * self->history;
-    if (cuda) {
-      /* through the wet buffer: the regions may overlap */
-      st = cf_gpu_copy_2d (b->wet, b->wet_pitch * 4, b->stage + frames,
-          b->stage_pitch * 4, row, channels, CF_COPY_DEVICE_TO_DEVICE,
-          stream);
-      if (st == CF_OK)
-        st = cf_gpu_copy_2d (b->stage, b->stage_pitch * 4, b->wet,
-            b->wet_pitch * 4, row, channels, CF_COPY_DEVICE_TO_DEVICE,
-            stream);
-    } else {
-      for (gint c = 0; c < channels; c++)
-        memmove (b->stage + c * b->stage_pitch,
-            b->stage + c * b->stage_pitch + frames, row);
-    }
-  }
+    st = samples_out (self, drop, kept, out, out_at);
+  if (st == CF_OK && self->history > 0)
+    st = keep_history (self, frames);
   if (st == CF_OK && cuda)
     st = cf_gpu_stream_sync (stream);
   return GST_CUDA_FILTER_CHECK (self, st, "filtering audio");

@@ -813,6 +813,45 @@ copy_plane_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
       "copying a plane");
 }
 
+/* Where filtered plane `p` is read and written on the device, and what
+ * goes through the scratch planes for a side in host memory. */
+static void
+plan_plane (GstCudaConv2d * self, const GstVideoFrame * in,
+    gboolean in_on_device, GstVideoFrame * out, gboolean out_on_device,
+    guint p, PlaneJob * job, GstCudaPlaneCopy * copy)
+{
+  memset (copy, 0, sizeof (*copy));
+  job->plan = self->plan;
+  job->algorithm = self->frame_algorithm;
+  describe_plane (&in->info, p, &job->format);
+  job->fell_back = FALSE;
+  if (in_on_device) {
+    job->d_src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
+    job->src_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
+  } else {
+    job->d_src = (guint8 *) self->d_src.ptr + self->d_offset[p];
+    job->src_pitch = self->d_pitch[p];
+    copy->src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
+    copy->src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
+  }
+  if (out_on_device) {
+    job->d_dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+    job->dst_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+  } else {
+    job->d_dst = (guint8 *) self->d_dst.ptr + self->d_offset[p];
+    job->dst_pitch = self->d_pitch[p];
+    copy->dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+    copy->dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+  }
+  copy->d_src = (guint8 *) job->d_src;
+  copy->d_dst = job->d_dst;
+  copy->d_src_stride = job->src_pitch;
+  copy->d_dst_stride = job->dst_pitch;
+  copy->row_bytes = job->format.width
+      * cf_plane_format_pixel_bytes (&job->format);
+  copy->height = job->format.height;
+}
+
 /* Frames in host memory go through the scratch planes in strips; frames in
  * CUDA memory are read or written where they are. */
 static GstFlowReturn
@@ -834,39 +873,11 @@ process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
    * others */
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
     PlaneJob job;
-    GstCudaPlaneCopy copy = { 0 };
+    GstCudaPlaneCopy copy;
 
     if (!plane_filtered (p, self->frame_planes))
       continue;
-    job.plan = self->plan;
-    job.algorithm = self->frame_algorithm;
-    describe_plane (&in->info, p, &job.format);
-    job.fell_back = FALSE;
-    if (in_on_device) {
-      job.d_src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
-      job.src_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
-    } else {
-      job.d_src = (guint8 *) self->d_src.ptr + self->d_offset[p];
-      job.src_pitch = self->d_pitch[p];
-      copy.src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
-      copy.src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
-    }
-    if (out_on_device) {
-      job.d_dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
-      job.dst_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
-    } else {
-      job.d_dst = (guint8 *) self->d_dst.ptr + self->d_offset[p];
-      job.dst_pitch = self->d_pitch[p];
-      copy.dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
-      copy.dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
-    }
-    copy.d_src = (guint8 *) job.d_src;
-    copy.d_dst = job.d_dst;
-    copy.d_src_stride = job.src_pitch;
-    copy.d_dst_stride = job.dst_pitch;
-    copy.row_bytes = job.format.width
-        * cf_plane_format_pixel_bytes (&job.format);
-    copy.height = job.format.height;
+    plan_plane (self, in, in_on_device, out, out_on_device, p, &job, &copy);
     if (!GST_CUDA_FILTER_CHECK (self, gst_cuda_strips_enqueue (&self->strips,
                 streams, &copy, compute_strip, last_read_row, &job),
             "filtering a plane"))

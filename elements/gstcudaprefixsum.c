@@ -421,6 +421,24 @@ grid_error (GstCudaPrefixSum * self, gint columns, gint rows)
   return NULL;
 }
 
+/* One side of the grid; why it was refused, or NULL. Called with the
+ * object lock. */
+static gchar *
+set_grid_side (GstCudaPrefixSum * self, guint prop_id, gint value)
+{
+  gint columns = prop_id == PROP_GRID_COLUMNS ? value : self->grid_columns;
+  gint rows = prop_id == PROP_GRID_ROWS ? value : self->grid_rows;
+  /* while frames flow a grid that cannot fit is refused; a grid half set
+   * (one side 0) is taken as none until the other comes */
+  gchar *refused = columns && rows ? grid_error (self, columns, rows) : NULL;
+
+  if (!refused) {
+    self->grid_columns = columns;
+    self->grid_rows = rows;
+  }
+  return refused;
+}
+
 static void
 gst_cuda_prefix_sum_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -463,20 +481,9 @@ gst_cuda_prefix_sum_set_property (GObject * object, guint prop_id,
       self->post_messages = g_value_get_boolean (value);
       break;
     case PROP_GRID_COLUMNS:
-    case PROP_GRID_ROWS:{
-      gint columns = prop_id == PROP_GRID_COLUMNS ? g_value_get_int (value)
-          : self->grid_columns;
-      gint rows = prop_id == PROP_GRID_ROWS ? g_value_get_int (value)
-          : self->grid_rows;
-      /* while frames flow a grid that cannot fit is refused; a grid
-       * half set (one side 0) is taken as none until the other comes */
-      refused = columns && rows ? grid_error (self, columns, rows) : NULL;
-      if (!refused) {
-        self->grid_columns = columns;
-        self->grid_rows = rows;
-      }
+    case PROP_GRID_ROWS:
+      refused = set_grid_side (self, prop_id, g_value_get_int (value));
       break;
-    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -775,6 +782,40 @@ set_array (GstStructure * s, const gchar * name, GValueArray * a)
   gst_structure_take_value (s, name, &v);
 }
 
+/* The grid's means and variances, cell by cell (rows of cells, channels
+ * within a cell), read from the host tables. */
+static void
+add_grid (GstCudaPrefixSum * self, GstStructure * msg,
+    const GstCudaIntegralMeta * tables, const Settings * s)
+{
+  gint w = GST_VIDEO_INFO_WIDTH (&self->info);
+  gint h = GST_VIDEO_INFO_HEIGHT (&self->info);
+  GValueArray *gm, *gv;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  gm = g_value_array_new (s->columns * s->rows * self->n_channels);
+  gv = g_value_array_new (s->columns * s->rows * self->n_channels);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+  for (gint gy = 0; gy < s->rows; gy++)
+    for (gint gx = 0; gx < s->columns; gx++) {
+      guint x0 = (guint) ((gint64) gx * w / s->columns);
+      guint x1 = (guint) ((gint64) (gx + 1) * w / s->columns);
+      guint y0 = (guint) ((gint64) gy * h / s->rows);
+      guint y1 = (guint) ((gint64) (gy + 1) * h / s->rows);
+      for (guint c = 0; c < self->n_channels; c++) {
+        gdouble m = 0, v = 0;
+        gst_cuda_integral_meta_rect (tables, c, x0, y0, x1 - x0, y1 - y0,
+            NULL, &m, &v);
+        append_double (gm, m);
+        append_double (gv, v);
+      }
+    }
+  gst_structure_set (msg, "grid-columns", G_TYPE_INT, s->columns,
+      "grid-rows", G_TYPE_INT, s->rows, NULL);
+  set_array (msg, "grid-mean", gm);
+  set_array (msg, "grid-variance", gv);
+}
+
 /* The element message of one frame; `tables` (a meta laid out over the
  * host tables) for the grid. */
 static void
@@ -814,34 +855,8 @@ post_stats (GstCudaPrefixSum * self, GstBuffer * buf, const cf_stats * st,
   set_array (msg, "variance", var);
   set_array (msg, "min", min);
   set_array (msg, "max", max);
-  if (tables && s->columns > 0 && s->rows > 0) {
-    gint w = GST_VIDEO_INFO_WIDTH (&self->info);
-    gint h = GST_VIDEO_INFO_HEIGHT (&self->info);
-    GValueArray *gm, *gv;
-
-    G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
-    gm = g_value_array_new (s->columns * s->rows * self->n_channels);
-    gv = g_value_array_new (s->columns * s->rows * self->n_channels);
-    G_GNUC_END_IGNORE_DEPRECATIONS;
-    for (gint gy = 0; gy < s->rows; gy++)
-      for (gint gx = 0; gx < s->columns; gx++) {
-        guint x0 = (guint) ((gint64) gx * w / s->columns);
-        guint x1 = (guint) ((gint64) (gx + 1) * w / s->columns);
-        guint y0 = (guint) ((gint64) gy * h / s->rows);
-        guint y1 = (guint) ((gint64) (gy + 1) * h / s->rows);
-        for (guint c = 0; c < self->n_channels; c++) {
-          gdouble m = 0, v = 0;
-          gst_cuda_integral_meta_rect (tables, c, x0, y0, x1 - x0, y1 - y0,
-              NULL, &m, &v);
-          append_double (gm, m);
-          append_double (gv, v);
-        }
-      }
-    gst_structure_set (msg, "grid-columns", G_TYPE_INT, s->columns,
-        "grid-rows", G_TYPE_INT, s->rows, NULL);
-    set_array (msg, "grid-mean", gm);
-    set_array (msg, "grid-variance", gv);
-  }
+  if (tables && s->columns > 0 && s->rows > 0)
+    add_grid (self, msg, tables, s);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), msg));
 }
@@ -1059,32 +1074,20 @@ copy_plane (const Side * in, const Side * out, guint p, cf_stream stream)
       [out->on_device], stream);
 }
 
-/* `view`: where the tables go (a meta over `block` when they stay on the
- * device, else host tables; NULL: nowhere). `out`: the frame written, by
- * the box filter or, in passthrough from one memory type to the other, as
- * a copy. */
-static GstFlowReturn
-process_cuda (GstCudaPrefixSum * self, const Side * in, const Side * out,
-    GstBuffer * buf, GstCudaIntegralMeta * view, GstCudaTableBlock * block,
-    const Settings * s, gboolean post)
+/* Device buffers of the element for this frame: the input and output
+ * planes when they come in host memory, the tables when no pooled block
+ * holds them, the statistics and the workspaces. */
+static gboolean
+ensure_workspace (GstCudaPrefixSum * self, const Side * in, const Side * out,
+    gboolean tables, GstCudaTableBlock * block, const Settings * s)
 {
   GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
-  cf_stream stream = gst_cuda_filter_base_streams (base)->compute;
-  const GstCudaPrefixSumChannel *ch0 = &self->channels[0];
-  guint plane = ch0->plane;
+  guint plane = self->channels[0].plane;
   gsize pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in->frame, plane);
   gsize out_pitch = out ? GST_VIDEO_FRAME_PLANE_STRIDE (out->frame, plane) : 0;
   gint h = GST_VIDEO_INFO_HEIGHT (&self->info);
-  gsize row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (&self->info)
-      * GST_VIDEO_INFO_COMP_PSTRIDE (&self->info, 0);
-  gsize sum_pitch, sq_pitch, per;
-  gboolean box = out && s->output != GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH;
-  gboolean tables = view || box;
   cf_reduce_layout rl = plane_reduce_layout (self, pitch);
-  cf_stats stats[4];
-  const guint8 *d_in;
-  guint8 *d_tables, *d_out = NULL;
-  int st = CF_OK;
+  gsize sum_pitch, sq_pitch, per;
 
   table_layout (self, &sum_pitch, &sq_pitch, &per);
   if (!gst_cuda_filter_base_enter (base)
@@ -1098,27 +1101,27 @@ process_cuda (GstCudaPrefixSum * self, const Side * in, const Side * out,
           MAX (cf_reduce_workspace_size (&rl), 256))
       || (out && !out->on_device && !gst_cuda_filter_base_ensure_device (base,
               &self->d_out, out_pitch * h)))
-    return GST_FLOW_ERROR;
+    return FALSE;
   if (tables && s->algorithm != CF_SCAN_AUTO) {
     cf_integral_layout l = channel_layout (self, 0, pitch);
     if (!gst_cuda_filter_base_ensure_device (base, &self->d_scan,
             cf_integral_scan_workspace_size (&l, s->algorithm)))
-      return GST_FLOW_ERROR;
+      return FALSE;
   }
-  d_tables = block ? block->device : self->d_tables.ptr;
+  return TRUE;
+}
 
-  if (in->on_device) {
-    d_in = GST_VIDEO_FRAME_PLANE_DATA (in->frame, plane);
-  } else {
-    d_in = self->d_in.ptr;
-    st = cf_gpu_copy_2d (self->d_in.ptr, pitch,
-        GST_VIDEO_FRAME_PLANE_DATA (in->frame, plane), pitch, row_bytes, h,
-        CF_COPY_HOST_TO_DEVICE, stream);
-  }
-  if (st == CF_OK && post)
-    st = cf_reduce_cuda (&rl, d_in, self->d_stats.ptr, self->d_work.ptr,
-        stream);
-  for (guint c = 0; tables && c < self->n_channels && st == CF_OK; c++) {
+/* The integral tables of every channel, from the plane at d_in. */
+static int
+queue_tables (GstCudaPrefixSum * self, const guint8 * d_in, gsize pitch,
+    guint8 * d_tables, const Settings * s, cf_stream stream)
+{
+  gint h = GST_VIDEO_INFO_HEIGHT (&self->info);
+  gsize sum_pitch, sq_pitch, per;
+  int st = CF_OK;
+
+  table_layout (self, &sum_pitch, &sq_pitch, &per);
+  for (guint c = 0; c < self->n_channels && st == CF_OK; c++) {
     cf_integral_layout l = channel_layout (self, c, pitch);
     const guint8 *src = d_in + self->channels[c].offset;
     guint8 *sums = d_tables + c * per;
@@ -1128,39 +1131,105 @@ process_cuda (GstCudaPrefixSum * self, const Side * in, const Side * out,
         : cf_integral_cuda_with_scan (&l, s->algorithm, src, sums, squares,
         self->d_scan.ptr, stream);
   }
+  return st;
+}
+
+/* The frame that leaves: box-filtered from the tables (`box`) or the
+ * measured plane as it came, and the other planes copied. */
+static int
+queue_output (GstCudaPrefixSum * self, const Side * in, const Side * out,
+    const guint8 * d_in, const guint8 * d_tables, gboolean box,
+    const Settings * s, cf_stream stream)
+{
+  const GstCudaPrefixSumChannel *ch0 = &self->channels[0];
+  guint plane = ch0->plane;
+  gsize pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in->frame, plane);
+  gsize out_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (out->frame, plane);
+  gint h = GST_VIDEO_INFO_HEIGHT (&self->info);
+  gsize row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (&self->info)
+      * GST_VIDEO_INFO_COMP_PSTRIDE (&self->info, 0);
+  gsize sum_pitch, sq_pitch, per;
+  guint8 *d_out = out->on_device ? GST_VIDEO_FRAME_PLANE_DATA (out->frame,
+      plane) : self->d_out.ptr;
+  int st = CF_OK;
+
+  table_layout (self, &sum_pitch, &sq_pitch, &per);
+  /* unmeasured samples (alpha), or the whole plane, as they came */
+  if (!box || ch0->step > 1)
+    st = cf_gpu_copy_2d (d_out, out_pitch, d_in, pitch, row_bytes, h,
+        CF_COPY_DEVICE_TO_DEVICE, stream);
+  for (guint c = 0; box && c < self->n_channels && st == CF_OK; c++) {
+    cf_integral_layout l = channel_layout (self, c, pitch);
+    cf_box_params p = box_params (s, out_pitch, self->channels[c].step);
+    st = cf_box_cuda (&l, d_in + self->channels[c].offset,
+        d_tables + c * per, &p, d_out + self->channels[c].offset, stream);
+  }
+  if (st == CF_OK && !out->on_device)
+    st = cf_gpu_copy_2d (GST_VIDEO_FRAME_PLANE_DATA (out->frame, plane),
+        out_pitch, d_out, out_pitch, row_bytes, h, CF_COPY_DEVICE_TO_HOST,
+        stream);
+  /* the other planes (chroma) as they came */
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in->frame) && st == CF_OK;
+      p++)
+    if (p != plane)
+      st = copy_plane (in, out, p, stream);
+  return st;
+}
+
+/* `view`: where the tables go (a meta over `block` when they stay on the
+ * device, else host tables; NULL: nowhere). `out`: the frame written, by
+ * the box filter or, in passthrough from one memory type to the other, as
+ * a copy. */
+static GstFlowReturn
+process_cuda (GstCudaPrefixSum * self, const Side * in, const Side * out,
+    GstBuffer * buf, GstCudaIntegralMeta * view, GstCudaTableBlock * block,
+    const Settings * s, gboolean post)
+{
+  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
+  cf_stream stream = gst_cuda_filter_base_streams (base)->compute;
+  guint plane = self->channels[0].plane;
+  gsize pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in->frame, plane);
+  gsize row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (&self->info)
+      * GST_VIDEO_INFO_COMP_PSTRIDE (&self->info, 0);
+  gsize tables_bytes, sum_pitch, sq_pitch;
+  gboolean box = out && s->output != GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH;
+  gboolean tables = view || box;
+  cf_reduce_layout rl = plane_reduce_layout (self, pitch);
+  cf_stats stats[4];
+  const guint8 *d_in;
+  guint8 *d_tables;
+  int st = CF_OK;
+
+  table_layout (self, &sum_pitch, &sq_pitch, &tables_bytes);
+  tables_bytes *= self->n_channels;
+  if (!ensure_workspace (self, in, out, tables, block, s))
+    return GST_FLOW_ERROR;
+  d_tables = block ? block->device : self->d_tables.ptr;
+  if (in->on_device) {
+    d_in = GST_VIDEO_FRAME_PLANE_DATA (in->frame, plane);
+  } else {
+    d_in = self->d_in.ptr;
+    st = cf_gpu_copy_2d (self->d_in.ptr, pitch,
+        GST_VIDEO_FRAME_PLANE_DATA (in->frame, plane), pitch, row_bytes,
+        GST_VIDEO_INFO_HEIGHT (&self->info), CF_COPY_HOST_TO_DEVICE, stream);
+  }
+  if (st == CF_OK && post)
+    st = cf_reduce_cuda (&rl, d_in, self->d_stats.ptr, self->d_work.ptr,
+        stream);
+  if (st == CF_OK && tables)
+    st = queue_tables (self, d_in, pitch, d_tables, s, stream);
   if (st == CF_OK && block)
     st = cf_gpu_event_record (block->written, stream);
-  if (out && st == CF_OK) {
-    d_out = out->on_device ? GST_VIDEO_FRAME_PLANE_DATA (out->frame, plane)
-        : self->d_out.ptr;
-    /* unmeasured samples (alpha), or the whole plane, as they came */
-    if (!box || ch0->step > 1)
-      st = cf_gpu_copy_2d (d_out, out_pitch, d_in, pitch, row_bytes, h,
-          CF_COPY_DEVICE_TO_DEVICE, stream);
-    for (guint c = 0; box && c < self->n_channels && st == CF_OK; c++) {
-      cf_integral_layout l = channel_layout (self, c, pitch);
-      cf_box_params p = box_params (s, out_pitch, self->channels[c].step);
-      st = cf_box_cuda (&l, d_in + self->channels[c].offset,
-          d_tables + c * per, &p, d_out + self->channels[c].offset, stream);
-    }
-    if (st == CF_OK && !out->on_device)
-      st = cf_gpu_copy_2d (GST_VIDEO_FRAME_PLANE_DATA (out->frame, plane),
-          out_pitch, d_out, out_pitch, row_bytes, h, CF_COPY_DEVICE_TO_HOST,
-          stream);
-    /* the other planes (chroma) as they came */
-    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in->frame) && st == CF_OK;
-        p++)
-      if (p != plane)
-        st = copy_plane (in, out, p, stream);
-  }
+  if (st == CF_OK && out)
+    st = queue_output (self, in, out, d_in, d_tables, box, s, stream);
+  /* what the host reads: the statistics, the host tables */
   if (st == CF_OK && post)
     st = cf_gpu_copy_2d (stats, sizeof (stats), self->d_stats.ptr,
         sizeof (stats), sizeof (cf_stats) * rl.channels, 1,
         CF_COPY_DEVICE_TO_HOST, stream);
   if (st == CF_OK && view && !block)
-    st = cf_gpu_copy_2d ((gpointer) view->sums[0], per * self->n_channels,
-        d_tables, per * self->n_channels, per * self->n_channels, 1,
-        CF_COPY_DEVICE_TO_HOST, stream);
+    st = cf_gpu_copy_2d ((gpointer) view->sums[0], tables_bytes, d_tables,
+        tables_bytes, tables_bytes, 1, CF_COPY_DEVICE_TO_HOST, stream);
   if (!GST_CUDA_FILTER_CHECK (self, st, "measuring a frame"))
     return GST_FLOW_ERROR;
   /* the statistics are read now; otherwise only what leaves must be done */
@@ -1190,6 +1259,35 @@ map_side (GstCudaPrefixSum * self, Side * side, GstVideoFrame * frame,
       &self->info, buffer, flags, &side->on_device);
 }
 
+/* The properties for this frame, read once; TRUE when it posts its
+ * statistics. `buf` is the buffer that leaves. */
+static gboolean
+read_settings (GstCudaPrefixSum * self, GstBuffer * inbuf, GstBuffer * buf,
+    Settings * s)
+{
+  guint64 interval;
+  gboolean post;
+
+  GST_OBJECT_LOCK (self);
+  s->output = self->output;
+  s->radius = self->radius;
+  s->offset = self->offset;
+  s->post = self->post_messages;
+  /* the meta goes with the frames passed on, copied or not */
+  s->attach = self->attach_meta
+      && s->output == GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH
+      && gst_buffer_is_writable (buf);
+  s->columns = self->grid_columns;
+  s->rows = self->grid_rows;
+  s->algorithm = self->algorithm;
+  interval = self->interval;
+  GST_OBJECT_UNLOCK (self);
+  post = s->post && time_to_post (self, inbuf, interval);
+  /* variances need the squares; box means do not */
+  s->squares = s->attach || (post && s->columns > 0);
+  return post;
+}
+
 static GstFlowReturn
 measure (GstCudaPrefixSum * self, GstBuffer * inbuf, GstBuffer * outbuf)
 {
@@ -1198,7 +1296,6 @@ measure (GstCudaPrefixSum * self, GstBuffer * inbuf, GstBuffer * outbuf)
   GstFlowReturn ret;
   Settings s;
   gboolean post, cuda;
-  guint64 interval;
   GstBuffer *buf = outbuf ? outbuf : inbuf;     /* the one that leaves */
   GstCudaIntegralMeta storage = { 0 }, *view = NULL;
   GstCudaTableBlock *block = NULL;
@@ -1208,27 +1305,11 @@ measure (GstCudaPrefixSum * self, GstBuffer * inbuf, GstBuffer * outbuf)
         ("buffer before caps"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  GST_OBJECT_LOCK (self);
-  s.output = self->output;
-  s.radius = self->radius;
-  s.offset = self->offset;
-  s.post = self->post_messages;
-  /* the meta goes with the frames passed on, copied or not */
-  s.attach = self->attach_meta
-      && s.output == GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH
-      && gst_buffer_is_writable (buf);
-  s.columns = self->grid_columns;
-  s.rows = self->grid_rows;
-  s.algorithm = self->algorithm;
-  interval = self->interval;
-  GST_OBJECT_UNLOCK (self);
-  post = s.post && time_to_post (self, inbuf, interval);
+  post = read_settings (self, inbuf, buf, &s);
   cuda = gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self));
 
   /* tables for the meta, the grid, or (CPU) the box filter; the meta is
    * added before the frame is mapped, while the buffer is writable */
-  /* variances need the squares; box means do not */
-  s.squares = s.attach || (post && s.columns > 0);
   if (cuda && s.attach)
     view = device_tables (self, buf, &block);
   else if (s.attach || (post && s.columns > 0) || (!cuda

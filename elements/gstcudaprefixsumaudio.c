@@ -103,17 +103,13 @@ post_level (GstCudaPrefixSum * self, gboolean post)
     gst_structure_free (s);
 }
 
-GstFlowReturn
-gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self, GstBuffer * buf)
+/* The properties the level state follows, taken for this buffer; returns
+ * whether messages are posted. */
+static gboolean
+take_settings (GstCudaPrefixSum * self)
 {
-  guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
-  gsize bpf = GST_AUDIO_INFO_BPF (&self->level.info);
-  gboolean gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP);
-  gboolean post, ok = TRUE;
-  guint frames, n, *blocks, unread;
-  cf_stats *stats = NULL;
   GstClockTime interval;
-  GstMapInfo map;
+  gboolean post;
 
   GST_OBJECT_LOCK (self);
   post = self->post_messages;
@@ -125,6 +121,38 @@ gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self, GstBuffer * buf)
     gst_cuda_level_set_interval (&self->level, interval);
     self->level_interval = interval;
   }
+  return post;
+}
+
+/* Room for the blocks of a buffer of `frames` frames and their sums, kept
+ * from buffer to buffer. */
+static guint *
+make_room (GstCudaPrefixSum * self, guint frames)
+{
+  guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
+  guint n = gst_cuda_level_max_blocks (&self->level, frames);
+
+  if (n > self->level_room) {
+    self->level_blocks = g_renew (guint, self->level_blocks, n);
+    self->level_stats = g_renew (cf_stats, self->level_stats,
+        (gsize) n * channels);
+    self->level_room = n;
+  }
+  return self->level_blocks;
+}
+
+GstFlowReturn
+gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self, GstBuffer * buf)
+{
+  guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
+  gsize bpf = GST_AUDIO_INFO_BPF (&self->level.info);
+  gboolean gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP);
+  gboolean post, ok = TRUE;
+  guint frames, n, *blocks, unread;
+  cf_stats *stats = NULL;
+  GstMapInfo map;
+
+  post = take_settings (self);
   if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT))
     gst_cuda_level_restart (&self->level);
   if (gst_cuda_level_due (&self->level))
@@ -145,15 +173,7 @@ gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self, GstBuffer * buf)
     return GST_FLOW_ERROR;
   }
   frames = (guint) (map.size / bpf);
-  /* room for the blocks and their sums, kept from buffer to buffer */
-  n = gst_cuda_level_max_blocks (&self->level, frames);
-  if (n > self->level_room) {
-    self->level_blocks = g_renew (guint, self->level_blocks, n);
-    self->level_stats = g_renew (cf_stats, self->level_stats,
-        (gsize) n * channels);
-    self->level_room = n;
-  }
-  blocks = self->level_blocks;
+  blocks = make_room (self, frames);
   n = gst_cuda_level_plan (&self->level, GST_BUFFER_PTS (buf), frames,
       blocks);
   if (!gap && n > 0) {
