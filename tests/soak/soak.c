@@ -3,10 +3,11 @@
  * Soak: pushes many buffers through each element and watches memory. Not
  * part of the test suite (it runs for minutes); a benchmark-style program:
  *
- *   soak [--buffers N] [--backend cpu|auto|cuda] [--only I] [--parallel]
- *        [--seconds S]
+ *   soak [--buffers N] [--backend cpu|auto|cuda] [--only I[,J...]]
+ *        [--parallel] [--seconds S]
  *
- * --only runs the Ith element of the list below alone; --parallel runs
+ * --only runs the listed elements of the list below (counted from 0) and
+ * no others; --parallel runs
  * them side by side in this process (on the GPU, one context: processes
  * side by side would take turns on the GPU); --seconds stops feeding after
  * S seconds (reported as stopped early, a failure) and samples memory in
@@ -227,7 +228,7 @@ main (int argc, char **argv)
 {
   guint64 n = 1000000;
   const gchar *backend = "cpu";
-  gint only = -1;
+  guint only = ~0u;              /* a bit per element run */
   gboolean parallel = FALSE;
   gint64 deadline = 0;
   gint count = 0, bad = 0;
@@ -244,8 +245,13 @@ main (int argc, char **argv)
       n = g_ascii_strtoull (argv[++i], NULL, 10);
     else if (!strcmp (argv[i], "--backend"))
       backend = argv[++i];
-    else if (!strcmp (argv[i], "--only"))
-      only = atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--only")) {
+      gchar **picked = g_strsplit (argv[++i], ",", -1);
+      only = 0;
+      for (gchar ** p = picked; *p; p++)
+        only |= 1u << (atoi (*p) % G_N_ELEMENTS (runs));
+      g_strfreev (picked);
+    }
     else if (!strcmp (argv[i], "--seconds"))
       deadline = g_get_monotonic_time ()
           + (gint64) (g_ascii_strtod (argv[++i], NULL) * 1e6);
@@ -258,11 +264,11 @@ main (int argc, char **argv)
       "buffers/s", "buffers", "RSS MiB", "RSS slope", "device slope");
   /* side by side, RSS is the process's: a leak in one element shows in
    * every row; device memory is the device's in any case */
-  batch = parallel && only < 0 ? G_N_ELEMENTS (runs) : 1;
+  batch = parallel ? G_N_ELEMENTS (runs) : 1;
   for (guint r = 0; r < G_N_ELEMENTS (runs); r += batch) {
     guint started = 0, left;
     for (guint k = 0; k < batch; k++)
-      if (only < 0 || r + k == (guint) only)
+      if (only & (1u << (r + k)))
         soak_start (&soaks[started++], r + k, n, backend,
             strcmp (backend, "cpu") != 0 && count > 0, deadline);
     for (left = started; left > 0;)
