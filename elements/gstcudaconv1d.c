@@ -658,6 +658,22 @@ stream_of (GstCudaConv1d * self)
   return gst_cuda_filter_base_streams (GST_CUDA_FILTER_BASE (self))->compute;
 }
 
+/* F64 and S32 streams are filtered in double: a float would round their
+ * samples to 24 bits. */
+static gboolean
+computes_in_double (GstCudaConv1d * self)
+{
+  GstAudioFormat format = GST_AUDIO_INFO_FORMAT (&self->info);
+  return format == GST_AUDIO_FORMAT_F64LE || format == GST_AUDIO_FORMAT_S32LE;
+}
+
+/* Sample n of a plane of the working type (n may be negative). */
+static guint8 *
+sample_at (GstCudaConv1d * self, gpointer plane, gssize n)
+{
+  return (guint8 *) plane + n * (gssize) self->buf.es;
+}
+
 static void
 free_buffers (GstCudaConv1d * self)
 {
@@ -675,8 +691,8 @@ free_buffers (GstCudaConv1d * self)
   memset (b, 0, sizeof (*b));
 }
 
-/* Room for `chunk` frames: raw samples in and out, and the float stage
- * (history + chunk) and wet signal of every channel. */
+/* Room for `chunk` frames: raw samples in and out, and the stage (history
+ * + chunk) and wet signal of every channel, in float or double. */
 static gboolean
 alloc_buffers (GstCudaConv1d * self)
 {
@@ -686,12 +702,13 @@ alloc_buffers (GstCudaConv1d * self)
   gsize sizes[4];
 
   free_buffers (self);
+  b->es = computes_in_double (self) ? sizeof (gdouble) : sizeof (gfloat);
   b->stage_pitch = self->history + self->chunk;
   b->wet_pitch = self->chunk;
   sizes[0] = raw;
   sizes[1] = raw;
-  sizes[2] = sizeof (gfloat) * channels * b->stage_pitch;
-  sizes[3] = sizeof (gfloat) * channels * b->wet_pitch;
+  sizes[2] = b->es * channels * b->stage_pitch;
+  sizes[3] = b->es * channels * b->wet_pitch;
   if (uses_cuda (self)) {
     for (guint k = 0; k < 4; k++)
       if (!gst_cuda_filter_base_ensure_device (GST_CUDA_FILTER_BASE (self),
@@ -769,7 +786,8 @@ prime_filter (GstCudaConv1d * self, cf_fir * old, cf_fir * fir, gint taps)
   if (frames == 0)
     return TRUE;
   return GST_CUDA_FILTER_CHECK (self, cf_fir_process (fir, b->wet,
-          b->wet_pitch, b->stage + self->history, b->stage_pitch, frames),
+          b->wet_pitch, sample_at (self, b->stage, self->history),
+          b->stage_pitch, frames),
       "priming the filter");
 }
 
@@ -822,6 +840,7 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
   GstCudaConv1dAlgorithm algorithm;
   GstCudaConv1dTaps taps;
   cf_fir_config cfg = { 0 };
+  gfloat *taps32 = NULL;
   cf_fir *fir;
   int st;
 
@@ -833,7 +852,16 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
   cfg.channels = GST_AUDIO_INFO_CHANNELS (&self->info);
   cfg.mask.taps = taps.taps;
   cfg.mask.masks = taps.masks;
-  cfg.mask.h = taps.h;
+  cfg.f64 = computes_in_double (self);
+  if (cfg.f64) {
+    cfg.mask.h64 = taps.h;
+  } else {
+    gsize n = (gsize) taps.taps * taps.masks;
+    taps32 = g_new (gfloat, n);
+    for (gsize k = 0; k < n; k++)
+      taps32[k] = (gfloat) taps.h[k];
+    cfg.mask.h = taps32;
+  }
   choose_path (self, algorithm, &cfg);
   cfg.block = cfg.path == CF_FIR_FFT ? pick_block (self, &cfg.mask,
       typical_frames) : 0;
@@ -849,6 +877,7 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
   }
   cfg.max_frames = self->chunk;
   st = cf_fir_new (&fir, &cfg);
+  g_free (taps32);              /* the filter keeps its own copy */
   if (!GST_CUDA_FILTER_CHECK (self, st, "creating the filter"))
     return FALSE;
   if (self->fir && !prime_filter (self, self->fir, fir, taps.taps)) {
@@ -876,11 +905,11 @@ reset_stream (GstCudaConv1d * self)
   if (self->fir) {
     cf_fir_reset (self->fir);
     if (uses_cuda (self))
-      cf_gpu_memset (self->buf.stage, 0, sizeof (gfloat)
+      cf_gpu_memset (self->buf.stage, 0, self->buf.es
           * GST_AUDIO_INFO_CHANNELS (&self->info) * self->buf.stage_pitch,
           stream_of (self));
     else
-      memset (self->buf.stage, 0, sizeof (gfloat)
+      memset (self->buf.stage, 0, self->buf.es
           * GST_AUDIO_INFO_CHANNELS (&self->info) * self->buf.stage_pitch);
   }
 }
@@ -906,9 +935,9 @@ audio_layout (GstCudaConv1d * self)
 }
 
 /* Step 1: `frames` samples from `in` (planes, or one interleaved run; NULL:
- * silence) into x as float. */
+ * silence) into x, in the working type. */
 static int
-samples_in (GstCudaConv1d * self, gpointer * in, gint frames, float *x,
+samples_in (GstCudaConv1d * self, gpointer * in, gint frames, void *x,
     size_t x_pitch)
 {
   GstCudaConv1dBuffers *b = &self->buf;
@@ -933,9 +962,9 @@ samples_in (GstCudaConv1d * self, gpointer * in, gint frames, float *x,
       memcpy (dst, in[p], run);
   }
   if (st == CF_OK)
-    st = cuda ? cf_audio_to_float_cuda (&layout, b->raw_in, frames, x,
-        x_pitch, stream) : cf_audio_to_float_cpu (&layout, b->raw_in,
-        frames, x, x_pitch);
+    st = cuda ? cf_audio_to_planar_cuda (&layout, b->raw_in, frames, x,
+        x_pitch, b->es == 8, stream) : cf_audio_to_planar_cpu (&layout,
+        b->raw_in, frames, x, x_pitch, b->es == 8);
   return st;
 }
 
@@ -955,10 +984,10 @@ samples_out (GstCudaConv1d * self, gint drop, gint kept, gpointer * out,
   cf_stream stream = stream_of (self);
   int st;
 
-  st = cuda ? cf_audio_from_float_cuda (&layout, b->wet + drop,
-      b->wet_pitch, kept, b->raw_out, stream)
-      : cf_audio_from_float_cpu (&layout, b->wet + drop, b->wet_pitch, kept,
-      b->raw_out);
+  st = cuda ? cf_audio_from_planar_cuda (&layout, sample_at (self, b->wet,
+          drop), b->wet_pitch, kept, b->raw_out, b->es == 8, stream)
+      : cf_audio_from_planar_cpu (&layout, sample_at (self, b->wet, drop),
+      b->wet_pitch, kept, b->raw_out, b->es == 8);
   for (gint p = 0; p < n_planes && st == CF_OK; p++) {
     const guint8 *src = (const guint8 *) b->raw_out + p * self->chunk * bps;
     guint8 *dst = (guint8 *) out[p] + out_at * step;
@@ -978,22 +1007,22 @@ keep_history (GstCudaConv1d * self, gint frames)
 {
   GstCudaConv1dBuffers *b = &self->buf;
   gint channels = GST_AUDIO_INFO_CHANNELS (&self->info);
-  gsize row = sizeof (gfloat) * self->history;
+  gsize row = b->es * self->history, es = b->es;
   int st;
 
   if (!uses_cuda (self)) {
     for (gint c = 0; c < channels; c++)
-      memmove (b->stage + c * b->stage_pitch,
-          b->stage + c * b->stage_pitch + frames, row);
+      memmove (sample_at (self, b->stage, c * b->stage_pitch),
+          sample_at (self, b->stage, c * b->stage_pitch + frames), row);
     return CF_OK;
   }
   /* through the wet buffer: the regions may overlap */
-  st = cf_gpu_copy_2d (b->wet, b->wet_pitch * 4, b->stage + frames,
-      b->stage_pitch * 4, row, channels, CF_COPY_DEVICE_TO_DEVICE,
-      stream_of (self));
+  st = cf_gpu_copy_2d (b->wet, b->wet_pitch * es, sample_at (self, b->stage,
+          frames), b->stage_pitch * es, row, channels,
+      CF_COPY_DEVICE_TO_DEVICE, stream_of (self));
   if (st == CF_OK)
-    st = cf_gpu_copy_2d (b->stage, b->stage_pitch * 4, b->wet,
-        b->wet_pitch * 4, row, channels, CF_COPY_DEVICE_TO_DEVICE,
+    st = cf_gpu_copy_2d (b->stage, b->stage_pitch * es, b->wet,
+        b->wet_pitch * es, row, channels, CF_COPY_DEVICE_TO_DEVICE,
         stream_of (self));
   return st;
 }
@@ -1003,20 +1032,20 @@ keep_history (GstCudaConv1d * self, gint frames)
  * `out` at frame `out_at`. `in` NULL filters silence (the tail). */
 static gboolean
 filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
-    gpointer * out, gint out_at, gfloat dry1, gfloat wet1)
+    gpointer * out, gint out_at, gdouble dry1, gdouble wet1)
 {
   GstCudaConv1dBuffers *b = &self->buf;
   gint channels = GST_AUDIO_INFO_CHANNELS (&self->info);
   gboolean cuda = uses_cuda (self);
   cf_stream stream = stream_of (self);
   gint kept = frames - drop;
-  gboolean mixing = dry1 != 0.0f || wet1 != 1.0f || self->dry_gain != 0.0f
-      || self->wet_gain != 1.0f;
-  float *x = b->stage + self->history;
+  gboolean mixing = dry1 != 0.0 || wet1 != 1.0 || self->dry_gain != 0.0
+      || self->wet_gain != 1.0;
+  void *x = sample_at (self, b->stage, self->history);
   size_t x_pitch = b->stage_pitch;
   int st = CF_OK;
 
-  /* 1. samples in, as float: after the history kept for the dry signal,
+  /* 1. samples in, as float or double: after the history kept for the dry signal,
    * or, with none to keep, straight where the filter reads them (one
    * device copy less) */
   if (self->history == 0 && !mixing)
@@ -1029,12 +1058,13 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
     st = cf_fir_process (self->fir, x, x_pitch, b->wet, b->wet_pitch,
         frames);
   if (st == CF_OK && mixing) {
-    const float *dry = x - self->latency;
+    const void *dry = sample_at (self, x, -(gssize) self->latency);
     st = cuda ? cf_audio_mix_cuda (channels, frames, dry, b->stage_pitch,
         b->wet, b->wet_pitch, b->wet, b->wet_pitch, self->dry_gain, dry1,
-        self->wet_gain, wet1, stream) : cf_audio_mix_cpu (channels, frames,
-        dry, b->stage_pitch, b->wet, b->wet_pitch, b->wet, b->wet_pitch,
-        self->dry_gain, dry1, self->wet_gain, wet1);
+        self->wet_gain, wet1, b->es == 8, stream) : cf_audio_mix_cpu
+        (channels, frames, dry, b->stage_pitch, b->wet, b->wet_pitch, b->wet,
+        b->wet_pitch, self->dry_gain, dry1, self->wet_gain, wet1,
+        b->es == 8);
   }
   self->dry_gain = dry1;
   self->wet_gain = wet1;
@@ -1129,7 +1159,7 @@ new_output (GstCudaConv1d * self, gint frames)
  * frames kept). Returns FALSE after posting an error. */
 static gboolean
 filter_frames (GstCudaConv1d * self, gpointer * in, gint frames,
-    gpointer * out, gfloat dry1, gfloat wet1)
+    gpointer * out, gdouble dry1, gdouble wet1)
 {
   gboolean planar = GST_AUDIO_INFO_LAYOUT (&self->info)
       == GST_AUDIO_LAYOUT_NON_INTERLEAVED;
@@ -1221,8 +1251,8 @@ gst_cuda_conv1d_start (GstBaseTransform * trans)
   self->started = TRUE;
   /* gain and mix set before the start hold from the first frame: only
    * changes while running glide */
-  self->dry_gain = (gfloat) (1.0 - self->mix);
-  self->wet_gain = (gfloat) (self->gain * self->mix);
+  self->dry_gain = 1.0 - self->mix;
+  self->wet_gain = self->gain * self->mix;
   GST_OBJECT_UNLOCK (self);
   reset_stream (self);
   return TRUE;
@@ -1431,7 +1461,7 @@ gst_cuda_conv1d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
   GstAudioBuffer in, out;
   gboolean have_out = gst_buffer_get_size (outbuf) > 0;
-  gfloat dry1, wet1;
+  gdouble dry1, wet1;
   gint frames;
   gboolean ok;
 
@@ -1454,8 +1484,8 @@ gst_cuda_conv1d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     goto map_failed;
   }
   GST_OBJECT_LOCK (self);
-  dry1 = (gfloat) (1.0 - self->mix);
-  wet1 = (gfloat) (self->gain * self->mix);
+  dry1 = 1.0 - self->mix;
+  wet1 = self->gain * self->mix;
   GST_OBJECT_UNLOCK (self);
 
   frames = (gint) in.n_samples;

@@ -30,9 +30,11 @@ G_DECLARE_FINAL_TYPE (GstCudaConv1d, gst_cuda_conv1d, GST, CUDA_CONV1D,
 typedef struct
 {
   void *raw_in, *raw_out;       /* samples in the stream's format */
-  float *stage;                 /* per channel: history, then the chunk */
-  float *wet;                   /* per channel: the filtered chunk */
-  gsize stage_pitch, wet_pitch; /* floats */
+  guint8 *stage;                /* per channel: history, then the chunk */
+  guint8 *wet;                  /* per channel: the filtered chunk */
+  gsize stage_pitch, wet_pitch; /* samples */
+  gsize es;                     /* bytes a sample: 4 (float) or 8 (double,
+                                 * for F64 and S32 streams) */
   GstCudaDeviceBuffer device[4];
 } GstCudaConv1dBuffers;
 
@@ -61,7 +63,7 @@ struct _GstCudaConv1d
   gint chunk;                   /* frames per chunk at most */
   gint history;                 /* frames of input kept: taps - 1 */
   GstCudaConv1dBuffers buf;
-  gfloat dry_gain, wet_gain;    /* where the last buffer's ramps ended */
+  gdouble dry_gain, wet_gain;   /* where the last buffer's ramps ended */
   GstBufferPool *pool;          /* output buffers of `chunk` frames */
   gpointer *chunk_planes;       /* one per plane: where a chunk starts */
 

@@ -64,7 +64,7 @@ gst_cuda_impulse_load (const gchar * location, GstCudaImpulse * ir,
 {
   SF_INFO info = { 0 };
   SNDFILE *file;
-  gfloat *interleaved;
+  gdouble *interleaved;
   sf_count_t got;
 
   memset (ir, 0, sizeof (*ir));
@@ -89,8 +89,8 @@ gst_cuda_impulse_load (const gchar * location, GstCudaImpulse * ir,
     sf_close (file);
     return FALSE;
   }
-  interleaved = g_new (gfloat, (gsize) info.frames * info.channels);
-  got = sf_readf_float (file, interleaved, info.frames);
+  interleaved = g_new (gdouble, (gsize) info.frames * info.channels);
+  got = sf_readf_double (file, interleaved, info.frames);
   sf_close (file);
   if (got != info.frames) {
     *error = g_strdup_printf ("the impulse response \"%s\" is truncated or "
@@ -102,10 +102,10 @@ gst_cuda_impulse_load (const gchar * location, GstCudaImpulse * ir,
   ir->channels = info.channels;
   ir->rate = info.samplerate;
   ir->frames = (gint) info.frames;
-  ir->data = g_new (gfloat, (gsize) ir->frames * ir->channels);
+  ir->data = g_new (gdouble, (gsize) ir->frames * ir->channels);
   for (gint c = 0; c < ir->channels; c++)
     for (gint n = 0; n < ir->frames; n++) {
-      gfloat v = interleaved[(gsize) n * ir->channels + c];
+      gdouble v = interleaved[(gsize) n * ir->channels + c];
       if (!isfinite (v)) {
         *error = g_strdup_printf ("the impulse response \"%s\" holds a "
             "sample that is not a finite number (frame %d, channel %d)",
@@ -132,7 +132,7 @@ gst_cuda_impulse_copy (GstCudaImpulse * dst, const GstCudaImpulse * src)
 {
   *dst = *src;
   dst->data = src->data ? g_memdup2 (src->data,
-      sizeof (gfloat) * src->frames * src->channels) : NULL;
+      sizeof (gdouble) * src->frames * src->channels) : NULL;
 }
 
 /* The response at another rate, every channel. */
@@ -143,7 +143,7 @@ resample (const GstCudaImpulse * ir, gint rate, GstCudaImpulse * out)
   out->rate = rate;
   out->frames = gst_cuda_response_resampled_frames (ir->frames, ir->rate,
       rate);
-  out->data = g_new (gfloat, (gsize) out->frames * out->channels);
+  out->data = g_new (gdouble, (gsize) out->frames * out->channels);
   for (gint c = 0; c < ir->channels; c++)
     gst_cuda_response_resample (ir->data + (gsize) c * ir->frames,
         ir->frames, ir->rate, out->data + (gsize) c * out->frames,
@@ -280,10 +280,7 @@ from_kernel (const gchar * text, gint channels, GstCudaConv1dTaps * t,
   }
   t->taps = cols;
   t->masks = rows;
-  t->h = g_new (gfloat, (gsize) rows * cols);
-  for (gint k = 0; k < rows * cols; k++)
-    t->h[k] = (gfloat) values[k];
-  g_free (values);
+  t->h = values;
   return TRUE;
 }
 
@@ -320,7 +317,7 @@ from_impulse (const GstCudaImpulse * ir, gint rate, gint channels,
   }
   t->taps = use->frames;
   t->masks = use->channels;
-  t->h = g_memdup2 (use->data, sizeof (gfloat) * use->frames * use->channels);
+  t->h = g_memdup2 (use->data, sizeof (gdouble) * use->frames * use->channels);
   gst_cuda_impulse_clear (&resampled);
   return TRUE;
 }
@@ -331,19 +328,21 @@ static void
 normalize (GstCudaConv1dTaps * t, gboolean energy)
 {
   for (gint m = 0; m < t->masks; m++) {
-    gfloat *h = t->h + (gsize) m * t->taps;
+    gdouble *h = t->h + (gsize) m * t->taps;
     gdouble sum = 0.0, size = 0.0;
     for (gint k = 0; k < t->taps; k++) {
-      sum += energy ? (gdouble) h[k] * h[k] : h[k];
+      sum += energy ? h[k] * h[k] : h[k];
       size += fabs (h[k]);
     }
-    /* taps held as floats cancel only to about 2^-24 of their size:
-     * "0.1 0.2 -0.3" sums to 1.5e-8, which is zero as written */
+    /* decimal taps cancel only to the rounding of their binary values
+     * ("0.1 0.2 -0.3" sums to 5.6e-17), and a float stream filters with
+     * taps rounded to 2^-24 of their size: a sum that small is zero as
+     * written */
     if (fabs (sum) <= 1e-6 * size || sum == 0.0)
       continue;
     sum = energy ? sqrt (sum) : sum;
     for (gint k = 0; k < t->taps; k++)
-      h[k] = (gfloat) (h[k] / sum);
+      h[k] = h[k] / sum;
   }
 }
 
@@ -363,20 +362,14 @@ gst_cuda_conv1d_build (const GstCudaConv1dSettings * s, gint rate,
     ok = from_impulse (&s->impulse, rate, channels, t, error, note);
     energy = TRUE;
   } else if (s->preset != GST_CUDA_CONV1D_PRESET_NONE) {
-    gdouble *h = g_new (gdouble, MAX (1, s->taps));
-    ok = design_preset (s, rate, h, error);
-    if (ok) {
-      t->taps = s->taps;
-      t->masks = 1;
-      t->h = g_new (gfloat, s->taps);
-      for (gint k = 0; k < s->taps; k++)
-        t->h[k] = (gfloat) h[k];
-    }
-    g_free (h);
+    t->h = g_new (gdouble, MAX (1, s->taps));
+    ok = design_preset (s, rate, t->h, error);
+    t->taps = s->taps;
+    t->masks = 1;
   } else {
     t->taps = t->masks = 1;
-    t->h = g_new (gfloat, 1);
-    t->h[0] = 1.0f;
+    t->h = g_new (gdouble, 1);
+    t->h[0] = 1.0;
   }
   if (ok && s->normalize)
     normalize (t, energy);

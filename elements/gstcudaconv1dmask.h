@@ -41,7 +41,7 @@ GType gst_cuda_conv1d_window_get_type (void);
 typedef struct
 {
   gint channels, rate, frames;
-  gfloat *data;                 /* channels planes of `frames` samples */
+  gdouble *data;                /* channels planes of `frames` samples */
 } GstCudaImpulse;
 
 /* The properties that define the mask. */
@@ -56,11 +56,12 @@ typedef struct
   gboolean normalize;
 } GstCudaConv1dSettings;
 
-/* Masks ready for a stream: `masks` (1 or one per channel) of `taps`. */
+/* Masks ready for a stream: `masks` (1 or one per channel) of `taps`, in
+ * double (a float stream's filter rounds them to float). */
 typedef struct
 {
   gint taps, masks;
-  gfloat *h;
+  gdouble *h;
 } GstCudaConv1dTaps;
 
 /* Reads an impulse response with libsndfile. On failure returns FALSE and

@@ -69,8 +69,8 @@ gst_cuda_response_resampled_frames (gint in_frames, gint in_rate,
 }
 
 void
-gst_cuda_response_resample (const gfloat * in, gint in_frames, gint in_rate,
-    gfloat * out, gint out_frames, gint out_rate)
+gst_cuda_response_resample (const gdouble * in, gint in_frames, gint in_rate,
+    gdouble * out, gint out_frames, gint out_rate)
 {
   const gfloat *table = kernel_table ();
   /* the pass band ends at the lower of the two Nyquist frequencies */
@@ -84,6 +84,6 @@ gst_cuda_response_resample (const gfloat * in, gint in_frames, gint in_rate,
 
     for (gint k = first; k <= last; k++)
       sum += in[k] * kernel_at (table, fc * (p - k));
-    out[n] = (gfloat) (sum * fc * scale);
+    out[n] = sum * fc * scale;
   }
 }

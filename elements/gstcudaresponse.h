@@ -14,8 +14,8 @@ G_BEGIN_DECLS
  * into `out` (out_frames samples: sample n is the response at time
  * n / out_rate). Samples are scaled by in_rate / out_rate so that a filter
  * keeps its gain (at a higher rate a convolution sums more taps). */
-void gst_cuda_response_resample (const gfloat * in, gint in_frames,
-    gint in_rate, gfloat * out, gint out_frames, gint out_rate);
+void gst_cuda_response_resample (const gdouble * in, gint in_frames,
+    gint in_rate, gdouble * out, gint out_frames, gint out_rate);
 
 /* Frames of a response of `in_frames` at `in_rate` once at `out_rate`. */
 gint gst_cuda_response_resampled_frames (gint in_frames, gint in_rate,

@@ -22,41 +22,42 @@ layout_ok (const cf_audio_layout * l, int frames)
 }
 
 int
-cf_audio_to_float_cpu (const cf_audio_layout * l, const void *src,
-    int frames, float *dst, size_t dst_pitch)
+cf_audio_to_planar_cpu (const cf_audio_layout * l, const void *src,
+    int frames, void *dst, size_t dst_pitch, int f64)
 {
   if (!layout_ok (l, frames) || !src || !dst)
     return CF_ERR_INVALID;
   for (int c = 0; c < l->channels; c++)
     for (int n = 0; n < frames; n++)
-      dst[c * dst_pitch + n] = cf_sample_get (l->format, src,
-          cf_sample_index (l, c, n));
+      cf_plane_put (dst, f64, c * dst_pitch + n, cf_sample_get (l->format,
+              src, cf_sample_index (l, c, n)));
   return CF_OK;
 }
 
 int
-cf_audio_from_float_cpu (const cf_audio_layout * l, const float *src,
-    size_t src_pitch, int frames, void *dst)
+cf_audio_from_planar_cpu (const cf_audio_layout * l, const void *src,
+    size_t src_pitch, int frames, void *dst, int f64)
 {
   if (!layout_ok (l, frames) || !src || !dst)
     return CF_ERR_INVALID;
   for (int c = 0; c < l->channels; c++)
     for (int n = 0; n < frames; n++)
       cf_sample_put (l->format, dst, cf_sample_index (l, c, n),
-          src[c * src_pitch + n]);
+          cf_plane_get (src, f64, c * src_pitch + n));
   return CF_OK;
 }
 
 int
-cf_audio_mix_cpu (int channels, int frames, const float *dry,
-    size_t dry_pitch, const float *wet, size_t wet_pitch, float *out,
-    size_t out_pitch, float a0, float a1, float b0, float b1)
+cf_audio_mix_cpu (int channels, int frames, const void *dry,
+    size_t dry_pitch, const void *wet, size_t wet_pitch, void *out,
+    size_t out_pitch, double a0, double a1, double b0, double b1, int f64)
 {
   if (channels < 1 || frames < 0 || !dry || !wet || !out)
     return CF_ERR_INVALID;
   for (int c = 0; c < channels; c++)
     for (int n = 0; n < frames; n++)
-      out[c * out_pitch + n] = cf_mix_at (n, frames, dry[c * dry_pitch + n],
-          wet[c * wet_pitch + n], a0, a1, b0, b1);
+      cf_plane_put (out, f64, c * out_pitch + n, cf_mix_at (n, frames,
+              cf_plane_get (dry, f64, c * dry_pitch + n),
+              cf_plane_get (wet, f64, c * wet_pitch + n), a0, a1, b0, b1));
   return CF_OK;
 }

@@ -1,4 +1,5 @@
-/* The audio sample conversions on the GPU: one thread per sample. */
+/* The audio sample conversions on the GPU: one thread per sample, each
+ * kernel a template on the planes' sample type (float or double). */
 #include "cf_fault.h"
 #include "audio_convert.h"
 #include "audio_sample.h"
@@ -7,20 +8,22 @@ namespace {
 
 constexpr int THREADS = 256;
 
+template <typename T>
 __global__ void
-to_float_kernel (cf_audio_layout l, const void *src, int frames, float *dst,
+to_planar_kernel (cf_audio_layout l, const void *src, int frames, T * dst,
     size_t dst_pitch)
 {
   size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
   if (k >= (size_t) frames * l.channels)
     return;
   int c = (int) (k / frames), n = (int) (k % frames);
-  dst[c * dst_pitch + n] = cf_sample_get (l.format, src,
+  dst[c * dst_pitch + n] = (T) cf_sample_get (l.format, src,
       cf_sample_index (&l, c, n));
 }
 
+template <typename T>
 __global__ void
-from_float_kernel (cf_audio_layout l, const float *src, size_t src_pitch,
+from_planar_kernel (cf_audio_layout l, const T * src, size_t src_pitch,
     int frames, void *dst)
 {
   size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
@@ -31,16 +34,17 @@ from_float_kernel (cf_audio_layout l, const float *src, size_t src_pitch,
       src[c * src_pitch + n]);
 }
 
+template <typename T>
 __global__ void
-mix_kernel (int channels, int frames, const float *dry, size_t dry_pitch,
-    const float *wet, size_t wet_pitch, float *out, size_t out_pitch,
-    float a0, float a1, float b0, float b1)
+mix_kernel (int channels, int frames, const T * dry, size_t dry_pitch,
+    const T * wet, size_t wet_pitch, T * out, size_t out_pitch, double a0,
+    double a1, double b0, double b1)
 {
   size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
   if (k >= (size_t) frames * channels)
     return;
   int c = (int) (k / frames), n = (int) (k % frames);
-  out[c * out_pitch + n] = cf_mix_at (n, frames, dry[c * dry_pitch + n],
+  out[c * out_pitch + n] = (T) cf_mix_at (n, frames, dry[c * dry_pitch + n],
       wet[c * wet_pitch + n], a0, a1, b0, b1);
 }
 
@@ -50,46 +54,77 @@ blocks_for (int frames, int channels)
   return (unsigned) (((size_t) frames * channels + THREADS - 1) / THREADS);
 }
 
+int
+launched (void)
+{
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
+}
+
 }  /* namespace */
 
 extern "C" int
-cf_audio_to_float_cuda (const cf_audio_layout * l, const void *src,
-    int frames, float *dst, size_t dst_pitch, cf_stream stream)
+cf_audio_to_planar_cuda (const cf_audio_layout * l, const void *src,
+    int frames, void *dst, size_t dst_pitch, int f64, cf_stream stream)
 {
+  cudaStream_t s = (cudaStream_t) stream;
+  unsigned blocks;
+
   if (!l || !src || !dst || frames < 0 || l->channels < 1)
     return CF_ERR_INVALID;
   if (frames == 0)
     return CF_OK;
-  to_float_kernel<<<blocks_for (frames, l->channels), THREADS, 0,
-      (cudaStream_t) stream>>> (*l, src, frames, dst, dst_pitch);
-  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
+  blocks = blocks_for (frames, l->channels);
+  if (f64)
+    to_planar_kernel<<<blocks, THREADS, 0, s>>> (*l, src, frames,
+        (double *) dst, dst_pitch);
+  else
+    to_planar_kernel<<<blocks, THREADS, 0, s>>> (*l, src, frames,
+        (float *) dst, dst_pitch);
+  return launched ();
 }
 
 extern "C" int
-cf_audio_from_float_cuda (const cf_audio_layout * l, const float *src,
-    size_t src_pitch, int frames, void *dst, cf_stream stream)
+cf_audio_from_planar_cuda (const cf_audio_layout * l, const void *src,
+    size_t src_pitch, int frames, void *dst, int f64, cf_stream stream)
 {
+  cudaStream_t s = (cudaStream_t) stream;
+  unsigned blocks;
+
   if (!l || !src || !dst || frames < 0 || l->channels < 1)
     return CF_ERR_INVALID;
   if (frames == 0)
     return CF_OK;
-  from_float_kernel<<<blocks_for (frames, l->channels), THREADS, 0,
-      (cudaStream_t) stream>>> (*l, src, src_pitch, frames, dst);
-  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
+  blocks = blocks_for (frames, l->channels);
+  if (f64)
+    from_planar_kernel<<<blocks, THREADS, 0, s>>> (*l,
+        (const double *) src, src_pitch, frames, dst);
+  else
+    from_planar_kernel<<<blocks, THREADS, 0, s>>> (*l, (const float *) src,
+        src_pitch, frames, dst);
+  return launched ();
 }
 
 extern "C" int
-cf_audio_mix_cuda (int channels, int frames, const float *dry,
-    size_t dry_pitch, const float *wet, size_t wet_pitch, float *out,
-    size_t out_pitch, float a0, float a1, float b0, float b1,
+cf_audio_mix_cuda (int channels, int frames, const void *dry,
+    size_t dry_pitch, const void *wet, size_t wet_pitch, void *out,
+    size_t out_pitch, double a0, double a1, double b0, double b1, int f64,
     cf_stream stream)
 {
+  cudaStream_t s = (cudaStream_t) stream;
+  unsigned blocks;
+
   if (channels < 1 || frames < 0 || !dry || !wet || !out)
     return CF_ERR_INVALID;
   if (frames == 0)
     return CF_OK;
-  mix_kernel<<<blocks_for (frames, channels), THREADS, 0,
-      (cudaStream_t) stream>>> (channels, frames, dry, dry_pitch, wet,
-      wet_pitch, out, out_pitch, a0, a1, b0, b1);
-  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
+  blocks = blocks_for (frames, channels);
+  if (f64)
+    mix_kernel<<<blocks, THREADS, 0, s>>> (channels, frames,
+        (const double *) dry, dry_pitch, (const double *) wet, wet_pitch,
+        (double *) out, out_pitch, a0, a1, b0, b1);
+  else
+    mix_kernel<<<blocks, THREADS, 0, s>>> (channels, frames,
+        (const float *) dry, dry_pitch, (const float *) wet, wet_pitch,
+        (float *) out, out_pitch, a0, a1, b0, b1);
+  return launched ();
 }

@@ -1,5 +1,6 @@
-/* Audio samples to planar float and back, for the audio filters: F32, F64,
- * S16 and S32 samples, interleaved or one plane per channel. Integers map
+/* Audio samples to planar float or double and back, for the audio
+ * filters: F32, F64, S16 and S32 samples, interleaved or one plane per
+ * channel. Integers map
  * to [-1, 1) (divided by 2^15 or 2^31) and back with rounding to nearest
  * (ties to even) and saturation to their range. */
 #ifndef CF_AUDIO_CONVERT_H
@@ -31,29 +32,33 @@ typedef struct
 
 size_t cf_audio_sample_bytes (cf_audio_format format);
 
+/* The planes the filters work on hold floats, or doubles (f64) for streams
+ * computed in double precision: F64 and S32 samples, which a float would
+ * round to 24 bits. */
+
 /* dst[c * dst_pitch + n] = sample n of channel c, for `frames` frames. */
-int cf_audio_to_float_cpu (const cf_audio_layout * layout, const void *src,
-    int frames, float *dst, size_t dst_pitch);
-int cf_audio_from_float_cpu (const cf_audio_layout * layout,
-    const float *src, size_t src_pitch, int frames, void *dst);
+int cf_audio_to_planar_cpu (const cf_audio_layout * layout, const void *src,
+    int frames, void *dst, size_t dst_pitch, int f64);
+int cf_audio_from_planar_cpu (const cf_audio_layout * layout,
+    const void *src, size_t src_pitch, int frames, void *dst, int f64);
 
 /* The same on device memory, queued on `stream`. */
-int cf_audio_to_float_cuda (const cf_audio_layout * layout, const void *src,
-    int frames, float *dst, size_t dst_pitch, cf_stream stream);
-int cf_audio_from_float_cuda (const cf_audio_layout * layout,
-    const float *src, size_t src_pitch, int frames, void *dst,
+int cf_audio_to_planar_cuda (const cf_audio_layout * layout, const void *src,
+    int frames, void *dst, size_t dst_pitch, int f64, cf_stream stream);
+int cf_audio_from_planar_cuda (const cf_audio_layout * layout,
+    const void *src, size_t src_pitch, int frames, void *dst, int f64,
     cf_stream stream);
 
 /* out[c][n] = a(n) dry[c][n] + b(n) wet[c][n], planar, with a and b
  * ramping linearly from (a0, b0) to (a1, b1) across the frames (a(n) =
  * a0 + (a1 - a0)(n + 1) / frames): gains that change between buffers glide
- * instead of stepping. `out` may be `wet`. */
-int cf_audio_mix_cpu (int channels, int frames, const float *dry,
-    size_t dry_pitch, const float *wet, size_t wet_pitch, float *out,
-    size_t out_pitch, float a0, float a1, float b0, float b1);
-int cf_audio_mix_cuda (int channels, int frames, const float *dry,
-    size_t dry_pitch, const float *wet, size_t wet_pitch, float *out,
-    size_t out_pitch, float a0, float a1, float b0, float b1,
+ * instead of stepping. `out` may be `wet`. Computed in double. */
+int cf_audio_mix_cpu (int channels, int frames, const void *dry,
+    size_t dry_pitch, const void *wet, size_t wet_pitch, void *out,
+    size_t out_pitch, double a0, double a1, double b0, double b1, int f64);
+int cf_audio_mix_cuda (int channels, int frames, const void *dry,
+    size_t dry_pitch, const void *wet, size_t wet_pitch, void *out,
+    size_t out_pitch, double a0, double a1, double b0, double b1, int f64,
     cf_stream stream);
 
 #ifdef __cplusplus

@@ -1,5 +1,7 @@
-/* One sample to float and back, shared by the CPU twin and the CUDA
- * kernels of audio_convert.h. */
+/* One sample to a number and back, shared by the CPU twin and the CUDA
+ * kernels of audio_convert.h. Read and written through double, which holds
+ * every F32, S16 and S32 sample exactly: a float plane gets the same
+ * values as a direct conversion would give. */
 #ifndef CF_AUDIO_SAMPLE_H
 #define CF_AUDIO_SAMPLE_H
 
@@ -14,17 +16,17 @@
 #define CF_AUDIO_FN static inline
 #endif
 
-/* Sample `i` of a buffer of `format`, as a float in [-1, 1) for integers. */
-CF_AUDIO_FN float
+/* Sample `i` of a buffer of `format`, in [-1, 1) for integers. */
+CF_AUDIO_FN double
 cf_sample_get (cf_audio_format format, const void *base, size_t i)
 {
   switch (format) {
     case CF_AUDIO_F64:
-      return (float) ((const double *) base)[i];
+      return ((const double *) base)[i];
     case CF_AUDIO_S16:
-      return ((const int16_t *) base)[i] * (1.0f / 32768.0f);
+      return ((const int16_t *) base)[i] * (1.0 / 32768.0);
     case CF_AUDIO_S32:
-      return (float) (((const int32_t *) base)[i] * (1.0 / 2147483648.0));
+      return ((const int32_t *) base)[i] * (1.0 / 2147483648.0);
     default:
       return ((const float *) base)[i];
   }
@@ -32,26 +34,26 @@ cf_sample_get (cf_audio_format format, const void *base, size_t i)
 
 /* Stores v at sample `i`: integers rounded to nearest even and saturated. */
 CF_AUDIO_FN void
-cf_sample_put (cf_audio_format format, void *base, size_t i, float v)
+cf_sample_put (cf_audio_format format, void *base, size_t i, double v)
 {
   switch (format) {
     case CF_AUDIO_F64:
       ((double *) base)[i] = v;
       break;
     case CF_AUDIO_S16:{
-      float s = rintf (v * 32768.0f);
-      ((int16_t *) base)[i] = (int16_t) (s < -32768.0f ? -32768.0f
-          : (s > 32767.0f ? 32767.0f : s));
+      double s = rint (v * 32768.0);
+      ((int16_t *) base)[i] = (int16_t) (s < -32768.0 ? -32768.0
+          : (s > 32767.0 ? 32767.0 : s));
       break;
     }
     case CF_AUDIO_S32:{
-      double s = rint ((double) v * 2147483648.0);
+      double s = rint (v * 2147483648.0);
       ((int32_t *) base)[i] = (int32_t) (s < -2147483648.0 ? -2147483648.0
           : (s > 2147483647.0 ? 2147483647.0 : s));
       break;
     }
     default:
-      ((float *) base)[i] = v;
+      ((float *) base)[i] = (float) v;
       break;
   }
 }
@@ -65,12 +67,28 @@ cf_sample_index (const cf_audio_layout * l, int c, int n)
 }
 
 /* One mixed sample: see cf_audio_mix_cpu(). */
-CF_AUDIO_FN float
-cf_mix_at (int n, int frames, float dry, float wet, float a0, float a1,
-    float b0, float b1)
+CF_AUDIO_FN double
+cf_mix_at (int n, int frames, double dry, double wet, double a0, double a1,
+    double b0, double b1)
 {
-  float t = (float) (n + 1) / (float) frames;
+  double t = (double) (n + 1) / (double) frames;
   return (a0 + (a1 - a0) * t) * dry + (b0 + (b1 - b0) * t) * wet;
+}
+
+/* Sample i of a plane of floats, or of doubles (f64). */
+CF_AUDIO_FN double
+cf_plane_get (const void *plane, int f64, size_t i)
+{
+  return f64 ? ((const double *) plane)[i] : ((const float *) plane)[i];
+}
+
+CF_AUDIO_FN void
+cf_plane_put (void *plane, int f64, size_t i, double v)
+{
+  if (f64)
+    ((double *) plane)[i] = v;
+  else
+    ((float *) plane)[i] = (float) v;
 }
 
 #endif

@@ -1,5 +1,5 @@
-/* 1D convolution (FIR filtering) of planar float audio: one API, a CPU twin
- * and CUDA variants.
+/* 1D convolution (FIR filtering) of planar audio: one API, a CPU twin
+ * and CUDA variants, in single precision (float) or double.
  *
  * Causal FIR, as audiofirfilter computes it: h[0] weighs the current frame,
  *
@@ -31,7 +31,9 @@ typedef struct
 {
   int taps;                     /* >= 1 */
   int masks;                    /* 1 (every channel) or one per channel */
-  const float *h;               /* masks x taps */
+  const float *h;               /* masks x taps, for float samples */
+  const double *h64;            /* the same in double, for double samples
+                                 * (NULL when not needed) */
 } cf_conv1d_mask;
 
 typedef enum
@@ -47,7 +49,8 @@ typedef enum
 const char *cf_conv1d_algorithm_name (cf_conv1d_algorithm algorithm);
 
 /* Checks a mask against `channels`; CF_ERR_INVALID when it does not fit
- * (no taps, non-finite taps, masks neither 1 nor channels). */
+ * (no taps, non-finite taps in h or h64, neither given, masks neither 1
+ * nor channels). */
 int cf_conv1d_mask_check (const cf_conv1d_mask * mask, int channels);
 
 /* CPU twin: x[c] = x + c * x_pitch holds taps - 1 history frames then
@@ -61,6 +64,17 @@ int cf_conv1d_cuda (cf_conv1d_algorithm algorithm,
     const cf_conv1d_mask * mask, int channels, const float *d_x,
     size_t x_pitch, float *d_y, size_t y_pitch, int frames,
     cf_stream stream);
+
+/* Double precision, for streams of double or 32-bit integer samples: taps
+ * from mask->h64, products accumulated in double. The CPU twin reads h64 in
+ * host memory; the CUDA one (one variant, the tiled algorithm) in device
+ * memory, so its length has no parameter limit, and it does not check the
+ * taps' values. */
+int cf_conv1d_cpu_f64 (const cf_conv1d_mask * mask, int channels,
+    const double *x, size_t x_pitch, double *y, size_t y_pitch, int frames);
+int cf_conv1d_cuda_f64 (const cf_conv1d_mask * mask, int channels,
+    const double *d_x, size_t x_pitch, double *d_y, size_t y_pitch,
+    int frames, cf_stream stream);
 
 #ifdef __cplusplus
 }

@@ -38,7 +38,7 @@ cf_conv1d_cuda (cf_conv1d_algorithm algorithm, const cf_conv1d_mask * m,
 
   if (status != CF_OK)
     return status;
-  if (!d_x || !d_y || frames < 0
+  if (!m->h || !d_x || !d_y || frames < 0
       || (unsigned) algorithm >= CF_CONV1D_N_ALGORITHMS
       || (channels > 1 && (x_pitch < (size_t) (frames + m->taps - 1)
               || y_pitch < (size_t) frames)))

@@ -8,7 +8,10 @@
  * before) enter a ring of spectra, and the tails of the next q blocks
  * (partitions 1..P-1) are computed at once: one batched FFT, one
  * multiply-accumulate kernel, one batched inverse FFT per call, whatever q.
- * `current` holds the tail of block A. */
+ * `current` holds the tail of block A.
+ *
+ * Samples are floats or doubles (config f64): the bookkeeping counts
+ * samples and turns them into bytes with `es`, the backends compute. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,32 +23,36 @@ struct cf_fir
   cf_fir_config cfg;
   const cf_fir_ops *ops;
   cf_fir_backend *be;
-  float *taps;                  /* host copy, masks x taps */
+  size_t es;                    /* bytes per sample: 4 or 8 (f64) */
+  float *taps;                  /* host copy, masks x taps (float filter) */
+  double *taps64;               /* host copy (double filter) */
+  void *mask64;                 /* double filter: the taps the direct step
+                                 * reads, in the backend's memory */
 
   /* direct path: a window sliding along a longer buffer, the taps - 1
    * frames of history at history_start, the new frames after them; the
    * history goes back to the front only when the window reaches the end */
-  float *history;
+  char *history;
   size_t history_pitch;
   size_t history_start;
 
   /* FFT path */
   cf_fir_layout l;
   cf_conv1d_mask head;          /* partition 0, run direct */
-  float *head_taps;
+  void *head_taps;              /* host (float) or backend (double) memory */
   long long block_index;        /* A */
   int partial;                  /* frames of block A so far */
   int max_blocks;               /* blocks one call can complete */
-  float *stage;
+  char *stage;
   size_t stage_pitch;
-  float *windows, *times, *current;
-  cf_cpx *fresh, *ring, *spectra, *tails;
+  char *windows, *times, *current;
+  char *fresh, *ring, *spectra, *tails;  /* complex: 2 es bytes a bin */
 
   /* the steady step (one whole block in, one out) recorded for replay:
    * valid for these buffers only */
   int recorded, no_recording;
-  const float *rec_x;
-  float *rec_y;
+  const void *rec_x;
+  void *rec_y;
   size_t rec_x_pitch, rec_y_pitch;
 };
 
@@ -73,6 +80,13 @@ cf_fir_block (const cf_fir * fir)
   return fir->cfg.path == CF_FIR_FFT ? fir->l.block : 0;
 }
 
+/* n samples past `base`. */
+static char *
+at (const cf_fir * f, const void *base, size_t n)
+{
+  return (char *) base + n * f->es;
+}
+
 static int
 alloc_zero (cf_fir * f, void **ptr, size_t bytes)
 {
@@ -82,6 +96,26 @@ alloc_zero (cf_fir * f, void **ptr, size_t bytes)
   return st;
 }
 
+/* A copy of host memory in the backend's memory. */
+static int
+alloc_upload (cf_fir * f, void **ptr, const void *src, size_t bytes)
+{
+  int st = f->ops->alloc (f->be, ptr, bytes);
+  if (st != CF_OK)
+    *ptr = NULL;
+  else
+    st = f->ops->upload (f->be, *ptr, src, bytes);
+  return st;
+}
+
+/* Tap k of mask m, whatever the precision. */
+static double
+tap (const cf_fir * f, int m, int k)
+{
+  size_t i = (size_t) m * f->cfg.mask.taps + k;
+  return f->taps64 ? f->taps64[i] : f->taps[i];
+}
+
 /* The spectra of partitions 0..P-1 of every mask, each zero-padded to 2B. */
 static int
 make_spectra (cf_fir * f)
@@ -89,27 +123,65 @@ make_spectra (cf_fir * f)
   const cf_fir_layout *l = &f->l;
   int n = 2 * l->block, taps = f->cfg.mask.taps, count = l->masks
       * l->partitions;
-  float *padded = calloc ((size_t) count * n, sizeof (float));
-  float *d_padded = NULL;
+  size_t bytes = f->es * count * n;
+  char *padded = calloc (1, bytes);
+  void *d_padded = NULL;
   int st;
 
   if (!padded)
     return CF_ERR_NO_MEMORY;
   for (int m = 0; m < l->masks; m++)
     for (int p = 0; p < l->partitions; p++)
-      for (int k = 0; k < l->block && p * l->block + k < taps; k++)
-        padded[((size_t) m * l->partitions + p) * n + k] =
-            f->taps[(size_t) m * taps + p * l->block + k];
-  st = f->ops->alloc (f->be, (void **) &d_padded, sizeof (float) * count * n);
-  if (st == CF_OK)
-    st = f->ops->upload (f->be, d_padded, padded, sizeof (float) * count * n);
+      for (int k = 0; k < l->block && p * l->block + k < taps; k++) {
+        size_t i = ((size_t) m * l->partitions + p) * n + k;
+        double v = tap (f, m, p * l->block + k);
+        if (f->cfg.f64)
+          ((double *) padded)[i] = v;
+        else
+          ((float *) padded)[i] = (float) v;
+      }
+  st = alloc_upload (f, &d_padded, padded, bytes);
   if (st == CF_OK)
     st = f->ops->rfft (f->be, d_padded, f->spectra, count);
   /* the transform is queued: d_padded must outlive it */
   if (st == CF_OK && f->cfg.cuda)
     st = cf_gpu_stream_sync (f->cfg.stream);
-  f->ops->release (f->be, d_padded);
+  if (d_padded)
+    f->ops->release (f->be, d_padded);
   free (padded);
+  return st;
+}
+
+/* Partition 0 of every mask, the FFT path's direct head: host taps for a
+ * float filter (they travel as a kernel parameter), a copy in the
+ * backend's memory for a double one. */
+static int
+make_head (cf_fir * f, int head)
+{
+  const cf_conv1d_mask *m = &f->cfg.mask;
+  size_t bytes = f->es * head * m->masks;
+  char *taps = malloc (bytes);
+  int st = CF_OK;
+
+  if (!taps)
+    return CF_ERR_NO_MEMORY;
+  for (int k = 0; k < m->masks; k++)
+    memcpy (taps + k * head * f->es, f->cfg.f64
+        ? (void *) (f->taps64 + (size_t) k * m->taps)
+        : (void *) (f->taps + (size_t) k * m->taps), f->es * head);
+  f->head.taps = head;
+  f->head.masks = m->masks;
+  if (!f->cfg.f64) {
+    f->head_taps = taps;
+    f->head.h = (const float *) taps;
+    return CF_OK;
+  }
+  st = alloc_upload (f, &f->head_taps, taps, bytes);
+  f->head.h64 = f->head_taps;
+  /* the upload is queued: the host copy must outlive it */
+  if (st == CF_OK && f->cfg.cuda)
+    st = cf_gpu_stream_sync (f->cfg.stream);
+  free (taps);
   return st;
 }
 
@@ -118,8 +190,8 @@ open_fft (cf_fir * f)
 {
   cf_fir_layout *l = &f->l;
   const cf_conv1d_mask *m = &f->cfg.mask;
-  int b = f->cfg.block, head, st;
-  size_t c = f->cfg.channels;
+  int b = f->cfg.block, st;
+  size_t c = f->cfg.channels, es = f->es;
 
   if (b == 0)
     b = cf_fir_pick_block (m, f->cfg.max_frames);
@@ -133,42 +205,33 @@ open_fft (cf_fir * f)
   f->max_blocks = (b - 1 + f->cfg.max_frames) / b;
   l->ring = l->partitions - 1 + f->max_blocks;
 
-  head = m->taps < b ? m->taps : b;
-  f->head_taps = malloc (sizeof (float) * head * m->masks);
-  if (!f->head_taps)
-    return CF_ERR_NO_MEMORY;
-  for (int k = 0; k < m->masks; k++)
-    memcpy (f->head_taps + k * head, f->taps + (size_t) k * m->taps,
-        sizeof (float) * head);
-  f->head.taps = head;
-  f->head.masks = m->masks;
-  f->head.h = f->head_taps;
-
   st = f->ops->open (&f->be, f->cfg.stream, 2 * b,
       (int) (c * f->max_blocks > (size_t) m->masks * l->partitions
-          ? c * f->max_blocks : (size_t) m->masks * l->partitions));
+          ? c * f->max_blocks : (size_t) m->masks * l->partitions),
+      f->cfg.f64);
   if (st != CF_OK)
+    return st;
+  if ((st = make_head (f, m->taps < b ? m->taps : b)) != CF_OK)
     return st;
   f->stage_pitch = 2 * b + f->cfg.max_frames;
   if ((st = alloc_zero (f, (void **) &f->stage,
-              sizeof (float) * c * f->stage_pitch)) != CF_OK
-      || (st = alloc_zero (f, (void **) &f->current,
-              sizeof (float) * c * b)) != CF_OK)
+              es * c * f->stage_pitch)) != CF_OK
+      || (st = alloc_zero (f, (void **) &f->current, es * c * b)) != CF_OK)
     return st;
   if (l->partitions == 1)
     return CF_OK;               /* the head is the whole mask */
   if ((st = f->ops->alloc (f->be, (void **) &f->windows,
-              sizeof (float) * c * f->max_blocks * 2 * b)) != CF_OK
+              es * c * f->max_blocks * 2 * b)) != CF_OK
       || (st = f->ops->alloc (f->be, (void **) &f->times,
-              sizeof (float) * c * f->max_blocks * 2 * b)) != CF_OK
+              es * c * f->max_blocks * 2 * b)) != CF_OK
       || (st = f->ops->alloc (f->be, (void **) &f->fresh,
-              sizeof (cf_cpx) * c * f->max_blocks * l->bins)) != CF_OK
+              2 * es * c * f->max_blocks * l->bins)) != CF_OK
       || (st = f->ops->alloc (f->be, (void **) &f->tails,
-              sizeof (cf_cpx) * c * f->max_blocks * l->bins)) != CF_OK
+              2 * es * c * f->max_blocks * l->bins)) != CF_OK
       || (st = alloc_zero (f, (void **) &f->ring,
-              sizeof (cf_cpx) * c * l->ring * l->bins)) != CF_OK
+              2 * es * c * l->ring * l->bins)) != CF_OK
       || (st = f->ops->alloc (f->be, (void **) &f->spectra,
-              sizeof (cf_cpx) * m->masks * l->partitions * l->bins)) != CF_OK)
+              2 * es * m->masks * l->partitions * l->bins)) != CF_OK)
     return st;
   return make_spectra (f);
 }
@@ -176,30 +239,67 @@ open_fft (cf_fir * f)
 static int
 open_direct (cf_fir * f)
 {
+  const cf_conv1d_mask *m = &f->cfg.mask;
   size_t c = f->cfg.channels;
-  int st = f->ops->open (&f->be, f->cfg.stream, 0, 0);
+  int st = f->ops->open (&f->be, f->cfg.stream, 0, 0, f->cfg.f64);
 
   if (st != CF_OK)
     return st;
+  if (f->cfg.f64) {
+    st = alloc_upload (f, &f->mask64, f->taps64,
+        sizeof (double) * m->taps * m->masks);
+    f->cfg.mask.h64 = f->mask64;
+    if (st != CF_OK)
+      return st;
+  }
   /* room for several calls before a move, and enough that the move back
    * to the front never overlaps: it happens with history_start beyond
    * pitch - (taps - 1) - max_frames >= taps - 1 */
-  f->history_pitch = 2 * ((size_t) f->cfg.mask.taps - 1)
+  f->history_pitch = 2 * ((size_t) m->taps - 1)
       + 4 * (size_t) f->cfg.max_frames;
   return alloc_zero (f, (void **) &f->history,
-      sizeof (float) * c * f->history_pitch);
+      f->es * c * f->history_pitch);
+}
+
+/* The host copy of the taps of the filter's precision. */
+static int
+copy_taps (cf_fir * f)
+{
+  cf_conv1d_mask *m = &f->cfg.mask;
+  size_t count = (size_t) m->taps * m->masks;
+
+  if (f->cfg.f64) {
+    f->taps64 = malloc (sizeof (double) * count);
+    if (!f->taps64)
+      return CF_ERR_NO_MEMORY;
+    memcpy (f->taps64, m->h64, sizeof (double) * count);
+  } else {
+    f->taps = malloc (sizeof (float) * count);
+    if (!f->taps)
+      return CF_ERR_NO_MEMORY;
+    memcpy (f->taps, m->h, sizeof (float) * count);
+  }
+  m->h = f->taps;
+  m->h64 = f->taps64;
+  return CF_OK;
 }
 
 int
 cf_fir_new (cf_fir ** out, const cf_fir_config * config)
 {
-  const cf_conv1d_mask *m = &config->mask;
+  const cf_conv1d_mask *m;
   cf_fir *f;
   int st;
 
+  if (!out)
+    return CF_ERR_INVALID;
   *out = NULL;
-  if (!config || config->channels < 1 || config->max_frames < 1
+  if (!config)
+    return CF_ERR_INVALID;
+  m = &config->mask;
+  if (config->channels < 1 || config->max_frames < 1
       || cf_conv1d_mask_check (m, config->channels) != CF_OK
+      || (config->f64 ? !m->h64 : !m->h)
       || (config->path != CF_FIR_DIRECT && config->path != CF_FIR_FFT))
     return CF_ERR_INVALID;
   if (config->cuda && !cf_gpu_built_with_cuda ())
@@ -212,19 +312,15 @@ cf_fir_new (cf_fir ** out, const cf_fir_config * config)
   if (!f)
     return CF_ERR_NO_MEMORY;
   f->cfg = *config;
+  f->es = config->f64 ? sizeof (double) : sizeof (float);
 #if HAVE_CUDA
   f->ops = config->cuda ? &cf_fir_cuda_ops : &cf_fir_cpu_ops;
 #else
   f->ops = &cf_fir_cpu_ops;     /* CUDA was refused above */
 #endif
-  f->taps = malloc (sizeof (float) * m->taps * m->masks);
-  if (!f->taps) {
-    free (f);
-    return CF_ERR_NO_MEMORY;
-  }
-  memcpy (f->taps, m->h, sizeof (float) * m->taps * m->masks);
-  f->cfg.mask.h = f->taps;
-  st = config->path == CF_FIR_FFT ? open_fft (f) : open_direct (f);
+  st = copy_taps (f);
+  if (st == CF_OK)
+    st = config->path == CF_FIR_FFT ? open_fft (f) : open_direct (f);
   if (st != CF_OK) {
     cf_fir_free (f);
     return st;
@@ -236,69 +332,70 @@ cf_fir_new (cf_fir ** out, const cf_fir_config * config)
 void
 cf_fir_free (cf_fir * f)
 {
-  void *buffers[] = { f->history, f->stage, f->windows, f->times,
-    f->current, f->fresh, f->ring, f->spectra, f->tails
-  };
-
   if (!f)
     return;
   if (f->be) {
+    void *buffers[] = { f->history, f->stage, f->windows, f->times,
+      f->current, f->fresh, f->ring, f->spectra, f->tails, f->mask64,
+      f->cfg.f64 ? f->head_taps : NULL
+    };
     for (size_t k = 0; k < sizeof (buffers) / sizeof (buffers[0]); k++)
       if (buffers[k])
         f->ops->release (f->be, buffers[k]);
     f->ops->close (f->be);
   }
-  free (f->head_taps);
+  if (!f->cfg.f64)
+    free (f->head_taps);
   free (f->taps);
+  free (f->taps64);
   free (f);
 }
 
 int
 cf_fir_reset (cf_fir * f)
 {
-  size_t c = f->cfg.channels;
+  size_t c = f->cfg.channels, es = f->es;
   int st;
 
   if (f->cfg.path == CF_FIR_DIRECT) {
     f->history_start = 0;
-    return f->ops->zero (f->be, f->history,
-        sizeof (float) * c * f->history_pitch);
+    return f->ops->zero (f->be, f->history, es * c * f->history_pitch);
   }
   f->block_index = 0;
   f->partial = 0;
-  st = f->ops->zero (f->be, f->stage, sizeof (float) * c * f->stage_pitch);
+  st = f->ops->zero (f->be, f->stage, es * c * f->stage_pitch);
   if (st == CF_OK)
-    st = f->ops->zero (f->be, f->current, sizeof (float) * c * f->l.block);
+    st = f->ops->zero (f->be, f->current, es * c * f->l.block);
   if (st == CF_OK && f->ring)
-    st = f->ops->zero (f->be, f->ring,
-        sizeof (cf_cpx) * c * f->l.ring * f->l.bins);
+    st = f->ops->zero (f->be, f->ring, 2 * es * c * f->l.ring * f->l.bins);
   return st;
 }
 
 int
-cf_fir_recent (const cf_fir * f, float *dst, size_t dst_pitch, int frames)
+cf_fir_recent (const cf_fir * f, void *dst, size_t dst_pitch, int frames)
 {
-  const float *src;
-  size_t pitch;
+  const char *src;
+  size_t pitch, es;
   int held, st;
 
   if (!f || !dst || frames < 0)
     return CF_ERR_INVALID;
+  es = f->es;
   if (f->cfg.path == CF_FIR_DIRECT) {
     held = f->cfg.mask.taps - 1;
-    src = f->history + f->history_start;
+    src = at (f, f->history, f->history_start);
     pitch = f->history_pitch;
   } else {
     /* one block exactly, wherever the stream stands in it, so that what a
      * new filter gets does not depend on the buffer sizes */
     held = f->l.block;
-    src = f->stage + f->partial;
+    src = at (f, f->stage, f->partial);
     pitch = f->stage_pitch;
   }
   if (frames > held)
     frames = held;
-  st = f->ops->move (f->be, dst, dst_pitch * 4, src + held - frames,
-      pitch * 4, (size_t) frames * 4, f->cfg.channels);
+  st = f->ops->move (f->be, dst, dst_pitch * es, at (f, src, held - frames),
+      pitch * es, (size_t) frames * es, f->cfg.channels);
   return st == CF_OK ? frames : st;
 }
 
@@ -307,33 +404,34 @@ static int
 direct_room (cf_fir * f, int n)
 {
   size_t hist = (size_t) f->cfg.mask.taps - 1, hp = f->history_pitch;
+  size_t es = f->es;
   int st;
 
   if (f->history_start + hist + (size_t) n <= hp)
     return CF_OK;
-  st = f->ops->move (f->be, f->history, hp * 4, f->history
-      + f->history_start, hp * 4, hist * 4, f->cfg.channels);
+  st = f->ops->move (f->be, f->history, hp * es, at (f, f->history,
+          f->history_start), hp * es, hist * es, f->cfg.channels);
   if (st == CF_OK)
     f->history_start = 0;
   return st;
 }
 
 static int
-process_direct (cf_fir * f, const float *x, size_t x_pitch, float *y,
+process_direct (cf_fir * f, const void *x, size_t x_pitch, void *y,
     size_t y_pitch, int n)
 {
   const cf_fir_ops *o = f->ops;
   int hist = f->cfg.mask.taps - 1, c = f->cfg.channels;
-  size_t hp = f->history_pitch;
-  float *window;
+  size_t hp = f->history_pitch, es = f->es;
+  char *window;
   int st;
 
   st = direct_room (f, n);
-  window = f->history + f->history_start;
+  window = at (f, f->history, f->history_start);
   /* the frames are in place when the caller wrote them at cf_fir_input */
-  if (st == CF_OK && x != window + hist)
-    st = o->move (f->be, window + hist, hp * 4, x, x_pitch * 4,
-        (size_t) n * 4, c);
+  if (st == CF_OK && x != at (f, window, hist))
+    st = o->move (f->be, at (f, window, hist), hp * es, x, x_pitch * es,
+        (size_t) n * es, c);
   if (st == CF_OK)
     st = o->direct (f->be, f->cfg.direct, &f->cfg.mask, c, window, hp,
         y, y_pitch, n);
@@ -344,7 +442,7 @@ process_direct (cf_fir * f, const float *x, size_t x_pitch, float *y,
 }
 
 int
-cf_fir_input (cf_fir * f, int frames, float **x, size_t *pitch)
+cf_fir_input (cf_fir * f, int frames, void **x, size_t *pitch)
 {
   int st;
 
@@ -352,35 +450,36 @@ cf_fir_input (cf_fir * f, int frames, float **x, size_t *pitch)
     return CF_ERR_INVALID;
   if (f->cfg.path == CF_FIR_FFT) {
     *pitch = f->stage_pitch;
-    *x = f->stage + f->l.block + f->partial;
+    *x = at (f, f->stage, f->l.block + f->partial);
     return CF_OK;
   }
   st = direct_room (f, frames);
   *pitch = f->history_pitch;
-  *x = f->history + f->history_start + f->cfg.mask.taps - 1;
+  *x = at (f, f->history, f->history_start + f->cfg.mask.taps - 1);
   return st;
 }
 
 /* Queues the FFT path's steps for `n` new frames landing at partial
  * position j and completing q blocks; the bookkeeping is the caller's. */
 static int
-fft_steps (cf_fir * f, const float *x, size_t x_pitch, float *y,
+fft_steps (cf_fir * f, const void *x, size_t x_pitch, void *y,
     size_t y_pitch, int n, int j, int q, int rest)
 {
   const cf_fir_ops *o = f->ops;
   const cf_fir_layout *l = &f->l;
   int b = l->block, c = l->channels;
-  size_t sp = f->stage_pitch;
-  float scale = 1.0f / (2.0f * b);
+  size_t sp = f->stage_pitch, es = f->es;
+  double scale = 1.0 / (2.0 * b);
+  char *fresh_at = at (f, f->stage, b + j);
   int st;
 
   /* new frames after the partial block (unless written there through
    * cf_fir_input); the head partition, direct */
-  st = x == f->stage + b + j ? CF_OK : o->move (f->be, f->stage + b + j,
-      sp * 4, x, x_pitch * 4, (size_t) n * 4, c);
+  st = x == fresh_at ? CF_OK : o->move (f->be, fresh_at, sp * es, x,
+      x_pitch * es, (size_t) n * es, c);
   if (st == CF_OK)
     st = o->direct (f->be, f->cfg.direct, &f->head, c,
-        f->stage + b + j - (f->head.taps - 1), sp, y, y_pitch, n);
+        fresh_at - (size_t) (f->head.taps - 1) * es, sp, y, y_pitch, n);
 
   /* the later partitions, through the ring of spectra */
   if (st == CF_OK && l->partitions > 1) {
@@ -405,8 +504,8 @@ fft_steps (cf_fir * f, const float *x, size_t x_pitch, float *y,
 
   /* keep the last complete block and the new partial one */
   if (st == CF_OK && q > 0)
-    st = o->move (f->be, f->stage, sp * 4, f->stage + (size_t) q * b, sp * 4,
-        (size_t) (b + rest) * 4, c);
+    st = o->move (f->be, f->stage, sp * es, at (f, f->stage, (size_t) q * b),
+        sp * es, (size_t) (b + rest) * es, c);
   return st;
 }
 
@@ -416,7 +515,7 @@ fft_steps (cf_fir * f, const float *x, size_t x_pitch, float *y,
  * falls back to queuing the steps for good. Returns CF_ERR_UNSUPPORTED when
  * the step is to be queued. */
 static int
-replay_block (cf_fir * f, const float *x, size_t x_pitch, float *y,
+replay_block (cf_fir * f, const void *x, size_t x_pitch, void *y,
     size_t y_pitch)
 {
   const cf_fir_ops *o = f->ops;
@@ -448,7 +547,7 @@ replay_block (cf_fir * f, const float *x, size_t x_pitch, float *y,
 }
 
 static int
-process_fft (cf_fir * f, const float *x, size_t x_pitch, float *y,
+process_fft (cf_fir * f, const void *x, size_t x_pitch, void *y,
     size_t y_pitch, int n)
 {
   int b = f->l.block, j = f->partial;
@@ -465,7 +564,7 @@ process_fft (cf_fir * f, const float *x, size_t x_pitch, float *y,
 }
 
 int
-cf_fir_process (cf_fir * f, const float *x, size_t x_pitch, float *y,
+cf_fir_process (cf_fir * f, const void *x, size_t x_pitch, void *y,
     size_t y_pitch, int frames)
 {
   int st = CF_OK;
@@ -478,8 +577,10 @@ cf_fir_process (cf_fir * f, const float *x, size_t x_pitch, float *y,
     int n = frames - done < f->cfg.max_frames ? frames - done
         : f->cfg.max_frames;
     st = f->cfg.path == CF_FIR_FFT
-        ? process_fft (f, x + done, x_pitch, y + done, y_pitch, n)
-        : process_direct (f, x + done, x_pitch, y + done, y_pitch, n);
+        ? process_fft (f, at (f, x, done), x_pitch, at (f, y, done), y_pitch,
+        n)
+        : process_direct (f, at (f, x, done), x_pitch, at (f, y, done),
+        y_pitch, n);
     done += n;
   }
   return st;

@@ -1,5 +1,5 @@
-/* Streaming FIR filtering of planar float audio: the history between calls,
- * and two paths, on the CPU or on a GPU.
+/* Streaming FIR filtering of planar audio, in float or in double: the
+ * history between calls, and two paths, on the CPU or on a GPU.
  *
  * - Direct: the convolution of conv1d.h, with the last taps - 1 frames of
  *   every channel kept between calls.
@@ -40,7 +40,8 @@ typedef enum
 typedef struct
 {
   int channels;
-  cf_conv1d_mask mask;          /* copied: the caller's taps may go */
+  cf_conv1d_mask mask;          /* copied: the caller's taps may go; h for
+                                 * a float filter, h64 for a double one */
   cf_fir_path path;
   cf_conv1d_algorithm direct;   /* direct variant (CUDA), also for the
                                  * FFT path's head */
@@ -50,6 +51,8 @@ typedef struct
                                  * are split) */
   int cuda;                     /* 1: device memory and a CUDA stream */
   cf_stream stream;
+  int f64;                      /* 1: samples are doubles and every step
+                                 * computes in double (FFTs included) */
 } cf_fir_config;
 
 /* Largest FFT partition for a mask: the direct head takes masks x B taps,
@@ -65,8 +68,9 @@ void cf_fir_free (cf_fir * fir);
 
 /* Filters `frames` new frames: channel c of the input at x + c * x_pitch,
  * of the output at y + c * y_pitch (host memory, or device memory for a
- * CUDA filter, whose work is then queued on its stream). */
-int cf_fir_process (cf_fir * fir, const float *x, size_t x_pitch, float *y,
+ * CUDA filter, whose work is then queued on its stream). Samples are floats,
+ * or doubles for an f64 filter; pitches count samples. */
+int cf_fir_process (cf_fir * fir, const void *x, size_t x_pitch, void *y,
     size_t y_pitch, int frames);
 
 /* Where the next call's `frames` new frames (1 to max_frames) may be
@@ -75,14 +79,14 @@ int cf_fir_process (cf_fir * fir, const float *x, size_t x_pitch, float *y,
  * *pitch reads them there instead of copying them in. Valid until the next
  * call on the filter; on a CUDA filter it may queue a move of the history
  * first (whose status it returns). */
-int cf_fir_input (cf_fir * fir, int frames, float **x, size_t *pitch);
+int cf_fir_input (cf_fir * fir, int frames, void **x, size_t *pitch);
 
 /* Copies the most recent input frames the filter holds (up to `frames`,
  * the oldest first) to dst (channel c at dst + c * dst_pitch, memory of the
  * filter's kind): a new filter fed with them continues the stream. Returns
  * how many frames were copied (the direct path holds taps - 1, the FFT path
  * one block), or a negative status. */
-int cf_fir_recent (const cf_fir * fir, float *dst, size_t dst_pitch,
+int cf_fir_recent (const cf_fir * fir, void *dst, size_t dst_pitch,
     int frames);
 
 /* Forgets the history: the next frame is filtered as a stream's first. */

@@ -1,51 +1,105 @@
 /* The FIR backend on host memory: the CPU twin of fir_cuda.cu, with
- * kissfft's real transforms. */
+ * kissfft's real transforms for float filters and FFTW's (in double) for
+ * double ones. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <fftw3.h>
 #include <kiss_fftr.h>
 
 #include "fir_ops.h"
 
+#define SAMPLE float
+#define STEP(name) name##_f32
+#include "fir_cpu_steps.h"
+#undef SAMPLE
+#undef STEP
+#define SAMPLE double
+#define STEP(name) name##_f64
+#include "fir_cpu_steps.h"
+#undef SAMPLE
+#undef STEP
+
 struct cf_fir_backend
 {
-  kiss_fftr_cfg forward, inverse;
   int fft_size;
+  int f64;
+  size_t es;                    /* bytes per sample */
+  kiss_fftr_cfg forward, inverse;       /* float */
+  fftw_plan forward64, inverse64;       /* double */
 };
+
+/* FFTW's planner is not thread-safe (its execution is): elements in
+ * several threads may plan at once. */
+static pthread_mutex_t fftw_planner = PTHREAD_MUTEX_INITIALIZER;
+
+/* Plans that run on any arrays (FFTW_UNALIGNED) and leave the inverse's
+ * input as it is (FFTW_PRESERVE_INPUT). */
+static int
+plan_f64 (cf_fir_backend * be)
+{
+  int n = be->fft_size;
+  double *re = fftw_malloc (sizeof (double) * n);
+  fftw_complex *cx = fftw_malloc (sizeof (fftw_complex) * (n / 2 + 1));
+
+  if (re && cx) {
+    pthread_mutex_lock (&fftw_planner);
+    be->forward64 = fftw_plan_dft_r2c_1d (n, re, cx,
+        FFTW_ESTIMATE | FFTW_UNALIGNED);
+    be->inverse64 = fftw_plan_dft_c2r_1d (n, cx, re,
+        FFTW_ESTIMATE | FFTW_UNALIGNED | FFTW_PRESERVE_INPUT);
+    pthread_mutex_unlock (&fftw_planner);
+  }
+  fftw_free (re);
+  fftw_free (cx);
+  return be->forward64 && be->inverse64 ? CF_OK : CF_ERR_NO_MEMORY;
+}
+
+static int
+plan_f32 (cf_fir_backend * be)
+{
+  be->forward = kiss_fftr_alloc (be->fft_size, 0, NULL, NULL);
+  be->inverse = kiss_fftr_alloc (be->fft_size, 1, NULL, NULL);
+  return be->forward && be->inverse ? CF_OK : CF_ERR_NO_MEMORY;
+}
+
+static void
+cpu_close (cf_fir_backend * be)
+{
+  kiss_fftr_free (be->forward);
+  kiss_fftr_free (be->inverse);
+  pthread_mutex_lock (&fftw_planner);
+  if (be->forward64)
+    fftw_destroy_plan (be->forward64);
+  if (be->inverse64)
+    fftw_destroy_plan (be->inverse64);
+  pthread_mutex_unlock (&fftw_planner);
+  free (be);
+}
 
 static int
 cpu_open (cf_fir_backend ** out, cf_stream stream, int fft_size,
-    int max_batch)
+    int max_batch, int f64)
 {
   cf_fir_backend *be = calloc (1, sizeof (*be));
+  int st = CF_OK;
 
   (void) stream;
   (void) max_batch;
   if (!be)
     return CF_ERR_NO_MEMORY;
   be->fft_size = fft_size;
-  if (fft_size > 0) {
-    be->forward = kiss_fftr_alloc (fft_size, 0, NULL, NULL);
-    be->inverse = kiss_fftr_alloc (fft_size, 1, NULL, NULL);
-    if (!be->forward || !be->inverse) {
-      kiss_fftr_free (be->forward);
-      kiss_fftr_free (be->inverse);
-      free (be);
-      return CF_ERR_NO_MEMORY;
-    }
+  be->f64 = f64;
+  be->es = f64 ? sizeof (double) : sizeof (float);
+  if (fft_size > 0)
+    st = f64 ? plan_f64 (be) : plan_f32 (be);
+  if (st != CF_OK) {
+    cpu_close (be);
+    return st;
   }
   *out = be;
   return CF_OK;
-}
-
-static void
-cpu_close (cf_fir_backend * be)
-{
-  if (be->fft_size > 0) {
-    kiss_fftr_free (be->forward);
-    kiss_fftr_free (be->inverse);
-  }
-  free (be);
 }
 
 static int
@@ -92,115 +146,102 @@ cpu_move (cf_fir_backend * be, void *dst, size_t dst_pitch, const void *src,
 
 static int
 cpu_direct (cf_fir_backend * be, cf_conv1d_algorithm algorithm,
-    const cf_conv1d_mask * mask, int channels, const float *x,
-    size_t x_pitch, float *y, size_t y_pitch, int frames)
+    const cf_conv1d_mask * mask, int channels, const void *x,
+    size_t x_pitch, void *y, size_t y_pitch, int frames)
 {
-  (void) be;
   (void) algorithm;
-  return cf_conv1d_cpu (mask, channels, x, x_pitch, y, y_pitch, frames);
+  return be->f64 ? cf_conv1d_cpu_f64 (mask, channels, x, x_pitch, y, y_pitch,
+      frames) : cf_conv1d_cpu (mask, channels, x, x_pitch, y, y_pitch,
+      frames);
 }
 
 static int
-cpu_rfft (cf_fir_backend * be, const float *in, cf_cpx * out, int batch)
+cpu_rfft (cf_fir_backend * be, const void *in, void *out, int batch)
 {
   int n = be->fft_size, bins = n / 2 + 1;
-  for (int b = 0; b < batch; b++)
-    kiss_fftr (be->forward, in + (size_t) b * n,
-        (kiss_fft_cpx *) out + (size_t) b * bins);
-  return CF_OK;
-}
-
-static int
-cpu_irfft (cf_fir_backend * be, const cf_cpx * in, float *out, int batch)
-{
-  int n = be->fft_size, bins = n / 2 + 1;
-  for (int b = 0; b < batch; b++)
-    kiss_fftri (be->inverse, (const kiss_fft_cpx *) in + (size_t) b * bins,
-        out + (size_t) b * n);
-  return CF_OK;
-}
-
-static int
-cpu_gather (cf_fir_backend * be, const cf_fir_layout * l, const float *stage,
-    size_t stage_pitch, float *windows, int q)
-{
-  size_t n = 2 * l->block;
-  (void) be;
-  for (int c = 0; c < l->channels; c++)
-    for (int i = 1; i <= q; i++)
-      memcpy (windows + ((size_t) c * q + i - 1) * n,
-          stage + c * stage_pitch + (size_t) (i - 1) * l->block,
-          sizeof (float) * n);
-  return CF_OK;
-}
-
-static int
-cpu_scatter (cf_fir_backend * be, const cf_fir_layout * l,
-    const cf_cpx * fresh, cf_cpx * ring, long long first, int q)
-{
-  (void) be;
-  for (int c = 0; c < l->channels; c++)
-    for (int i = 0; i < q; i++)
-      memcpy (ring + ((size_t) c * l->ring + (first + i) % l->ring) * l->bins,
-          fresh + ((size_t) c * q + i) * l->bins, sizeof (cf_cpx) * l->bins);
-  return CF_OK;
-}
-
-static int
-cpu_mac (cf_fir_backend * be, const cf_fir_layout * l, const cf_cpx * ring,
-    const cf_cpx * spectra, cf_cpx * out, long long block0, int q)
-{
-  (void) be;
-  for (int c = 0; c < l->channels; c++) {
-    const cf_cpx *h = spectra + (size_t) (l->masks == 1 ? 0 : c)
-        * l->partitions * l->bins;
-    for (int i = 0; i < q; i++) {
-      cf_cpx *o = out + ((size_t) c * q + i) * l->bins;
-      memset (o, 0, sizeof (cf_cpx) * l->bins);
-      for (int p = 1; p < l->partitions; p++) {
-        long long k = block0 + i - p;
-        if (k < 0)
-          break;                /* before the stream: zero */
-        const cf_cpx *x = ring + ((size_t) c * l->ring + k % l->ring)
-            * l->bins;
-        const cf_cpx *hp = h + (size_t) p * l->bins;
-        for (int f = 0; f < l->bins; f++) {
-          o[f].re += x[f].re * hp[f].re - x[f].im * hp[f].im;
-          o[f].im += x[f].re * hp[f].im + x[f].im * hp[f].re;
-        }
-      }
-    }
+  for (int b = 0; b < batch; b++) {
+    if (be->f64)
+      fftw_execute_dft_r2c (be->forward64, (double *) in + (size_t) b * n,
+          (fftw_complex *) out + (size_t) b * bins);
+    else
+      kiss_fftr (be->forward, (const float *) in + (size_t) b * n,
+          (kiss_fft_cpx *) out + (size_t) b * bins);
   }
   return CF_OK;
 }
 
 static int
-cpu_add_tails (cf_fir_backend * be, const cf_fir_layout * l, float *y,
-    size_t y_pitch, int frames, int start, const float *current,
-    const float *times, int q, float scale)
+cpu_irfft (cf_fir_backend * be, const void *in, void *out, int batch)
 {
-  int b = l->block;
-  (void) be;
-  for (int c = 0; c < l->channels; c++)
-    for (int f = 0; f < frames; f++) {
-      int s = start + f, t = s / b, off = s % b;
-      float tail = t == 1 ? current[(size_t) c * b + off]
-          : scale * times[((size_t) c * q + t - 2) * 2 * b + b + off];
-      y[c * y_pitch + f] += tail;
-    }
+  int n = be->fft_size, bins = n / 2 + 1;
+  for (int b = 0; b < batch; b++) {
+    if (be->f64)
+      fftw_execute_dft_c2r (be->inverse64, (fftw_complex *) in
+          + (size_t) b * bins, (double *) out + (size_t) b * n);
+    else
+      kiss_fftri (be->inverse, (const kiss_fft_cpx *) in + (size_t) b * bins,
+          (float *) out + (size_t) b * n);
+  }
   return CF_OK;
 }
 
 static int
-cpu_keep_tail (cf_fir_backend * be, const cf_fir_layout * l, float *current,
-    const float *times, int q, float scale)
+cpu_gather (cf_fir_backend * be, const cf_fir_layout * l, const void *stage,
+    size_t stage_pitch, void *windows, int q)
 {
-  int b = l->block;
-  (void) be;
+  size_t n = 2 * l->block, es = be->es;
   for (int c = 0; c < l->channels; c++)
-    for (int k = 0; k < b; k++)
-      current[(size_t) c * b + k] =
-          scale * times[((size_t) c * q + q - 1) * 2 * b + b + k];
+    for (int i = 1; i <= q; i++)
+      memcpy ((char *) windows + ((size_t) c * q + i - 1) * n * es,
+          (const char *) stage + (c * stage_pitch + (size_t) (i - 1)
+              * l->block) * es, es * n);
+  return CF_OK;
+}
+
+static int
+cpu_scatter (cf_fir_backend * be, const cf_fir_layout * l,
+    const void *fresh, void *ring, long long first, int q)
+{
+  size_t row = 2 * be->es * l->bins;
+  for (int c = 0; c < l->channels; c++)
+    for (int i = 0; i < q; i++)
+      memcpy ((char *) ring + ((size_t) c * l->ring + (first + i) % l->ring)
+          * row, (const char *) fresh + ((size_t) c * q + i) * row, row);
+  return CF_OK;
+}
+
+static int
+cpu_mac (cf_fir_backend * be, const cf_fir_layout * l, const void *ring,
+    const void *spectra, void *out, long long block0, int q)
+{
+  if (be->f64)
+    mac_f64 (l, ring, spectra, out, block0, q);
+  else
+    mac_f32 (l, ring, spectra, out, block0, q);
+  return CF_OK;
+}
+
+static int
+cpu_add_tails (cf_fir_backend * be, const cf_fir_layout * l, void *y,
+    size_t y_pitch, int frames, int start, const void *current,
+    const void *times, int q, double scale)
+{
+  if (be->f64)
+    add_tails_f64 (l, y, y_pitch, frames, start, current, times, q, scale);
+  else
+    add_tails_f32 (l, y, y_pitch, frames, start, current, times, q,
+        (float) scale);
+  return CF_OK;
+}
+
+static int
+cpu_keep_tail (cf_fir_backend * be, const cf_fir_layout * l, void *current,
+    const void *times, int q, double scale)
+{
+  if (be->f64)
+    keep_tail_f64 (l, current, times, q, scale);
+  else
+    keep_tail_f32 (l, current, times, q, (float) scale);
   return CF_OK;
 }
 

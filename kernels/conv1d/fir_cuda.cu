@@ -1,6 +1,8 @@
 /* The FIR backend on device memory: cuFFT for the transforms, small
  * kernels for the data-parallel steps, everything queued on the filter's
- * stream. The CPU twin is fir_cpu.c. */
+ * stream. Each kernel is a template on the sample type: float, or double
+ * for a filter opened with f64 (cuFFT's D2Z/Z2D transforms then). The CPU
+ * twin is fir_cpu.c. */
 #include "cf_fault.h"
 #include <cstdlib>
 #include <map>
@@ -14,6 +16,7 @@ struct cf_fir_backend
 {
   cudaStream_t stream;
   int fft_size;
+  bool f64;
   std::map<int, cufftHandle> forward, inverse;  /* plans by batch */
   void *scratch;                /* for overlapping moves */
   size_t scratch_bytes;
@@ -51,9 +54,10 @@ plan_for (cf_fir_backend * be, bool inverse, int batch, cufftHandle * plan)
     *plan = it->second;
     return CF_OK;
   }
+  cufftType type = be->f64 ? (inverse ? CUFFT_Z2D : CUFFT_D2Z)
+      : (inverse ? CUFFT_C2R : CUFFT_R2C);
   if (cufftPlanMany (plan, 1, &n, NULL, 1, inverse ? bins : n, NULL, 1,
-          inverse ? n : bins, inverse ? CUFFT_C2R : CUFFT_R2C, batch)
-      != CUFFT_SUCCESS)
+          inverse ? n : bins, type, batch) != CUFFT_SUCCESS)
     return CF_ERR_FFT;
   if (cufftSetStream (*plan, be->stream) != CUFFT_SUCCESS) {
     cufftDestroy (*plan);
@@ -65,7 +69,7 @@ plan_for (cf_fir_backend * be, bool inverse, int batch, cufftHandle * plan)
 
 static int
 cuda_open (cf_fir_backend ** out, cf_stream stream, int fft_size,
-    int max_batch)
+    int max_batch, int f64)
 {
   cf_fir_backend *be = new (std::nothrow) cf_fir_backend ();
   (void) max_batch;
@@ -73,6 +77,7 @@ cuda_open (cf_fir_backend ** out, cf_stream stream, int fft_size,
     return CF_ERR_NO_MEMORY;
   be->stream = (cudaStream_t) stream;
   be->fft_size = fft_size;
+  be->f64 = f64 != 0;
   *out = be;
   return CF_OK;
 }
@@ -185,38 +190,55 @@ cuda_move (cf_fir_backend * be, void *dst, size_t dst_pitch, const void *src,
 
 static int
 cuda_direct (cf_fir_backend * be, cf_conv1d_algorithm algorithm,
-    const cf_conv1d_mask * mask, int channels, const float *x,
-    size_t x_pitch, float *y, size_t y_pitch, int frames)
+    const cf_conv1d_mask * mask, int channels, const void *x,
+    size_t x_pitch, void *y, size_t y_pitch, int frames)
 {
-  return cf_conv1d_cuda (algorithm, mask, channels, x, x_pitch, y, y_pitch,
-      frames, (cf_stream) be->stream);
+  if (be->f64)
+    return cf_conv1d_cuda_f64 (mask, channels, (const double *) x, x_pitch,
+        (double *) y, y_pitch, frames, (cf_stream) be->stream);
+  return cf_conv1d_cuda (algorithm, mask, channels, (const float *) x,
+      x_pitch, (float *) y, y_pitch, frames, (cf_stream) be->stream);
 }
 
 static int
-cuda_rfft (cf_fir_backend * be, const float *in, cf_cpx * out, int batch)
+cuda_rfft (cf_fir_backend * be, const void *in, void *out, int batch)
 {
   cufftHandle plan;
   int st = plan_for (be, false, batch, &plan);
-  if (st == CF_OK && cufftExecR2C (plan, (cufftReal *) in,
-          (cufftComplex *) out) != CUFFT_SUCCESS)
-    st = CF_ERR_FFT;
-  return st;
+  cufftResult r;
+
+  if (st != CF_OK)
+    return st;
+  r = be->f64 ? cufftExecD2Z (plan, (cufftDoubleReal *) in,
+      (cufftDoubleComplex *) out) : cufftExecR2C (plan, (cufftReal *) in,
+      (cufftComplex *) out);
+  return r == CUFFT_SUCCESS ? CF_OK : CF_ERR_FFT;
 }
 
 static int
-cuda_irfft (cf_fir_backend * be, const cf_cpx * in, float *out, int batch)
+cuda_irfft (cf_fir_backend * be, const void *in, void *out, int batch)
 {
   cufftHandle plan;
   int st = plan_for (be, true, batch, &plan);
-  if (st == CF_OK && cufftExecC2R (plan, (cufftComplex *) in,
-          (cufftReal *) out) != CUFFT_SUCCESS)
-    st = CF_ERR_FFT;
-  return st;
+  cufftResult r;
+
+  if (st != CF_OK)
+    return st;
+  r = be->f64 ? cufftExecZ2D (plan, (cufftDoubleComplex *) in,
+      (cufftDoubleReal *) out) : cufftExecC2R (plan, (cufftComplex *) in,
+      (cufftReal *) out);
+  return r == CUFFT_SUCCESS ? CF_OK : CF_ERR_FFT;
 }
 
+/* Complex numbers of each sample type, laid out as cuFFT's. */
+template <typename T> struct Complex;
+template <> struct Complex<float> { using type = float2; };
+template <> struct Complex<double> { using type = double2; };
+
+template <typename T>
 __global__ void
-gather_kernel (cf_fir_layout l, const float *stage, size_t stage_pitch,
-    float *windows, int q)
+gather_kernel (cf_fir_layout l, const T * stage, size_t stage_pitch,
+    T * windows, int q)
 {
   size_t n = 2 * l.block, k = blockIdx.x * (size_t) THREADS + threadIdx.x;
   size_t per_channel = (size_t) q * n;
@@ -228,11 +250,15 @@ gather_kernel (cf_fir_layout l, const float *stage, size_t stage_pitch,
 
 static int
 cuda_gather (cf_fir_backend * be, const cf_fir_layout * l,
-    const float *stage, size_t stage_pitch, float *windows, int q)
+    const void *stage, size_t stage_pitch, void *windows, int q)
 {
   size_t total = (size_t) l->channels * q * 2 * l->block;
-  gather_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l, stage,
-      stage_pitch, windows, q);
+  if (be->f64)
+    gather_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
+        (const double *) stage, stage_pitch, (double *) windows, q);
+  else
+    gather_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
+        (const float *) stage, stage_pitch, (float *) windows, q);
   return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
@@ -244,8 +270,9 @@ ring_position (const long long *at, long long offset)
   return at ? *at + offset : offset;
 }
 
+template <typename C>
 __global__ void
-scatter_kernel (cf_fir_layout l, const cf_cpx * fresh, cf_cpx * ring,
+scatter_kernel (cf_fir_layout l, const C * fresh, C * ring,
     const long long *at, long long offset, int q)
 {
   long long first = ring_position (at, offset);
@@ -260,22 +287,31 @@ scatter_kernel (cf_fir_layout l, const cf_cpx * fresh, cf_cpx * ring,
 
 static int
 cuda_scatter (cf_fir_backend * be, const cf_fir_layout * l,
-    const cf_cpx * fresh, cf_cpx * ring, long long first, int q)
+    const void *fresh, void *ring, long long first, int q)
 {
   size_t total = (size_t) l->channels * q * l->bins;
-  scatter_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l, fresh,
-      ring, be->recording ? be->d_index : NULL,
-      be->recording ? first - be->record_index : first, q);
+  const long long *at = be->recording ? be->d_index : NULL;
+  long long offset = be->recording ? first - be->record_index : first;
+  if (be->f64)
+    scatter_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
+        (const double2 *) fresh, (double2 *) ring, at, offset, q);
+  else
+    scatter_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
+        (const float2 *) fresh, (float2 *) ring, at, offset, q);
   return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
 /* One thread per (channel, block, bin): a complex dot product along the
  * delay line, partitions 1..P-1. Reads stream through memory (the spectra of
  * a shared mask stay in L2 across channels and blocks). */
+template <typename T>
 __global__ void
-mac_kernel (cf_fir_layout l, const cf_cpx * ring, const cf_cpx * spectra,
-    cf_cpx * out, const long long *at, long long offset, int q)
+mac_kernel (cf_fir_layout l, const typename Complex<T>::type * ring,
+    const typename Complex<T>::type * spectra,
+    typename Complex<T>::type * out, const long long *at, long long offset,
+    int q)
 {
+  using C = typename Complex<T>::type;
   long long block0 = ring_position (at, offset);
   size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
   size_t per_channel = (size_t) q * l.bins;
@@ -283,64 +319,78 @@ mac_kernel (cf_fir_layout l, const cf_cpx * ring, const cf_cpx * spectra,
     return;
   size_t c = k / per_channel, r = k % per_channel, i = r / l.bins,
       f = r % l.bins;
-  const cf_cpx *h = spectra + (l.masks == 1 ? 0 : c) * l.partitions * l.bins
-      + f;
-  const cf_cpx *x = ring + c * l.ring * l.bins + f;
-  float re = 0.0f, im = 0.0f;
+  const C *h = spectra + (l.masks == 1 ? 0 : c) * l.partitions * l.bins + f;
+  const C *x = ring + c * l.ring * l.bins + f;
+  T re = 0, im = 0;
 
   for (int p = 1; p < l.partitions; p++) {
     long long b = block0 + (long long) i - p;
     if (b < 0)
       break;                    /* before the stream: zero */
-    cf_cpx xv = x[(b % l.ring) * l.bins], hv = h[(size_t) p * l.bins];
-    re = fmaf (xv.re, hv.re, fmaf (-xv.im, hv.im, re));
-    im = fmaf (xv.re, hv.im, fmaf (xv.im, hv.re, im));
+    C xv = x[(b % l.ring) * l.bins], hv = h[(size_t) p * l.bins];
+    re = fma (xv.x, hv.x, fma (-xv.y, hv.y, re));
+    im = fma (xv.x, hv.y, fma (xv.y, hv.x, im));
   }
-  out[k].re = re;
-  out[k].im = im;
+  out[k].x = re;
+  out[k].y = im;
 }
 
 static int
-cuda_mac (cf_fir_backend * be, const cf_fir_layout * l, const cf_cpx * ring,
-    const cf_cpx * spectra, cf_cpx * out, long long block0, int q)
+cuda_mac (cf_fir_backend * be, const cf_fir_layout * l, const void *ring,
+    const void *spectra, void *out, long long block0, int q)
 {
   size_t total = (size_t) l->channels * q * l->bins;
-  mac_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l, ring,
-      spectra, out, be->recording ? be->d_index : NULL,
-      be->recording ? block0 - be->record_index : block0, q);
+  const long long *at = be->recording ? be->d_index : NULL;
+  long long offset = be->recording ? block0 - be->record_index : block0;
+  if (be->f64)
+    mac_kernel<double><<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
+        (const double2 *) ring, (const double2 *) spectra, (double2 *) out,
+        at, offset, q);
+  else
+    mac_kernel<float><<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
+        (const float2 *) ring, (const float2 *) spectra, (float2 *) out, at,
+        offset, q);
   return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
+template <typename T>
 __global__ void
-add_tails_kernel (cf_fir_layout l, float *y, size_t y_pitch, int frames,
-    int start, const float *current, const float *times, int q, float scale)
+add_tails_kernel (cf_fir_layout l, T * y, size_t y_pitch, int frames,
+    int start, const T * current, const T * times, int q, T scale)
 {
   size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
   if (k >= (size_t) frames * l.channels)
     return;
   int c = (int) (k / frames), f = (int) (k % frames);
   int s = start + f, t = s / l.block, off = s % l.block;
-  float tail = t == 1 ? current[(size_t) c * l.block + off]
+  T tail = t == 1 ? current[(size_t) c * l.block + off]
       : scale * times[((size_t) c * q + t - 2) * 2 * l.block + l.block + off];
   y[c * y_pitch + f] += tail;
 }
 
 static int
-cuda_add_tails (cf_fir_backend * be, const cf_fir_layout * l, float *y,
-    size_t y_pitch, int frames, int start, const float *current,
-    const float *times, int q, float scale)
+cuda_add_tails (cf_fir_backend * be, const cf_fir_layout * l, void *y,
+    size_t y_pitch, int frames, int start, const void *current,
+    const void *times, int q, double scale)
 {
   size_t total = (size_t) l->channels * frames;
   if (total == 0)
     return CF_OK;
-  add_tails_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l, y,
-      y_pitch, frames, start, current, times, q, scale);
+  if (be->f64)
+    add_tails_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
+        (double *) y, y_pitch, frames, start, (const double *) current,
+        (const double *) times, q, scale);
+  else
+    add_tails_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
+        (float *) y, y_pitch, frames, start, (const float *) current,
+        (const float *) times, q, (float) scale);
   return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
+template <typename T>
 __global__ void
-keep_tail_kernel (cf_fir_layout l, float *current, const float *times, int q,
-    float scale)
+keep_tail_kernel (cf_fir_layout l, T * current, const T * times, int q,
+    T scale)
 {
   size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
   if (k >= (size_t) l.channels * l.block)
@@ -350,12 +400,16 @@ keep_tail_kernel (cf_fir_layout l, float *current, const float *times, int q,
 }
 
 static int
-cuda_keep_tail (cf_fir_backend * be, const cf_fir_layout * l, float *current,
-    const float *times, int q, float scale)
+cuda_keep_tail (cf_fir_backend * be, const cf_fir_layout * l, void *current,
+    const void *times, int q, double scale)
 {
   size_t total = (size_t) l->channels * l->block;
-  keep_tail_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
-      current, times, q, scale);
+  if (be->f64)
+    keep_tail_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
+        (double *) current, (const double *) times, q, scale);
+  else
+    keep_tail_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
+        (float *) current, (const float *) times, q, (float) scale);
   return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 

@@ -3,7 +3,9 @@
  * fir_cpu.c implements them on host memory (kissfft), fir_cuda.cu on
  * device memory (cuFFT and kernels, queued on the filter's stream). All
  * sizes are in elements unless they say bytes; arrays are planar, channel
- * first. Internal to the kernels library. */
+ * first. Samples are floats, or doubles for a backend opened with f64 (and
+ * complex numbers pairs of them): the pointers are untyped for that. Internal
+ * to the kernels library. */
 #ifndef CF_FIR_OPS_H
 #define CF_FIR_OPS_H
 
@@ -16,7 +18,8 @@
 extern "C" {
 #endif
 
-/* Same layout as cufftComplex and kiss_fft_cpx. */
+/* Same layout as cufftComplex and kiss_fft_cpx (float filters); double
+ * filters use pairs of doubles, the layout of cufftDoubleComplex. */
 typedef struct
 {
   float re, im;
@@ -37,9 +40,10 @@ typedef struct
 
 typedef struct
 {
-  /* backend state for one filter; `fft_size` is 2B, 0 for direct only */
+  /* backend state for one filter; `fft_size` is 2B, 0 for direct only;
+   * f64: samples are doubles, and every step computes in double */
   int (*open) (cf_fir_backend ** be, cf_stream stream, int fft_size,
-      int max_batch);
+      int max_batch, int f64);
   void (*close) (cf_fir_backend * be);
 
   int (*alloc) (cf_fir_backend * be, void **ptr, size_t bytes);
@@ -53,37 +57,35 @@ typedef struct
       const void *src, size_t src_pitch, size_t row_bytes, size_t rows);
 
   int (*direct) (cf_fir_backend * be, cf_conv1d_algorithm algorithm,
-      const cf_conv1d_mask * mask, int channels, const float *x,
-      size_t x_pitch, float *y, size_t y_pitch, int frames);
+      const cf_conv1d_mask * mask, int channels, const void *x,
+      size_t x_pitch, void *y, size_t y_pitch, int frames);
 
   /* `batch` real transforms of 2B samples, contiguous, to B + 1 bins and
    * back (unscaled) */
-  int (*rfft) (cf_fir_backend * be, const float *in, cf_cpx * out,
-      int batch);
-  int (*irfft) (cf_fir_backend * be, const cf_cpx * in, float *out,
-      int batch);
+  int (*rfft) (cf_fir_backend * be, const void *in, void *out, int batch);
+  int (*irfft) (cf_fir_backend * be, const void *in, void *out, int batch);
 
   /* windows[c][i] = stage[c][(i - 1) B .. (i + 1) B), i = 1..q */
   int (*gather) (cf_fir_backend * be, const cf_fir_layout * l,
-      const float *stage, size_t stage_pitch, float *windows, int q);
+      const void *stage, size_t stage_pitch, void *windows, int q);
   /* ring[c][(first + i) % ring] = fresh[c][i], i = 0..q-1 */
   int (*scatter) (cf_fir_backend * be, const cf_fir_layout * l,
-      const cf_cpx * fresh, cf_cpx * ring, long long first, int q);
+      const void *fresh, void *ring, long long first, int q);
   /* out[c][i] = sum_{p=1}^{P-1} ring[c][(block0 + i - p) % ring] x
    * spectra[mask(c)][p], for i = 0..q-1 (the tails of blocks
    * block0 .. block0 + q - 1) */
   int (*mac) (cf_fir_backend * be, const cf_fir_layout * l,
-      const cf_cpx * ring, const cf_cpx * spectra, cf_cpx * out,
-      long long block0, int q);
+      const void *ring, const void *spectra, void *out, long long block0,
+      int q);
   /* y[c][f] += scale * tail of frame f, for `frames` frames starting at
    * stage position `start` (>= B): block t = position / B uses `current`
    * (t = 1) or times[c][t - 2][B + position % B] */
   int (*add_tails) (cf_fir_backend * be, const cf_fir_layout * l,
-      float *y, size_t y_pitch, int frames, int start, const float *current,
-      const float *times, int q, float scale);
+      void *y, size_t y_pitch, int frames, int start, const void *current,
+      const void *times, int q, double scale);
   /* current[c] = scale * times[c][q - 1][B .. 2B) */
   int (*keep_tail) (cf_fir_backend * be, const cf_fir_layout * l,
-      float *current, const float *times, int q, float scale);
+      void *current, const void *times, int q, double scale);
 
   /* Optional (NULL on the CPU): the steps queued between record_begin and
    * record_end are not run but recorded, once, and replay runs them again

@@ -65,7 +65,7 @@ typedef struct
 static float
 time_direct (Bench * b, cf_conv1d_algorithm a, int taps)
 {
-  cf_conv1d_mask m = { taps, 1, b->h };
+  cf_conv1d_mask m = { taps, 1, b->h, NULL };
   float ms[64];
 
   for (int r = -2; r < reps; r++) {
@@ -85,8 +85,8 @@ time_direct (Bench * b, cf_conv1d_algorithm a, int taps)
 static float
 time_fft (Bench * b, int taps, int block)
 {
-  cf_fir_config cfg = { CHANNELS, {taps, 1, b->h}, CF_FIR_FFT,
-    CF_CONV1D_FAST, block, FRAMES, 1, (cf_stream) b->stream
+  cf_fir_config cfg = { CHANNELS, {taps, 1, b->h, NULL}, CF_FIR_FFT,
+    CF_CONV1D_FAST, block, FRAMES, 1, (cf_stream) b->stream, 0
   };
   cf_fir *fir;
   float ms[64];
@@ -111,8 +111,8 @@ time_fft (Bench * b, int taps, int block)
 static void
 time_stream (Bench * b, int taps, cf_fir_path path, float *med, float *p99)
 {
-  cf_fir_config cfg = { CHANNELS, {taps, 1, b->h}, path, CF_CONV1D_FAST,
-    0, BUFFER, 1, (cf_stream) b->stream
+  cf_fir_config cfg = { CHANNELS, {taps, 1, b->h, NULL}, path, CF_CONV1D_FAST,
+    0, BUFFER, 1, (cf_stream) b->stream, 0
   };
   enum { N = 200 };
   float ms[N];

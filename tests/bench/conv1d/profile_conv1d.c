@@ -70,7 +70,7 @@ main (void)
   printf ("launch,variant,k,predicted_pixels_per_output\n");
   for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++) {
     int n = sizes[s];
-    cf_conv1d_mask m = { n, 1, taps };
+    cf_conv1d_mask m = { n, 1, taps, NULL };
     double predicted[4] = { n, (256.0 + n - 1) / 256, cached_samples (n),
       (2048.0 + n - 1) / 2048
     };

@@ -3,8 +3,10 @@
  * interleaved and planar, odd frame counts and channel counts, against a
  * reference written from the header's rules (integers divided by 2^15 or
  * 2^31; back with rounding to nearest even and saturation), plus the
- * dry/wet mix. `cuda` runs the CUDA kernels and requires them to equal the
- * CPU twin bit for bit.
+ * dry/wet mix, to and from planes of floats and of doubles (F64 and S32
+ * streams are filtered in double: their samples must come through whole).
+ * `cuda` runs the CUDA kernels and requires them to equal the CPU twin bit
+ * for bit.
  */
 #include <math.h>
 #include <stdint.h>
@@ -73,14 +75,33 @@ fill_samples (cf_audio_format f, void *base, size_t n)
   }
 }
 
-/* Floats to convert back: in range, out of range, and exact half steps. */
+static double
+plane_get (const void *p, int f64, size_t i)
+{
+  return f64 ? ((const double *) p)[i] : ((const float *) p)[i];
+}
+
 static void
-fill_floats (float *x, size_t n)
+plane_put (void *p, int f64, size_t i, double v)
+{
+  if (f64)
+    ((double *) p)[i] = v;
+  else
+    ((float *) p)[i] = (float) v;
+}
+
+/* Plane values to convert back: in range, out of range, and exact half
+ * steps of 16 and of 32 bits (doubles for f64 planes, floats else). */
+static void
+fill_plane (void *x, int f64, size_t n)
 {
   for (size_t i = 0; i < n; i++) {
     int pick = test_rand_int (8);
-    x[i] = pick == 0 ? (float) (test_rand_int (65536) - 32768 + 0.5) / 32768.0f
-        : (float) test_rand_range (pick == 1 ? -3.0 : -1.0, pick == 1 ? 3.0 : 1.0);
+    double v = pick == 0 ? (test_rand_int (65536) - 32768 + 0.5) / 32768.0
+        : pick == 1 && f64 ? ((double) (int32_t) (test_rand () >> 32) + 0.5)
+        / 2147483648.0 : test_rand_range (pick == 2 ? -3.0 : -1.0,
+        pick == 2 ? 3.0 : 1.0);
+    plane_put (x, f64, i, v);
   }
 }
 
@@ -89,8 +110,9 @@ typedef struct
 {
   const cf_audio_layout *layout;
   int frames;
-  size_t pitch;                 /* of the planar floats */
-  int to_float;                 /* else from float */
+  size_t pitch;                 /* of the planes */
+  int to_planar;                /* else from the planes */
+  int f64;                      /* planes of doubles */
 } Conversion;
 
 /* Copies `in` to the device and `out` too (so that what the conversion
@@ -111,9 +133,9 @@ convert_on_device (const Conversion * c, const void *in, size_t in_bytes,
     st = cf_gpu_copy_2d (d_out, out_bytes, out, out_bytes, out_bytes, 1,
         CF_COPY_HOST_TO_DEVICE, stream);
   if (st == CF_OK)
-    st = c->to_float ? cf_audio_to_float_cuda (c->layout, d_in, c->frames,
-        d_out, c->pitch, stream) : cf_audio_from_float_cuda (c->layout, d_in,
-        c->pitch, c->frames, d_out, stream);
+    st = c->to_planar ? cf_audio_to_planar_cuda (c->layout, d_in, c->frames,
+        d_out, c->pitch, c->f64, stream) : cf_audio_from_planar_cuda
+        (c->layout, d_in, c->pitch, c->frames, d_out, c->f64, stream);
   if (st == CF_OK)
     st = cf_gpu_copy_2d (out, out_bytes, d_out, out_bytes, out_bytes, 1,
         CF_COPY_DEVICE_TO_HOST, stream);
@@ -126,54 +148,57 @@ convert_on_device (const Conversion * c, const void *in, size_t in_bytes,
 
 static void
 check_case (int cuda, cf_stream stream, cf_audio_format f, int channels,
-    int frames, int interleaved)
+    int frames, int interleaved, int f64)
 {
-  size_t bytes = cf_audio_sample_bytes (f);
-  /* planar buffers leave a gap between planes; float planes one too */
+  size_t bytes = cf_audio_sample_bytes (f), es = f64 ? 8 : 4;
+  const char *plane = f64 ? "double" : "float";
+  /* planar buffers leave a gap between planes; the planes one too */
   size_t plane_pitch = (size_t) frames + (interleaved ? 0 : 3);
   size_t pitch = (size_t) frames + 5;
   cf_audio_layout l = { f, channels, interleaved, plane_pitch };
-  size_t n = (size_t) channels * plane_pitch;
+  size_t n = (size_t) channels * plane_pitch, np = (size_t) channels * pitch;
   uint8_t *samples = malloc (n * bytes), *back = malloc (n * bytes);
   uint8_t *back_cpu = malloc (n * bytes);
-  float *x = malloc ((size_t) channels * pitch * sizeof (float));
-  float *x_cpu = malloc ((size_t) channels * pitch * sizeof (float));
+  uint8_t *x = malloc (np * es), *x_cpu = malloc (np * es);
   int st, bad = 0;
 
   fill_samples (f, samples, n);
-  for (size_t i = 0; i < (size_t) channels * pitch; i++)
-    x[i] = x_cpu[i] = NAN;      /* poison: every used float must be written */
-
-  st = cf_audio_to_float_cpu (&l, samples, frames, x_cpu, pitch);
-  if (cuda && st == CF_OK) {
-    Conversion conv = { &l, frames, pitch, 1 };
-    st = convert_on_device (&conv, samples, n * bytes, x,
-        (size_t) channels * pitch * sizeof (float), stream);
+  for (size_t i = 0; i < np; i++) {
+    plane_put (x, f64, i, NAN); /* poison: every used sample must be written */
+    plane_put (x_cpu, f64, i, NAN);
   }
-  if (!test_check (st == CF_OK, "%s to float %dch %d frames: %s",
-          format_names[f], channels, frames, cf_status_name (st)))
+
+  st = cf_audio_to_planar_cpu (&l, samples, frames, x_cpu, pitch, f64);
+  if (cuda && st == CF_OK) {
+    Conversion conv = { &l, frames, pitch, 1, f64 };
+    st = convert_on_device (&conv, samples, n * bytes, x, np * es, stream);
+  }
+  if (!test_check (st == CF_OK, "%s to %s %dch %d frames: %s",
+          format_names[f], plane, channels, frames, cf_status_name (st)))
     goto out;
   for (int c = 0; c < channels && !bad; c++)
     for (int k = 0; k < frames && !bad; k++) {
-      float want = (float) reference_get (f, samples, index_of (&l, c, k));
-      float got = cuda ? x[c * pitch + k] : x_cpu[c * pitch + k];
-      if (got != want || (cuda && memcmp (&got, &x_cpu[c * pitch + k], 4)))
-        bad = test_check (0, "%s %s to float ch %d frame %d: %.9g, want %.9g",
-            format_names[f], interleaved ? "interleaved" : "planar", c, k,
-            got, want) + 1;
+      double exact = reference_get (f, samples, index_of (&l, c, k));
+      double want = f64 ? exact : (float) exact;
+      size_t i = c * pitch + k;
+      double got = plane_get (cuda ? x : x_cpu, f64, i);
+      if (got != want || (cuda && memcmp (x + i * es, x_cpu + i * es, es)))
+        bad = test_check (0, "%s %s to %s ch %d frame %d: %.17g, want %.17g",
+            format_names[f], interleaved ? "interleaved" : "planar", plane,
+            c, k, got, want) + 1;
     }
   if (!bad)
     test_check (1, "");
 
   /* and back: the gaps between planes must stay as they were */
-  fill_floats (x_cpu, (size_t) channels * pitch);
+  fill_plane (x_cpu, f64, np);
   test_fill_random (back_cpu, n * bytes);
   memcpy (back, back_cpu, n * bytes);
   uint8_t *expect = malloc (n * bytes);
   memcpy (expect, back_cpu, n * bytes);
   for (int c = 0; c < channels; c++)
     for (int k = 0; k < frames; k++) {
-      double v = x_cpu[c * pitch + k];
+      double v = plane_get (x_cpu, f64, c * pitch + k);
       size_t i = index_of (&l, c, k);
       if (f == CF_AUDIO_F32)
         ((float *) expect)[i] = (float) v;
@@ -186,23 +211,22 @@ check_case (int cuda, cf_stream stream, cf_audio_format f, int channels,
         ((int32_t *) expect)[i] = (int32_t) reference_integer (v,
             2147483648.0, -2147483648.0, 2147483647.0);
     }
-  st = cf_audio_from_float_cpu (&l, x_cpu, pitch, frames, back_cpu);
+  st = cf_audio_from_planar_cpu (&l, x_cpu, pitch, frames, back_cpu, f64);
   if (cuda && st == CF_OK) {
-    Conversion conv = { &l, frames, pitch, 0 };
-    st = convert_on_device (&conv, x_cpu, (size_t) channels * pitch
-        * sizeof (float), back, n * bytes, stream);
+    Conversion conv = { &l, frames, pitch, 0, f64 };
+    st = convert_on_device (&conv, x_cpu, np * es, back, n * bytes, stream);
   }
-  if (test_check (st == CF_OK, "%s from float: %s", format_names[f],
+  if (test_check (st == CF_OK, "%s from %s: %s", format_names[f], plane,
           cf_status_name (st))) {
     test_check (memcmp (back_cpu, expect, n * bytes) == 0,
-        "%s %s %dch %d frames from float (CPU) differs from the reference",
+        "%s %s %dch %d frames from %s (CPU) differs from the reference",
         format_names[f], interleaved ? "interleaved" : "planar", channels,
-        frames);
+        frames, plane);
     if (cuda)
       test_check (memcmp (back, expect, n * bytes) == 0,
-          "%s %s %dch %d frames from float (CUDA) differs from the reference",
+          "%s %s %dch %d frames from %s (CUDA) differs from the reference",
           format_names[f], interleaved ? "interleaved" : "planar", channels,
-          frames);
+          frames, plane);
   }
   free (expect);
 out:
@@ -213,54 +237,59 @@ out:
   free (x_cpu);
 }
 
-/* The mix: gains glide linearly across the buffer, out may be wet. */
+/* The mix: gains glide linearly across the buffer, out may be wet; within
+ * the rounding of the planes' type. */
 static void
-check_mix (int cuda, cf_stream stream, int channels, int frames)
+check_mix (int cuda, cf_stream stream, int channels, int frames, int f64)
 {
-  size_t pitch = (size_t) frames + 7, n = (size_t) channels * pitch;
-  float *dry = malloc (n * 4), *wet = malloc (n * 4), *out = malloc (n * 4);
-  float a0 = 0.25f, a1 = 0.75f, b0 = 1.0f, b1 = 0.5f;
+  size_t es = f64 ? 8 : 4, pitch = (size_t) frames + 7;
+  size_t n = (size_t) channels * pitch;
+  uint8_t *dry = malloc (n * es), *wet = malloc (n * es), *out = malloc (n
+      * es);
+  double a0 = 0.25, a1 = 0.75, b0 = 1.0, b1 = 0.5;
+  double tolerance = f64 ? 1e-15 : 1e-6;
   int st, bad = 0;
 
   for (size_t i = 0; i < n; i++) {
-    dry[i] = (float) test_rand_range (-1, 1);
-    wet[i] = (float) test_rand_range (-1, 1);
+    plane_put (dry, f64, i, test_rand_range (-1, 1));
+    plane_put (wet, f64, i, test_rand_range (-1, 1));
   }
   if (cuda) {
     void *d = NULL;
-    st = cf_gpu_malloc (&d, 2 * n * 4);
-    float *d_dry = d, *d_wet = (float *) d + n;
+    st = cf_gpu_malloc (&d, 2 * n * es);
+    uint8_t *d_dry = d, *d_wet = (uint8_t *) d + n * es;
     if (st == CF_OK)
-      st = cf_gpu_copy_2d (d_dry, n * 4, dry, n * 4, n * 4, 1,
+      st = cf_gpu_copy_2d (d_dry, n * es, dry, n * es, n * es, 1,
           CF_COPY_HOST_TO_DEVICE, stream);
     if (st == CF_OK)
-      st = cf_gpu_copy_2d (d_wet, n * 4, wet, n * 4, n * 4, 1,
+      st = cf_gpu_copy_2d (d_wet, n * es, wet, n * es, n * es, 1,
           CF_COPY_HOST_TO_DEVICE, stream);
     if (st == CF_OK)
       st = cf_audio_mix_cuda (channels, frames, d_dry, pitch, d_wet, pitch,
-          d_wet, pitch, a0, a1, b0, b1, stream);
+          d_wet, pitch, a0, a1, b0, b1, f64, stream);
     if (st == CF_OK)
-      st = cf_gpu_copy_2d (out, n * 4, d_wet, n * 4, n * 4, 1,
+      st = cf_gpu_copy_2d (out, n * es, d_wet, n * es, n * es, 1,
           CF_COPY_DEVICE_TO_HOST, stream);
     if (st == CF_OK)
       st = cf_gpu_stream_sync (stream);
     cf_gpu_free (d);
   } else {
-    memcpy (out, wet, n * 4);
+    memcpy (out, wet, n * es);
     st = cf_audio_mix_cpu (channels, frames, dry, pitch, out, pitch, out,
-        pitch, a0, a1, b0, b1);
+        pitch, a0, a1, b0, b1, f64);
   }
   if (!test_check (st == CF_OK, "mix: %s", cf_status_name (st)))
     goto out;
   for (int c = 0; c < channels && !bad; c++)
     for (int k = 0; k < frames && !bad; k++) {
       double t = (k + 1.0) / frames;
-      double want = (a0 + (a1 - a0) * t) * dry[c * pitch + k]
-          + (b0 + (b1 - b0) * t) * wet[c * pitch + k];
-      double got = out[c * pitch + k];
-      if (fabs (got - want) > 1e-6)
-        bad = test_check (0, "mix ch %d frame %d: %.9g, want %.9g", c, k,
-            got, want) + 1;
+      size_t i = c * pitch + k;
+      double want = (a0 + (a1 - a0) * t) * plane_get (dry, f64, i)
+          + (b0 + (b1 - b0) * t) * plane_get (wet, f64, i);
+      double got = plane_get (out, f64, i);
+      if (fabs (got - want) > tolerance)
+        bad = test_check (0, "mix (%s) ch %d frame %d: %.17g, want %.17g",
+            f64 ? "double" : "float", c, k, got, want) + 1;
     }
   if (!bad)
     test_check (1, "");
@@ -288,13 +317,15 @@ main (int argc, char **argv)
       return status;
   }
   test_seed_from_env (name);
-  for (int f = CF_AUDIO_F32; f <= CF_AUDIO_S32; f++)
+  for (int f64 = 0; f64 <= 1; f64++) {
+    for (int f = CF_AUDIO_F32; f <= CF_AUDIO_S32; f++)
+      for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++)
+        for (int inter = 0; inter < 2; inter++)
+          check_case (cuda, stream, (cf_audio_format) f, sizes[s][0],
+              sizes[s][1], inter, f64);
     for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++)
-      for (int inter = 0; inter < 2; inter++)
-        check_case (cuda, stream, (cf_audio_format) f, sizes[s][0],
-            sizes[s][1], inter);
-  for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++)
-    check_mix (cuda, stream, sizes[s][0], sizes[s][1]);
+      check_mix (cuda, stream, sizes[s][0], sizes[s][1], f64);
+  }
   if (cuda)
     cf_gpu_stream_destroy (stream);
   return test_finish (name);

@@ -4,7 +4,9 @@
  * reference written here, on random signals and masks, 1 to 8 channels,
  * shared and per-channel masks, 1 tap to 30000, streamed in chunks of random
  * sizes (streaming must equal one convolution of the whole signal), outputs
- * poisoned first.
+ * poisoned first. The streaming filters also in double precision, on
+ * signals and masks that float cannot hold, within double rounding of the
+ * exact convolution (and 1e-9 of each channel's peak).
  *
  *   test_conv1d cpu|cuda
  */
@@ -25,6 +27,8 @@ typedef struct
   float *x;                     /* channels x frames, the whole signal */
   float *h;                     /* masks x taps */
   double *ref, *slack;          /* channels x frames */
+  /* the same in double (for double filters; NULL when not made) */
+  double *x64, *h64, *ref64, *slack64, *peak64;
   char desc[128];
 } signal_case;
 
@@ -49,6 +53,45 @@ reference (signal_case * s)
   }
 }
 
+/* The double reference: rounding of 2^-53 per term on the sum of
+ * magnitudes, and each channel's peak. */
+static void
+reference64 (signal_case * s)
+{
+  for (int c = 0; c < s->channels; c++) {
+    const double *h = s->h64 + (s->masks == 1 ? 0 : c) * s->taps;
+    const double *x = s->x64 + (size_t) c * s->frames;
+    s->peak64[c] = 0;
+    for (int n = 0; n < s->frames; n++) {
+      double sum = 0, mag = 0;
+      for (int k = 0; k < s->taps && k <= n; k++) {
+        sum += h[k] * x[n - k];
+        mag += fabs (h[k] * x[n - k]);
+      }
+      s->ref64[(size_t) c * s->frames + n] = sum;
+      s->slack64[(size_t) c * s->frames + n] = 1.2e-16 * (s->taps + 16) * mag
+          + 1e-300;
+      s->peak64[c] = fmax (s->peak64[c], fabs (sum));
+    }
+  }
+}
+
+static void
+case_init64 (signal_case * s)
+{
+  size_t n = (size_t) s->channels * s->frames;
+  s->x64 = malloc (sizeof (double) * n);
+  s->h64 = malloc (sizeof (double) * s->masks * s->taps);
+  s->ref64 = malloc (sizeof (double) * n);
+  s->slack64 = malloc (sizeof (double) * n);
+  s->peak64 = malloc (sizeof (double) * s->channels);
+  for (size_t k = 0; k < n; k++)
+    s->x64[k] = test_rand_range (-1.0, 1.0);
+  for (int k = 0; k < s->masks * s->taps; k++)
+    s->h64[k] = test_rand_range (-1.0, 1.0) / sqrt (s->taps);
+  reference64 (s);
+}
+
 static void
 case_init (signal_case * s, int channels, int frames, int taps, int masks)
 {
@@ -56,6 +99,7 @@ case_init (signal_case * s, int channels, int frames, int taps, int masks)
   s->frames = frames;
   s->taps = taps;
   s->masks = masks;
+  s->x64 = s->h64 = s->ref64 = s->slack64 = s->peak64 = NULL;
   s->x = malloc (sizeof (float) * channels * frames);
   s->h = malloc (sizeof (float) * masks * taps);
   s->ref = malloc (sizeof (double) * channels * frames);
@@ -76,6 +120,27 @@ case_free (signal_case * s)
   free (s->h);
   free (s->ref);
   free (s->slack);
+  free (s->x64);
+  free (s->h64);
+  free (s->ref64);
+  free (s->slack64);
+  free (s->peak64);
+}
+
+/* Sample i of a float or double array. */
+static double
+sample_get (const void *p, int f64, size_t i)
+{
+  return f64 ? ((const double *) p)[i] : ((const float *) p)[i];
+}
+
+static void
+sample_put (void *p, int f64, size_t i, double v)
+{
+  if (f64)
+    ((double *) p)[i] = v;
+  else
+    ((float *) p)[i] = (float) v;
 }
 
 /* ---- backends: filter one chunk given history + chunk, planar ---------- */
@@ -131,7 +196,7 @@ stream_case (backend * be, const signal_case * s, int max_chunk)
   size_t x_pitch = hist + max_chunk, y_pitch = max_chunk + 3;
   float *x = calloc (s->channels * x_pitch, sizeof (float));
   float *y = malloc (sizeof (float) * s->channels * y_pitch);
-  cf_conv1d_mask m = { s->taps, s->masks, s->h };
+  cf_conv1d_mask m = { s->taps, s->masks, s->h, NULL };
   char first[160] = "";
 
   while (pos < s->frames && st == CF_OK) {
@@ -176,31 +241,38 @@ stream_case (backend * be, const signal_case * s, int max_chunk)
  * in place, at cf_fir_input). Then a reset, and the
  * first frames again, which must come out as the stream's first. */
 /* `steady`: most chunks exactly one FFT block (the step a filter may
- * record and replay), every fifth one random. */
+ * record and replay), every fifth one random. `f64`: a double filter on
+ * the double signal. */
 static void
 stream_fir (backend * be, const signal_case * s, cf_fir_path path, int block,
-    int max_chunk, int steady)
+    int max_chunk, int steady, int f64)
 {
-  cf_fir_config cfg = { s->channels, {s->taps, s->masks, s->h}, path,
-    CF_CONV1D_AUTO, block, max_chunk, be->cuda, be->stream
+  cf_fir_config cfg = { s->channels, {s->taps, s->masks, f64 ? NULL : s->h,
+          f64 ? s->h64 : NULL}, path, CF_CONV1D_AUTO, block, max_chunk,
+    be->cuda, be->stream, f64
   };
-  size_t pitch = max_chunk, bytes = sizeof (float) * s->channels * pitch;
-  float *x = malloc (bytes), *y = malloc (bytes), *d_x = NULL, *d_y = NULL;
+  size_t es = f64 ? sizeof (double) : sizeof (float);
+  size_t pitch = max_chunk, bytes = es * s->channels * pitch;
+  const double *ref = f64 ? s->ref64 : s->ref;
+  const double *slack = f64 ? s->slack64 : s->slack;
+  char *x = malloc (bytes), *y = malloc (bytes);
+  void *d_x = NULL, *d_y = NULL, *slot = NULL;
   int pos = 0, bad = 0, st, pass = 0, calls = 0, chunks = 0, in_place;
-  float *slot = NULL;
   size_t slot_pitch = 0;
-  char first[160] = "", what[112];
+  double worst = 0;             /* largest error relative to the peak */
+  char first[160] = "", what[120];
   cf_fir *fir = NULL;
 
-  snprintf (what, sizeof (what), "%s %s fir, block %d, chunks %s %d",
-      be->cuda ? "cuda" : "cpu", path == CF_FIR_FFT ? "fft" : "direct",
-      block, steady ? "of a block, or random up to" : "up to", max_chunk);
+  snprintf (what, sizeof (what), "%s %s %s fir, block %d, chunks %s %d",
+      be->cuda ? "cuda" : "cpu", f64 ? "double" : "float",
+      path == CF_FIR_FFT ? "fft" : "direct", block, steady
+      ? "of a block, or random up to" : "up to", max_chunk);
   st = cf_fir_new (&fir, &cfg);
   if (!test_check (st == CF_OK, "%s: %s: cf_fir_new failed: %s", s->desc,
           what, cf_status_name (st)))
     goto done;
-  if (be->cuda && ((st = cf_gpu_malloc ((void **) &d_x, bytes)) != CF_OK
-          || (st = cf_gpu_malloc ((void **) &d_y, bytes)) != CF_OK))
+  if (be->cuda && ((st = cf_gpu_malloc (&d_x, bytes)) != CF_OK
+          || (st = cf_gpu_malloc (&d_y, bytes)) != CF_OK))
     goto failed;
   while (pos < s->frames) {
     int n = 1 + test_rand_int (max_chunk);
@@ -209,17 +281,19 @@ stream_fir (backend * be, const signal_case * s, cf_fir_path path, int block,
     if (n > s->frames - pos)
       n = s->frames - pos;
     for (int c = 0; c < s->channels; c++)
-      memcpy (x + c * pitch, s->x + (size_t) c * s->frames + pos,
-          sizeof (float) * n);
+      for (int i = 0; i < n; i++)
+        sample_put (x, f64, c * pitch + i, f64
+            ? s->x64[(size_t) c * s->frames + pos + i]
+            : s->x[(size_t) c * s->frames + pos + i]);
     for (size_t k = 0; k < s->channels * pitch; k++)
-      y[k] = NAN;
+      sample_put (y, f64, k, NAN);
     /* every third call writes its frames where the filter reads them */
     in_place = ++chunks % 3 == 0;
     if (in_place && (st = cf_fir_input (fir, n, &slot, &slot_pitch)) != CF_OK)
       goto failed;
     if (be->cuda) {
-      st = in_place ? cf_gpu_copy_2d (slot, slot_pitch * 4, x, pitch * 4,
-          sizeof (float) * n, s->channels, CF_COPY_HOST_TO_DEVICE,
+      st = in_place ? cf_gpu_copy_2d (slot, slot_pitch * es, x, pitch * es,
+          es * n, s->channels, CF_COPY_HOST_TO_DEVICE,
           be->stream) : cf_gpu_copy_2d (d_x, bytes, x, bytes, bytes, 1,
           CF_COPY_HOST_TO_DEVICE, be->stream);
       if (st == CF_OK)
@@ -235,7 +309,8 @@ stream_fir (backend * be, const signal_case * s, cf_fir_path path, int block,
         st = cf_gpu_stream_sync (be->stream);
     } else if (in_place) {
       for (int c = 0; c < s->channels; c++)
-        memcpy (slot + c * slot_pitch, x + c * pitch, sizeof (float) * n);
+        memcpy ((char *) slot + c * slot_pitch * es, x + c * pitch * es,
+            es * n);
       st = cf_fir_process (fir, slot, slot_pitch, y, pitch, n);
     } else {
       st = cf_fir_process (fir, x, pitch, y, pitch, n);
@@ -245,13 +320,15 @@ stream_fir (backend * be, const signal_case * s, cf_fir_path path, int block,
     for (int c = 0; c < s->channels; c++) {
       for (int i = 0; i < n; i++) {
         size_t r = (size_t) c * s->frames + pos + i;
-        double got = y[c * pitch + i];
-        if (!(fabs (got - s->ref[r]) <= s->slack[r]) && !bad++)
+        double got = sample_get (y, f64, c * pitch + i);
+        if (!(fabs (got - ref[r]) <= slack[r]) && !bad++)
           snprintf (first, sizeof (first), "pass %d channel %d frame %d: "
-              "got %.9g, expected %.9g", pass, c, pos + i, got, s->ref[r]);
+              "got %.17g, expected %.17g", pass, c, pos + i, got, ref[r]);
+        if (f64)
+          worst = fmax (worst, fabs (got - ref[r]) / s->peak64[c]);
       }
       for (size_t i = n; i < pitch; i++)
-        if (!isnan (y[c * pitch + i]) && !bad++)
+        if (!isnan (sample_get (y, f64, c * pitch + i)) && !bad++)
           snprintf (first, sizeof (first), "channel %d: wrote past the "
               "chunk", c);
     }
@@ -260,7 +337,7 @@ stream_fir (backend * be, const signal_case * s, cf_fir_path path, int block,
      * from a reset for a while */
     if (pos == s->frames && pass == 0) {
       int want = n < 100 ? n : 100, got;
-      float *recent = be->cuda ? d_y : y;
+      void *recent = be->cuda ? d_y : (void *) y;
       got = cf_fir_recent (fir, recent, pitch, want);
       if (got < 0) {
         st = got;
@@ -276,11 +353,13 @@ stream_fir (backend * be, const signal_case * s, cf_fir_path path, int block,
           || (path == CF_FIR_FFT && got == cf_fir_block (fir)),
           "%s: %s: recent gave %d of %d frames", s->desc, what, got, want);
       for (int c = 0; c < s->channels; c++)
-        for (int i = 0; i < got; i++)
-          if (y[c * pitch + i] != s->x[(size_t) c * s->frames + s->frames
-                  - got + i] && !bad++)
+        for (int i = 0; i < got; i++) {
+          size_t r = (size_t) c * s->frames + s->frames - got + i;
+          if (sample_get (y, f64, c * pitch + i) != (f64 ? s->x64[r]
+                  : s->x[r]) && !bad++)
             snprintf (first, sizeof (first), "recent frame %d of channel "
                 "%d differs from the input", i, c);
+        }
       if ((st = cf_fir_reset (fir)) != CF_OK)
         goto failed;
       pass = 1;
@@ -290,6 +369,12 @@ stream_fir (backend * be, const signal_case * s, cf_fir_path path, int block,
       break;
   }
   test_check (!bad, "%s: %s: %d wrong, first %s", s->desc, what, bad, first);
+  if (f64) {
+    test_check (worst <= 1e-9, "%s: %s: %.3g of the peak off the exact "
+        "convolution (at most 1e-9)", s->desc, what, worst);
+    printf ("%s: %s: largest error %.3g of the peak\n", s->desc, what,
+        worst);
+  }
   goto done;
 failed:
   test_check (0, "%s: %s failed: %s", s->desc, what, cf_status_name (st));
@@ -308,10 +393,10 @@ static void
 check_errors (backend * be)
 {
   float h[4] = { 1, 2, 3, NAN }, x[16] = { 0 }, y[16];
-  cf_conv1d_mask m = { 3, 1, h };
-  cf_conv1d_mask bad_masks = { 3, 2, h };
-  cf_conv1d_mask nan_mask = { 4, 1, h };
-  cf_conv1d_mask none = { 0, 1, h };
+  cf_conv1d_mask m = { 3, 1, h, NULL };
+  cf_conv1d_mask bad_masks = { 3, 2, h, NULL };
+  cf_conv1d_mask nan_mask = { 4, 1, h, NULL };
+  cf_conv1d_mask none = { 0, 1, h, NULL };
 
   test_check (run_chunk (be, &bad_masks, 3, x, 8, y, 8, 2) == CF_ERR_INVALID,
       "2 masks for 3 channels accepted");
@@ -323,7 +408,7 @@ check_errors (backend * be)
       "zero frames is not a no-op");
   if (be->cuda) {
     float *big = calloc (CF_CONV1D_MAX_DIRECT_TAPS + 1, sizeof (float));
-    cf_conv1d_mask long_mask = { CF_CONV1D_MAX_DIRECT_TAPS + 1, 1, big };
+    cf_conv1d_mask long_mask = { CF_CONV1D_MAX_DIRECT_TAPS + 1, 1, big, NULL };
     test_check (cf_conv1d_cuda (CF_CONV1D_FAST, &long_mask, 1, be->d_x
             ? be->d_x : (float *) 16, 1, (float *) 16, 1, 1, be->stream)
         == CF_ERR_UNSUPPORTED, "a mask over the direct limit accepted");
@@ -391,10 +476,13 @@ main (int argc, char **argv)
     signal_case s;
     int ch = firs[k][0];
     case_init (&s, ch, firs[k][1], firs[k][2], firs[k][3] ? ch : 1);
-    stream_fir (&be, &s, CF_FIR_FFT, firs[k][5], firs[k][4], 0);
-    stream_fir (&be, &s, CF_FIR_FFT, firs[k][5], firs[k][4], 1);
-    if (!be.cuda || (size_t) s.taps * s.masks <= CF_CONV1D_MAX_DIRECT_TAPS)
-      stream_fir (&be, &s, CF_FIR_DIRECT, 0, firs[k][4], 0);
+    case_init64 (&s);
+    for (int f64 = 0; f64 <= 1; f64++) {
+      stream_fir (&be, &s, CF_FIR_FFT, firs[k][5], firs[k][4], 0, f64);
+      stream_fir (&be, &s, CF_FIR_FFT, firs[k][5], firs[k][4], 1, f64);
+      if (!be.cuda || (size_t) s.taps * s.masks <= CF_CONV1D_MAX_DIRECT_TAPS)
+        stream_fir (&be, &s, CF_FIR_DIRECT, 0, firs[k][4], 0, f64);
+    }
     case_free (&s);
   }
 
