@@ -578,6 +578,8 @@ gst_cuda_prefix_sum_stop (GstBaseTransform * trans)
   g_clear_pointer (&self->tables, g_free);
   gst_cuda_level_clear (&self->level);
   g_clear_pointer (&self->level_blocks, g_free);
+  g_clear_pointer (&self->level_pinned, cf_gpu_host_free);
+  self->level_pinned_room = 0;
   g_clear_pointer (&self->level_stats, g_free);
   self->level_room = 0;
   GST_OBJECT_LOCK (self);

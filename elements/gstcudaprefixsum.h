@@ -67,6 +67,9 @@ struct _GstCudaPrefixSum
   guint *level_blocks;          /* a buffer's blocks, level_room of them */
   cf_stats *level_stats;        /* their sums, level_room x channels */
   guint level_room;
+  cf_stats *level_pinned;       /* GPU: where the reductions write the sums
+                                 * (page-locked, read with no copy) */
+  guint level_pinned_room;
   gpointer tables;              /* host tables when no meta takes them */
   GstCudaDeviceBuffer d_in, d_out, d_tables, d_stats, d_work, d_scan;
   GstCudaTablePool *table_pool; /* device tables that travel on buffers */

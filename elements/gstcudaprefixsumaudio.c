@@ -2,8 +2,9 @@
  *
  * cudaprefixsum on audio: the buffer passes unchanged; its level statistics
  * (gstcudalevel.h) are measured block by block with the per-channel
- * reductions of kernels/reduce/reduce.h, on the GPU (one upload, a reduction per
- * block, one download) or the CPU, and posted as "level" messages. */
+ * reductions of kernels/reduce/reduce.h, on the GPU (a reduction per block,
+ * reading page-locked samples in place) or the CPU, and posted as "level"
+ * messages. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -31,7 +32,31 @@ block_layout (GstCudaPrefixSum * self, guint frames)
   return l;
 }
 
-/* stats[k * channels + c]: block k, channel c. */
+/* Page-locked room for the sums of n blocks, which the reductions write
+ * straight into host memory. */
+static gboolean
+ensure_pinned_stats (GstCudaPrefixSum * self, guint n)
+{
+  guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
+  void *p = NULL;
+
+  if (n <= self->level_pinned_room)
+    return TRUE;
+  g_clear_pointer (&self->level_pinned, cf_gpu_host_free);
+  self->level_pinned_room = 0;
+  if (!GST_CUDA_FILTER_CHECK (self, cf_gpu_host_alloc (&p, sizeof (cf_stats)
+              * channels * n), "allocating page-locked memory"))
+    return FALSE;
+  self->level_pinned = p;
+  self->level_pinned_room = n;
+  return TRUE;
+}
+
+/* stats[k * channels + c]: block k, channel c. For buffers of the size
+ * audio comes in, the cost is the round trip, not the sums: page-locked
+ * samples (gstcudapin.h) are read by the reductions where they lie and the
+ * sums written to page-locked host memory, so a buffer costs the
+ * reductions and one wait, without a copy either way. */
 static gboolean
 reduce_blocks_cuda (GstCudaPrefixSum * self, const guint8 * data,
     const guint * blocks, guint n, guint frames, cf_stats * stats)
@@ -40,34 +65,42 @@ reduce_blocks_cuda (GstCudaPrefixSum * self, const guint8 * data,
   cf_stream stream = gst_cuda_filter_base_streams (base)->compute;
   guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
   gsize bpf = GST_AUDIO_INFO_BPF (&self->level.info), offset = 0;
-  gsize stats_bytes = sizeof (cf_stats) * channels * n, work = 256;
-  int st;
+  gsize work = 256;
+  const guint8 *src;
+  cf_stats *sums;
+  int st = CF_OK;
 
   for (guint k = 0; k < n; k++) {
     cf_reduce_layout l = block_layout (self, blocks[k]);
     work = MAX (work, cf_reduce_workspace_size (&l));
   }
   if (!gst_cuda_filter_base_enter (base)
-      || !gst_cuda_filter_base_ensure_device (base, &self->d_in,
-          frames * bpf)
-      || !gst_cuda_filter_base_ensure_device (base, &self->d_stats,
-          stats_bytes)
-      || !gst_cuda_filter_base_ensure_device (base, &self->d_work, work))
+      || !gst_cuda_filter_base_ensure_device (base, &self->d_work, work)
+      || !ensure_pinned_stats (self, n))
     return FALSE;
-  st = cf_gpu_copy_2d (self->d_in.ptr, frames * bpf, data, frames * bpf,
-      frames * bpf, 1, CF_COPY_HOST_TO_DEVICE, stream);
+  sums = cf_gpu_host_device_pointer (self->level_pinned);
+  src = cf_gpu_host_device_pointer (data);
+  if (!src) {
+    /* pageable memory: through a device copy */
+    if (!gst_cuda_filter_base_ensure_device (base, &self->d_in,
+            frames * bpf))
+      return FALSE;
+    st = cf_gpu_copy_2d (self->d_in.ptr, frames * bpf, data, frames * bpf,
+        frames * bpf, 1, CF_COPY_HOST_TO_DEVICE, stream);
+    src = self->d_in.ptr;
+  }
+  if (!sums)
+    st = CF_ERR_INVALID;
   for (guint k = 0; k < n && st == CF_OK; k++) {
     cf_reduce_layout l = block_layout (self, blocks[k]);
-    st = cf_reduce_cuda (&l, (const guint8 *) self->d_in.ptr + offset,
-        (cf_stats *) self->d_stats.ptr + (gsize) k * channels,
+    st = cf_reduce_cuda (&l, src + offset, sums + (gsize) k * channels,
         self->d_work.ptr, stream);
     offset += blocks[k] * bpf;
   }
   if (st == CF_OK)
-    st = cf_gpu_copy_2d (stats, stats_bytes, self->d_stats.ptr, stats_bytes,
-        stats_bytes, 1, CF_COPY_DEVICE_TO_HOST, stream);
-  if (st == CF_OK)
     st = cf_gpu_stream_sync (stream);
+  if (st == CF_OK)
+    memcpy (stats, self->level_pinned, sizeof (cf_stats) * channels * n);
   return GST_CUDA_FILTER_CHECK (self, st, "measuring audio");
 }
 

@@ -173,14 +173,15 @@ cf_gpu_free (void *ptr)
 int
 cf_gpu_host_alloc (void **ptr, size_t size)
 {
-  cudaError_t err = cudaHostAlloc (ptr, size, cudaHostAllocPortable);
+  unsigned flags = cudaHostAllocPortable | cudaHostAllocMapped;
+  cudaError_t err = cudaHostAlloc (ptr, size, flags);
 
   if (err == cudaErrorDeviceUninitialized || err == cudaErrorContextIsDestroyed) {
     /* a thread reused from an earlier pipeline may still name its context,
      * since destroyed: portable memory can come from any context */
     cudaGetLastError ();
     cf_gpu_set_context (NULL);
-    err = cudaHostAlloc (ptr, size, cudaHostAllocPortable);
+    err = cudaHostAlloc (ptr, size, flags);
   }
   return err;
 }
@@ -202,10 +203,22 @@ cf_gpu_host_is_pinned (const void *ptr)
   return attr.type == cudaMemoryTypeHost;
 }
 
+void *
+cf_gpu_host_device_pointer (const void *ptr)
+{
+  struct cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes (&attr, ptr) != cudaSuccess) {
+    cudaGetLastError ();
+    return NULL;
+  }
+  return attr.type == cudaMemoryTypeHost ? attr.devicePointer : NULL;
+}
+
 int
 cf_gpu_host_register (void *ptr, size_t size)
 {
-  return cudaHostRegister (ptr, size, cudaHostRegisterPortable);
+  return cudaHostRegister (ptr, size, cudaHostRegisterPortable
+      | cudaHostRegisterMapped);
 }
 
 int

@@ -37,6 +37,7 @@ int cf_gpu_mem_info (size_t * f, size_t * t) { *f = *t = 0; return CF_ERR_NO_CUD
 int cf_gpu_host_alloc (void **p, size_t n) { (void) n; *p = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_host_free (void *p) { (void) p; return CF_ERR_NO_CUDA; }
 int cf_gpu_host_is_pinned (const void *p) { (void) p; return 0; }
+void *cf_gpu_host_device_pointer (const void *p) { (void) p; return NULL; }
 int cf_gpu_host_register (void *p, size_t n) { (void) p; (void) n; return CF_ERR_NO_CUDA; }
 int cf_gpu_host_unregister (void *p) { (void) p; return CF_ERR_NO_CUDA; }
 int cf_gpu_memset (void *p, int v, size_t n, cf_stream s) { (void) p; (void) v; (void) n; (void) s; return CF_ERR_NO_CUDA; }

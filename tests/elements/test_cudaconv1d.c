@@ -711,7 +711,7 @@ out_take (Out * o, GstBuffer * buf, const gchar * what)
   gst_audio_buffer_unmap (&ab);
   o->frames += n;
   o->buffers++;
-  buffers_checked++;
+  __atomic_fetch_add (&buffers_checked, 1, __ATOMIC_RELAXED);
   release_output (buf);
 }
 
@@ -3070,6 +3070,59 @@ GST_START_TEST (test_gpu_long_response)
 
 GST_END_TEST;
 
+/* Many instances in one process, each streaming from its own thread (16
+ * stereo stems, each through its own reverb-length mask): every output
+ * must be its own stream's convolution. */
+#define INSTANCES 16
+
+typedef struct
+{
+  GstElement *e;
+  Stream *s;
+  Out o;
+  gchar *what;
+} Instance;
+
+static gpointer
+run_instance (gpointer data)
+{
+  Instance *in = data;
+  run_stream (in->e, in->s, &in->o, in->what);
+  return NULL;
+}
+
+GST_START_TEST (test_gpu_many_instances)
+{
+  Instance in[INSTANCES];
+  GThread *threads[INSTANCES];
+  Fir *firs[INSTANCES];
+
+  /* random choices on this thread: the generator is not shared */
+  for (gint k = 0; k < INSTANCES; k++) {
+    gchar *kernel = random_kernel (k % 2 ? 3001 : 700, 2);
+    in[k].s = stream_new (GST_AUDIO_FORMAT_F32LE, FALSE, 2, RATE,
+        random_cuts (12, 2048));
+    in[k].e = make_conv ("cuda");
+    in[k].what = g_strdup_printf ("instance %d of %d", k + 1, INSTANCES);
+    g_object_set (in[k].e, "kernel", kernel, NULL);
+    firs[k] = fir_parse (kernel);
+    g_free (kernel);
+  }
+  for (gint k = 0; k < INSTANCES; k++)
+    threads[k] = g_thread_new ("instance", run_instance, &in[k]);
+  for (gint k = 0; k < INSTANCES; k++)
+    g_thread_join (threads[k]);
+  for (gint k = 0; k < INSTANCES; k++) {
+    check_simple (in[k].what, in[k].s, firs[k], 0, 1.0, 1.0, &in[k].o);
+    out_clear (&in[k].o);
+    fir_free (firs[k]);
+    stream_free (in[k].s);
+    g_free (in[k].what);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_gpu_bad_device)
 {
   GstElement *e = make_conv ("cuda");
@@ -3207,6 +3260,7 @@ cudaconv1d_gpu_suite (void)
   tcase_add_test (tc, test_gpu_algorithms);
   tcase_add_test (tc, test_gpu_long_response);
   tcase_add_test (tc, test_gpu_precision);
+  tcase_add_test (tc, test_gpu_many_instances);
   tcase_add_test (tc, test_gpu_bad_device);
   return s;
 }

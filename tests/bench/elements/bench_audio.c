@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #define RATE 48000
 #define TAPS 16384
@@ -294,15 +295,26 @@ measure (Spec * spec)
   run_free (r);
 }
 
+/* Seconds of CPU time this process has used. */
+static gdouble
+cpu_seconds (void)
+{
+  struct rusage u;
+  getrusage (RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec
+      + u.ru_stime.tv_usec) / 1e6;
+}
+
 /* `n` pipelines of `spec` side by side; returns the real-time factor of
  * all their audio together over the wall time to the last EOS (0 on
- * failure). */
+ * failure), and in *cpu_us the CPU time the process spent per buffer. */
 static gdouble
-measure_side_by_side (const Spec * spec, gint n)
+measure_side_by_side (const Spec * spec, gint n, gdouble * cpu_us)
 {
   Run **runs = g_new0 (Run *, n);
   gboolean ok = TRUE;
   gint64 t0, t1;
+  gdouble c0;
 
   for (gint k = 0; k < n && ok; k++)
     ok = (runs[k] = run_new (spec)) != NULL;
@@ -312,11 +324,13 @@ measure_side_by_side (const Spec * spec, gint n)
     ok = gst_element_set_state (runs[k]->pipeline, GST_STATE_PAUSED)
         != GST_STATE_CHANGE_FAILURE;
   t0 = g_get_monotonic_time ();
+  c0 = cpu_seconds ();
   for (gint k = 0; k < n && ok; k++)
     gst_element_set_state (runs[k]->pipeline, GST_STATE_PLAYING);
   for (gint k = 0; k < n && ok; k++)
     ok = run_wait (runs[k]);
   t1 = g_get_monotonic_time ();
+  *cpu_us = (cpu_seconds () - c0) * 1e6 / ((gdouble) n * spec->buffers);
   for (gint k = 0; k < n; k++)
     if (runs[k])
       run_free (runs[k]);
@@ -418,7 +432,7 @@ main (int argc, char **argv)
   };
   Spec stem = spec ("cudaconv1d (GPU)", gpu2, "F32LE", 2, 1024, NULL,
       quick ? 500 : 3000);
-  gdouble one = 0.0, all = 0.0;
+  gdouble one = 0.0, all = 0.0, one_cpu = 0.0, all_cpu = 0.0;
 
   printf ("48 kHz, %d-tap impulse response\n", TAPS);
   for (guint k = 0; k < G_N_ELEMENTS (runs); k++) {
@@ -429,8 +443,8 @@ main (int argc, char **argv)
       rc = 1;
   }
   if (!no_gpu) {
-    one = measure_side_by_side (&stem, 1);
-    all = measure_side_by_side (&stem, INSTANCES);
+    one = measure_side_by_side (&stem, 1, &one_cpu);
+    all = measure_side_by_side (&stem, INSTANCES, &all_cpu);
     if (one <= 0 || all <= 0)
       rc = 1;
   }
@@ -452,11 +466,16 @@ main (int argc, char **argv)
   if (runs[6].ok && runs[7].ok)
     printf ("%-40s %11.1fx\n", "cudaprefixsum / level, 1024 frames",
         runs[6].rt / runs[7].rt);
-  if (one > 0 && all > 0)
+  if (one > 0 && all > 0) {
     printf ("stereo stems through a %d-tap reverb, 1024 frames: 1 instance "
-        "%.0fx real time; %d side by side %.0fx in all (%.0fx each, %.2f of "
-        "one alone's total)\n", TAPS, one, INSTANCES, all, all / INSTANCES,
+        "%.0fx real time; %d side by side %.0fx in all (%.0fx each, %.2f "
+        "times one alone)\n", TAPS, one, INSTANCES, all, all / INSTANCES,
         all / one);
+    printf ("  wall per buffer: %.1f us alone, %.1f us side by side (all "
+        "instances' buffers); CPU time per buffer: %.1f us alone, %.1f us "
+        "side by side\n", 1e6 * 1024 / RATE / one, 1e6 * 1024 / RATE / all,
+        one_cpu, all_cpu);
+  }
   g_free (gpu);
   g_free (cpu);
   g_free (gpu2);
