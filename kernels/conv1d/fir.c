@@ -7,7 +7,8 @@
  * completes q blocks, the spectra of their 2B windows (a block and the one
  * before) enter a ring of spectra, and the tails of the next q blocks
  * (partitions 1..P-1) are computed at once: one batched FFT, one
- * multiply-accumulate kernel, one batched inverse FFT per call, whatever q.
+ * multiply-accumulate kernel (which also files the new spectra in the
+ * ring), one batched inverse FFT per call, whatever q.
  * `current` holds the tail of block A.
  *
  * Samples are floats or doubles (config f64): the bookkeeping counts
@@ -488,13 +489,15 @@ fft_steps (cf_fir * f, const void *x, size_t x_pitch, void *y,
       if (st == CF_OK)
         st = o->rfft (f->be, f->windows, f->fresh, c * q);
       if (st == CF_OK)
-        st = o->scatter (f->be, l, f->fresh, f->ring, f->block_index, q);
-      if (st == CF_OK)
-        st = o->mac (f->be, l, f->ring, f->spectra, f->tails,
-            f->block_index + 1, q);
+        st = o->mac (f->be, l, f->fresh, f->ring, f->spectra, f->tails,
+            f->block_index, q);
       if (st == CF_OK)
         st = o->irfft (f->be, f->tails, f->times, c * q);
     }
+    /* one whole block: its end, and the stage's move, in one step */
+    if (st == CF_OK && q == 1 && j == 0 && rest == 0 && o->end_block)
+      return o->end_block (f->be, l, y, y_pitch, f->current, f->times,
+          f->stage, sp, scale);
     if (st == CF_OK)
       st = o->add_tails (f->be, l, y, y_pitch, n, b + j, f->current,
           f->times, q, scale);

@@ -199,25 +199,19 @@ cpu_gather (cf_fir_backend * be, const cf_fir_layout * l, const void *stage,
 }
 
 static int
-cpu_scatter (cf_fir_backend * be, const cf_fir_layout * l,
-    const void *fresh, void *ring, long long first, int q)
+cpu_mac (cf_fir_backend * be, const cf_fir_layout * l, const void *fresh,
+    void *ring, const void *spectra, void *out, long long first, int q)
 {
   size_t row = 2 * be->es * l->bins;
+
   for (int c = 0; c < l->channels; c++)
     for (int i = 0; i < q; i++)
       memcpy ((char *) ring + ((size_t) c * l->ring + (first + i) % l->ring)
           * row, (const char *) fresh + ((size_t) c * q + i) * row, row);
-  return CF_OK;
-}
-
-static int
-cpu_mac (cf_fir_backend * be, const cf_fir_layout * l, const void *ring,
-    const void *spectra, void *out, long long block0, int q)
-{
   if (be->f64)
-    mac_f64 (l, ring, spectra, out, block0, q);
+    mac_f64 (l, ring, spectra, out, first + 1, q);
   else
-    mac_f32 (l, ring, spectra, out, block0, q);
+    mac_f32 (l, ring, spectra, out, first + 1, q);
   return CF_OK;
 }
 
@@ -245,9 +239,22 @@ cpu_keep_tail (cf_fir_backend * be, const cf_fir_layout * l, void *current,
   return CF_OK;
 }
 
+static int
+cpu_end_block (cf_fir_backend * be, const cf_fir_layout * l, void *y,
+    size_t y_pitch, void *current, const void *times, void *stage,
+    size_t stage_pitch, double scale)
+{
+  if (be->f64)
+    end_block_f64 (l, y, y_pitch, current, times, stage, stage_pitch, scale);
+  else
+    end_block_f32 (l, y, y_pitch, current, times, stage, stage_pitch,
+        (float) scale);
+  return CF_OK;
+}
+
 const cf_fir_ops cf_fir_cpu_ops = {
   cpu_open, cpu_close, cpu_alloc, cpu_release, cpu_zero, cpu_upload,
-  cpu_move, cpu_direct, cpu_rfft, cpu_irfft, cpu_gather, cpu_scatter,
-  cpu_mac, cpu_add_tails, cpu_keep_tail,
+  cpu_move, cpu_direct, cpu_rfft, cpu_irfft, cpu_gather, cpu_mac,
+  cpu_add_tails, cpu_keep_tail, cpu_end_block,
   NULL, NULL, NULL,             /* nothing to gain from recording steps */
 };

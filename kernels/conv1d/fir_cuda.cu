@@ -270,49 +270,23 @@ ring_position (const long long *at, long long offset)
   return at ? *at + offset : offset;
 }
 
-template <typename C>
-__global__ void
-scatter_kernel (cf_fir_layout l, const C * fresh, C * ring,
-    const long long *at, long long offset, int q)
-{
-  long long first = ring_position (at, offset);
-  size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
-  size_t per_channel = (size_t) q * l.bins;
-  if (k >= per_channel * l.channels)
-    return;
-  size_t c = k / per_channel, r = k % per_channel, i = r / l.bins,
-      f = r % l.bins;
-  ring[(c * l.ring + (first + i) % l.ring) * l.bins + f] = fresh[k];
-}
-
-static int
-cuda_scatter (cf_fir_backend * be, const cf_fir_layout * l,
-    const void *fresh, void *ring, long long first, int q)
-{
-  size_t total = (size_t) l->channels * q * l->bins;
-  const long long *at = be->recording ? be->d_index : NULL;
-  long long offset = be->recording ? first - be->record_index : first;
-  if (be->f64)
-    scatter_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
-        (const double2 *) fresh, (double2 *) ring, at, offset, q);
-  else
-    scatter_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
-        (const float2 *) fresh, (float2 *) ring, at, offset, q);
-  return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
-}
-
-/* One thread per (channel, block, bin): a complex dot product along the
- * delay line, partitions 1..P-1. Reads stream through memory (the spectra of
- * a shared mask stay in L2 across channels and blocks). */
+/* One thread per (channel, block, bin): files the new spectrum of its
+ * block in the ring, then a complex dot product along the delay line,
+ * partitions 1..P-1, the new blocks read where they were computed. A thread
+ * writes one ring slot that no thread reads (the block it replaces is older
+ * than any partition reaches), so filing and reading need no ordering.
+ * Reads stream through memory (the spectra of a shared mask stay in L2
+ * across channels and blocks). */
 template <typename T>
 __global__ void
-mac_kernel (cf_fir_layout l, const typename Complex<T>::type * ring,
+mac_kernel (cf_fir_layout l, const typename Complex<T>::type * fresh,
+    typename Complex<T>::type * ring,
     const typename Complex<T>::type * spectra,
     typename Complex<T>::type * out, const long long *at, long long offset,
     int q)
 {
   using C = typename Complex<T>::type;
-  long long block0 = ring_position (at, offset);
+  long long first = ring_position (at, offset);
   size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
   size_t per_channel = (size_t) q * l.bins;
   if (k >= per_channel * l.channels)
@@ -321,13 +295,17 @@ mac_kernel (cf_fir_layout l, const typename Complex<T>::type * ring,
       f = r % l.bins;
   const C *h = spectra + (l.masks == 1 ? 0 : c) * l.partitions * l.bins + f;
   const C *x = ring + c * l.ring * l.bins + f;
+  const C *x_new = fresh + c * per_channel + f;
   T re = 0, im = 0;
 
+  ring[(c * l.ring + (first + i) % l.ring) * l.bins + f] = fresh[k];
   for (int p = 1; p < l.partitions; p++) {
-    long long b = block0 + (long long) i - p;
+    long long b = first + 1 + (long long) i - p;
     if (b < 0)
       break;                    /* before the stream: zero */
-    C xv = x[(b % l.ring) * l.bins], hv = h[(size_t) p * l.bins];
+    C xv = b >= first ? x_new[(b - first) * l.bins]
+        : x[(b % l.ring) * l.bins];
+    C hv = h[(size_t) p * l.bins];
     re = fma (xv.x, hv.x, fma (-xv.y, hv.y, re));
     im = fma (xv.x, hv.y, fma (xv.y, hv.x, im));
   }
@@ -336,20 +314,20 @@ mac_kernel (cf_fir_layout l, const typename Complex<T>::type * ring,
 }
 
 static int
-cuda_mac (cf_fir_backend * be, const cf_fir_layout * l, const void *ring,
-    const void *spectra, void *out, long long block0, int q)
+cuda_mac (cf_fir_backend * be, const cf_fir_layout * l, const void *fresh,
+    void *ring, const void *spectra, void *out, long long first, int q)
 {
   size_t total = (size_t) l->channels * q * l->bins;
   const long long *at = be->recording ? be->d_index : NULL;
-  long long offset = be->recording ? block0 - be->record_index : block0;
+  long long offset = be->recording ? first - be->record_index : first;
   if (be->f64)
     mac_kernel<double><<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
-        (const double2 *) ring, (const double2 *) spectra, (double2 *) out,
-        at, offset, q);
+        (const double2 *) fresh, (double2 *) ring, (const double2 *) spectra,
+        (double2 *) out, at, offset, q);
   else
     mac_kernel<float><<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
-        (const float2 *) ring, (const float2 *) spectra, (float2 *) out, at,
-        offset, q);
+        (const float2 *) fresh, (float2 *) ring, (const float2 *) spectra,
+        (float2 *) out, at, offset, q);
   return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
@@ -410,6 +388,39 @@ cuda_keep_tail (cf_fir_backend * be, const cf_fir_layout * l, void *current,
   else
     keep_tail_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
         (float *) current, (const float *) times, q, (float) scale);
+  return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
+}
+
+/* One thread per (channel, frame) of the block: read before write, and
+ * no thread touches another's cells. */
+template <typename T>
+__global__ void
+end_block_kernel (cf_fir_layout l, T * y, size_t y_pitch, T * current,
+    const T * times, T * stage, size_t stage_pitch, T scale)
+{
+  size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
+  if (k >= (size_t) l.channels * l.block)
+    return;
+  size_t c = k / l.block, f = k % l.block;
+  y[c * y_pitch + f] += current[k];
+  current[k] = scale * times[c * 2 * l.block + l.block + f];
+  stage[c * stage_pitch + f] = stage[c * stage_pitch + l.block + f];
+}
+
+static int
+cuda_end_block (cf_fir_backend * be, const cf_fir_layout * l, void *y,
+    size_t y_pitch, void *current, const void *times, void *stage,
+    size_t stage_pitch, double scale)
+{
+  size_t total = (size_t) l->channels * l->block;
+  if (be->f64)
+    end_block_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
+        (double *) y, y_pitch, (double *) current, (const double *) times,
+        (double *) stage, stage_pitch, scale);
+  else
+    end_block_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
+        (float *) y, y_pitch, (float *) current, (const float *) times,
+        (float *) stage, stage_pitch, (float) scale);
   return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
@@ -474,7 +485,7 @@ cuda_replay (cf_fir_backend * be, long long index)
 
 extern "C" const cf_fir_ops cf_fir_cuda_ops = {
   cuda_open, cuda_close, cuda_alloc, cuda_release, cuda_zero, cuda_upload,
-  cuda_move, cuda_direct, cuda_rfft, cuda_irfft, cuda_gather, cuda_scatter,
-  cuda_mac, cuda_add_tails, cuda_keep_tail,
+  cuda_move, cuda_direct, cuda_rfft, cuda_irfft, cuda_gather, cuda_mac,
+  cuda_add_tails, cuda_keep_tail, cuda_end_block,
   cuda_record_begin, cuda_record_end, cuda_replay,
 };

@@ -68,15 +68,14 @@ typedef struct
   /* windows[c][i] = stage[c][(i - 1) B .. (i + 1) B), i = 1..q */
   int (*gather) (cf_fir_backend * be, const cf_fir_layout * l,
       const void *stage, size_t stage_pitch, void *windows, int q);
-  /* ring[c][(first + i) % ring] = fresh[c][i], i = 0..q-1 */
-  int (*scatter) (cf_fir_backend * be, const cf_fir_layout * l,
-      const void *fresh, void *ring, long long first, int q);
-  /* out[c][i] = sum_{p=1}^{P-1} ring[c][(block0 + i - p) % ring] x
-   * spectra[mask(c)][p], for i = 0..q-1 (the tails of blocks
-   * block0 .. block0 + q - 1) */
+  /* Enters the spectra of blocks first .. first + q - 1 (fresh[c][i]) into
+   * the ring, ring[c][(first + i) % ring], and computes the tails of the
+   * next q blocks: out[c][i] = sum_{p=1}^{P-1} X[first + 1 + i - p] x
+   * spectra[mask(c)][p], X[k] the spectrum of block k (zero before the
+   * stream). */
   int (*mac) (cf_fir_backend * be, const cf_fir_layout * l,
-      const void *ring, const void *spectra, void *out, long long block0,
-      int q);
+      const void *fresh, void *ring, const void *spectra, void *out,
+      long long first, int q);
   /* y[c][f] += scale * tail of frame f, for `frames` frames starting at
    * stage position `start` (>= B): block t = position / B uses `current`
    * (t = 1) or times[c][t - 2][B + position % B] */
@@ -86,6 +85,13 @@ typedef struct
   /* current[c] = scale * times[c][q - 1][B .. 2B) */
   int (*keep_tail) (cf_fir_backend * be, const cf_fir_layout * l,
       void *current, const void *times, int q, double scale);
+  /* Optional (NULL: add_tails, keep_tail and a move): the end of a step
+   * that took one whole block (q = 1, none partial) in one pass: y[c][f] +=
+   * current[c][f], current[c][f] = scale * times[c][0][B + f] and
+   * stage[c][f] = stage[c][B + f], for f < B. */
+  int (*end_block) (cf_fir_backend * be, const cf_fir_layout * l, void *y,
+      size_t y_pitch, void *current, const void *times, void *stage,
+      size_t stage_pitch, double scale);
 
   /* Optional (NULL on the CPU): the steps queued between record_begin and
    * record_end are not run but recorded, once, and replay runs them again
