@@ -2,9 +2,9 @@
  *
  * cudaprefixsum on audio: the buffer passes unchanged; its level statistics
  * (gstcudalevel.h) are measured block by block with the per-channel
- * reductions of kernels/reduce/reduce.h, on the GPU (a reduction per block,
- * reading page-locked samples in place) or the CPU, and posted as "level"
- * messages. */
+ * reductions of kernels/reduce/reduce.h, on the GPU (one upload, a reduction
+ * per block, sums written to page-locked host memory) or the CPU, and
+ * posted as "level" messages. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -52,11 +52,11 @@ ensure_pinned_stats (GstCudaPrefixSum * self, guint n)
   return TRUE;
 }
 
-/* stats[k * channels + c]: block k, channel c. For buffers of the size
- * audio comes in, the cost is the round trip, not the sums: page-locked
- * samples (gstcudapin.h) are read by the reductions where they lie and the
- * sums written to page-locked host memory, so a buffer costs the
- * reductions and one wait, without a copy either way. */
+/* stats[k * channels + c]: block k, channel c. The samples go over by one
+ * copy (a kernel reading them where they lie in host memory was measured
+ * slower: each warp reads one channel of interleaved frames, strided
+ * accesses the bus turns into many small transfers); the sums come back
+ * written straight into page-locked host memory, with no copy. */
 static gboolean
 reduce_blocks_cuda (GstCudaPrefixSum * self, const guint8 * data,
     const guint * blocks, guint n, guint frames, cf_stats * stats)
@@ -66,35 +66,27 @@ reduce_blocks_cuda (GstCudaPrefixSum * self, const guint8 * data,
   guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
   gsize bpf = GST_AUDIO_INFO_BPF (&self->level.info), offset = 0;
   gsize work = 256;
-  const guint8 *src;
   cf_stats *sums;
-  int st = CF_OK;
+  int st;
 
   for (guint k = 0; k < n; k++) {
     cf_reduce_layout l = block_layout (self, blocks[k]);
     work = MAX (work, cf_reduce_workspace_size (&l));
   }
   if (!gst_cuda_filter_base_enter (base)
+      || !gst_cuda_filter_base_ensure_device (base, &self->d_in,
+          frames * bpf)
       || !gst_cuda_filter_base_ensure_device (base, &self->d_work, work)
       || !ensure_pinned_stats (self, n))
     return FALSE;
   sums = cf_gpu_host_device_pointer (self->level_pinned);
-  src = cf_gpu_host_device_pointer (data);
-  if (!src) {
-    /* pageable memory: through a device copy */
-    if (!gst_cuda_filter_base_ensure_device (base, &self->d_in,
-            frames * bpf))
-      return FALSE;
-    st = cf_gpu_copy_2d (self->d_in.ptr, frames * bpf, data, frames * bpf,
-        frames * bpf, 1, CF_COPY_HOST_TO_DEVICE, stream);
-    src = self->d_in.ptr;
-  }
-  if (!sums)
-    st = CF_ERR_INVALID;
+  st = sums ? cf_gpu_copy_2d (self->d_in.ptr, frames * bpf, data,
+      frames * bpf, frames * bpf, 1, CF_COPY_HOST_TO_DEVICE, stream)
+      : CF_ERR_INVALID;
   for (guint k = 0; k < n && st == CF_OK; k++) {
     cf_reduce_layout l = block_layout (self, blocks[k]);
-    st = cf_reduce_cuda (&l, src + offset, sums + (gsize) k * channels,
-        self->d_work.ptr, stream);
+    st = cf_reduce_cuda (&l, (const guint8 *) self->d_in.ptr + offset,
+        sums + (gsize) k * channels, self->d_work.ptr, stream);
     offset += blocks[k] * bpf;
   }
   if (st == CF_OK)

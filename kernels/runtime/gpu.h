@@ -65,8 +65,8 @@ int cf_gpu_host_free (void *ptr);
 /* 1 when `ptr` lies in page-locked memory the GPU can copy at full speed. */
 int cf_gpu_host_is_pinned (const void *ptr);
 /* Where kernels reach page-locked host memory directly (zero copy: each
- * access crosses the bus, which pays for small buffers read once); NULL
- * for memory that is not page-locked. */
+ * access crosses the bus, which pays for a few bytes written or read once,
+ * such as results); NULL for memory that is not page-locked. */
 void *cf_gpu_host_device_pointer (const void *ptr);
 /* Page-locks existing host memory (and unlocks it), so that copies from and
  * to it run asynchronously at full speed. */
