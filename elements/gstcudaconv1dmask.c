@@ -373,6 +373,8 @@ gst_cuda_conv1d_build (const GstCudaConv1dSettings * s, gint rate,
   }
   if (ok && s->normalize)
     normalize (t, energy);
+  if (!ok)
+    gst_cuda_conv1d_taps_clear (t);     /* a preset refused after its taps */
   return ok;
 }
 
