@@ -52,14 +52,15 @@ ensure_pinned_stats (GstCudaPrefixSum * self, guint n)
   return TRUE;
 }
 
-/* stats[k * channels + c]: block k, channel c. The samples go over by one
+/* *stats[k * channels + c]: block k, channel c, in page-locked memory the
+ * reductions write. The samples go over by one
  * copy (a kernel reading them where they lie in host memory was measured
  * slower: each warp reads one channel of interleaved frames, strided
  * accesses the bus turns into many small transfers); the sums come back
  * written straight into page-locked host memory, with no copy. */
 static gboolean
 reduce_blocks_cuda (GstCudaPrefixSum * self, const guint8 * data,
-    const guint * blocks, guint n, guint frames, cf_stats * stats)
+    const guint * blocks, guint n, guint frames, cf_stats ** stats)
 {
   GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
   cf_stream stream = gst_cuda_filter_base_streams (base)->compute;
@@ -91,8 +92,7 @@ reduce_blocks_cuda (GstCudaPrefixSum * self, const guint8 * data,
   }
   if (st == CF_OK)
     st = cf_gpu_stream_sync (stream);
-  if (st == CF_OK)
-    memcpy (stats, self->level_pinned, sizeof (cf_stats) * channels * n);
+  *stats = self->level_pinned;
   return GST_CUDA_FILTER_CHECK (self, st, "measuring audio");
 }
 
@@ -202,12 +202,13 @@ gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self, GstBuffer * buf)
   n = gst_cuda_level_plan (&self->level, GST_BUFFER_PTS (buf), frames,
       blocks);
   if (!gap && n > 0) {
-    stats = self->level_stats;
     if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self))
-        && n <= MAX_GPU_BLOCKS)
-      ok = reduce_blocks_cuda (self, map.data, blocks, n, frames, stats);
-    else
+        && n <= MAX_GPU_BLOCKS) {
+      ok = reduce_blocks_cuda (self, map.data, blocks, n, frames, &stats);
+    } else {
+      stats = self->level_stats;
       ok = reduce_blocks_cpu (self, map.data, blocks, n, stats);
+    }
   }
   gst_buffer_unmap (buf, &map);
 

@@ -18,13 +18,6 @@
 extern "C" {
 #endif
 
-/* Same layout as cufftComplex and kiss_fft_cpx (float filters); double
- * filters use pairs of doubles, the layout of cufftDoubleComplex. */
-typedef struct
-{
-  float re, im;
-} cf_cpx;
-
 typedef struct cf_fir_backend cf_fir_backend;
 
 /* The layout of the partitioned convolution, shared by fir.c and the

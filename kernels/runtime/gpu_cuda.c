@@ -217,8 +217,7 @@ cf_gpu_host_device_pointer (const void *ptr)
 int
 cf_gpu_host_register (void *ptr, size_t size)
 {
-  return cudaHostRegister (ptr, size, cudaHostRegisterPortable
-      | cudaHostRegisterMapped);
+  return cudaHostRegister (ptr, size, cudaHostRegisterPortable);
 }
 
 int
