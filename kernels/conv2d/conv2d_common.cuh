@@ -309,3 +309,4 @@ int cf_conv2d_tiled (const cf::Launch & launch, const cf_plane_format * f);
 int cf_conv2d_cached (const cf::Launch & launch, const cf_plane_format * f);
 int cf_conv2d_fast (const cf::Launch & launch, const cf_plane_format * f);
 int cf_conv2d_separable (const cf::Launch & launch, const cf_plane_format * f);
+int cf_conv2d_wide (const cf::Launch & launch, const cf_plane_format * f);

@@ -73,8 +73,12 @@ conv2d_fast_kernel (Image im, const __grid_constant__ Mask m)
       }
     }
   }
-  store_run<T, C, NM, NF> (im, m, x, y, a, b, tile + (oy + m.ry) * SROW,
-      c0 + m.rx);
+  const Vec<C> *center_row = tile + (oy + m.ry) * SROW;
+  float kept[RUN];
+#pragma unroll
+  for (int k = 0; k < RUN; k++)
+    kept[k] = C == 4 ? lane (center_row[padded (c0 + m.rx + k)], 3) : 0.0f;
+  store_run<T, C, NM, NF, RUN> (im, m, x, y, a, b, kept);
 }
 
 template <typename T, int C, int KW, int NM>

@@ -115,9 +115,16 @@ cf_plane_format_pixel_bytes (const cf_plane_format * f)
  * the measured crossover). */
 #define SEPARABLE_MIN_TAPS 25
 
+/* Masks the wide variant holds in registers (see conv2d_wide.cu). */
+#define WIDE_MAX_SIZE 5
+#define WIDE_MAX_SIZE_TWO_MASKS 3
+
 cf_conv2d_algorithm
 cf_conv2d_choose (const cf_conv2d_plan * plan)
 {
+  int wide_max = plan->magnitude ? WIDE_MAX_SIZE_TWO_MASKS : WIDE_MAX_SIZE;
+  if (plan->kw <= wide_max && plan->kh <= wide_max)
+    return CF_CONV2D_WIDE;
   if (plan->separable && plan->kw * plan->kh >= SEPARABLE_MIN_TAPS)
     return CF_CONV2D_SEPARABLE;
   return CF_CONV2D_FAST;
@@ -127,7 +134,7 @@ const char *
 cf_conv2d_algorithm_name (cf_conv2d_algorithm a)
 {
   static const char *const names[] = {
-    "auto", "basic", "tiled", "cached", "fast", "separable"
+    "auto", "basic", "tiled", "cached", "fast", "separable", "wide"
   };
   if ((unsigned) a >= CF_CONV2D_N_ALGORITHMS)
     return "invalid";

@@ -167,37 +167,35 @@ store_words (uint8_t * p, const uint32_t (&w)[NW])
   }
 }
 
-/* Writes RUN consecutive pixels starting at (x, y) from their lane sums.
- * Kept lanes come from the source pixels, tile cells `c0`.. of padded tile
- * row `center_row`.
+/* Writes N consecutive pixels starting at (x, y) from their lane sums;
+ * `kept` holds the kept lane of each (4 channels: the source pixel's).
  * A run that ends inside the row goes out as packed words, a run cut by the
  * right edge pixel by pixel. */
-template <typename T, int C, int NM, int NF>
+template <typename T, int C, int NM, int NF, int N>
 __device__ __forceinline__ void
 store_run (const Image & im, const Mask & m, int x, int y,
-    const float (&a)[RUN][NF], const float (&b)[RUN][NF],
-    const Vec<C> * center_row, int c0)
+    const float (&a)[N][NF], const float (&b)[N][NF], const float (&kept)[N])
 {
   constexpr int P = C * sizeof (T);     /* bytes per pixel */
-  constexpr int NW = RUN * P / 4;
-  uint32_t px[RUN];
+  constexpr int NW = N * P / 4;
+  uint32_t px[N];
 
 #pragma unroll
-  for (int k = 0; k < RUN; k++) {
+  for (int k = 0; k < N; k++) {
     uint32_t s[4];
 #pragma unroll
     for (int l = 0; l < NF; l++)
       s[l] = finish<T, NM> (a[k][l], NM == 2 ? b[k][l] : 0.0f, m.scale,
           m.offset);
     if (C == 4)
-      s[3] = (uint32_t) lane (center_row[padded (c0 + k)], 3);
+      s[3] = (uint32_t) kept[k];
     px[k] = pack_px<T, C> (s, im.rotate);
   }
 
-  if (x + RUN <= im.width) {
+  if (x + N <= im.width) {
     uint32_t w[NW] = { };
 #pragma unroll
-    for (int k = 0; k < RUN; k++) {
+    for (int k = 0; k < N; k++) {
       int bit = (k * P % 4) * 8;
       w[k * P / 4] |= px[k] << bit;
       if (bit + 8 * P > 32)
@@ -206,7 +204,7 @@ store_run (const Image & im, const Mask & m, int x, int y,
     store_words<NW> (im.dst + (size_t) y * im.dst_stride + (size_t) x * P, w);
   } else {
 #pragma unroll
-    for (int k = 0; k < RUN; k++)
+    for (int k = 0; k < N; k++)
       if (x + k < im.width)
         store_px<T, C> (im, x + k, y, px[k]);
   }

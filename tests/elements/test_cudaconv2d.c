@@ -57,7 +57,7 @@ static const gchar *const borders[] = { "clamp", "mirror", "wrap",
 };
 
 static const gchar *const algorithms[] = { "auto", "basic", "tiled",
-  "cached", "fast", "separable"
+  "cached", "fast", "separable", "wide"
 };
 
 /* Backends of the default run, one per iteration of the loop tests. */

@@ -88,7 +88,7 @@ static const char *const kind_names[] = { "general", "separable" };
 /* Auto last, so that its row closes each group. */
 static const cf_conv2d_algorithm variants[] = {
   CF_CONV2D_BASIC, CF_CONV2D_TILED, CF_CONV2D_CACHED, CF_CONV2D_FAST,
-  CF_CONV2D_SEPARABLE, CF_CONV2D_AUTO,
+  CF_CONV2D_SEPARABLE, CF_CONV2D_WIDE, CF_CONV2D_AUTO,
 };
 
 #define N_VARIANTS ((int) (sizeof (variants) / sizeof (variants[0])))

@@ -11,10 +11,17 @@
  *
  * tests/gpu/tiling_report.py joins these lines with the profiler's CSV.
  *
- *   profile_conv2d [WIDTH HEIGHT]     (default 1920 1080) */
+ * With --one, a single launch of one variant on a 4K plane, for reading a
+ * kernel's counters (DRAM throughput, stalls, occupancy) in Nsight Compute:
+ * FORMAT is rgba or gray8; a separable variant gets a Gaussian-like rank-1
+ * mask, the others a mask of rank > 1.
+ *
+ *   profile_conv2d [WIDTH HEIGHT]     (default 1920 1080)
+ *   profile_conv2d --one FORMAT K VARIANT */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "conv2d.h"
 
@@ -45,9 +52,47 @@ cached_pixels (int k)
   return 1.0 + outside / (32 * 16);
 }
 
+static int
+profile_one (const char *format, int k, const char *variant)
+{
+  int gray = strcmp (format, "gray8") == 0, a;
+  cf_plane_format f = { 3840, 2160, gray ? 1 : 4, CF_SAMPLE_U8, gray ? -1 : 3 };
+  size_t pitch = (size_t) f.width * f.channels, bytes = pitch * f.height;
+  float taps[CF_CONV2D_MAX_TAPS];
+  cf_conv2d_mask m = { k, k, taps, NULL, 1.0, 0.0, CF_BORDER_CLAMP };
+  cf_conv2d_plan plan;
+  unsigned char *d_in, *d_out;
+
+  for (a = 0; a < CF_CONV2D_N_ALGORITHMS; a++)
+    if (strcmp (cf_conv2d_algorithm_name (a), variant) == 0)
+      break;
+  if (a == CF_CONV2D_N_ALGORITHMS || k < 1 || k > CF_CONV2D_MAX_SIZE
+      || k % 2 == 0 || (!gray && strcmp (format, "rgba") != 0)) {
+    printf ("usage: profile_conv2d --one rgba|gray8 K VARIANT\n");
+    return 2;
+  }
+  for (int t = 0; t < k * k; t++)
+    taps[t] = a == CF_CONV2D_SEPARABLE
+        ? (float) ((t / k + 1) * (t % k + 1)) : (float) ((t * 7) % 5) - 2.0f;
+  m.divisor = k * k;
+  check (cf_conv2d_plan_init (&plan, &m), "plan");
+  check (cudaMalloc ((void **) &d_in, bytes), "cudaMalloc");
+  check (cudaMalloc ((void **) &d_out, bytes), "cudaMalloc");
+  check (cudaMemset (d_in, 0x5a, bytes), "memset");
+  check (cf_conv2d_cuda (a, &plan, &f, d_in, pitch, d_out, pitch, 0,
+          f.height, NULL), variant);
+  check (cudaDeviceSynchronize (), "kernel");
+  printf ("%s 4K %s %dx%d: one launch\n", variant, format, k, k);
+  cudaFree (d_in);
+  cudaFree (d_out);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
+  if (argc == 5 && strcmp (argv[1], "--one") == 0)
+    return profile_one (argv[2], atoi (argv[3]), argv[4]);
   int W = argc > 2 ? atoi (argv[1]) : 1920, H = argc > 2 ? atoi (argv[2]) : 1080;
   static const int sizes[] = { 3, 5, 9, 15 };
   static const cf_conv2d_algorithm variants[] = { CF_CONV2D_BASIC,

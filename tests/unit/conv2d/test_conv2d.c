@@ -96,10 +96,11 @@ static const int shapes[][2] = {
 };
 
 /* Around the tiles: fast 128 x 32, separable 64 x 32, cached 32 x 16,
- * tiled 32 - k + 1. */
+ * tiled 32 - k + 1, wide 32 lanes x 16 bytes x 32 rows (a warp spans 128
+ * RGBA, 256 two-channel or 512 GRAY8 pixels). */
 static const int sizes[][2] = {
   {1, 1}, {2, 3}, {7, 5}, {31, 17}, {64, 32}, {65, 33}, {129, 40},
-  {200, 67}, {257, 9},
+  {200, 67}, {257, 9}, {513, 35}, {1037, 6}, {528, 3},
 };
 
 enum
@@ -319,6 +320,16 @@ run_cuda (void *vctx, const test_case * tc, cf_conv2d_algorithm a,
   return st;
 }
 
+/* The wide variant: masks up to 5x5 (3x3 for two), pixels dividing 16
+ * bytes (not RGB). */
+static int
+wide_runs (const test_case * tc)
+{
+  int limit = tc->plan.magnitude ? 3 : 5;
+  return tc->plan.kw <= limit && tc->plan.kh <= limit
+      && tc->in.fmt.channels != 3;
+}
+
 /* Runs one variant on a case: the whole plane, then the plane as random
  * strips into the same buffer, then a lone strip (the rest must stay
  * poisoned). */
@@ -338,9 +349,11 @@ run_variant (const backend * be, const test_case * tc, cf_conv2d_algorithm a)
 
   memcpy (out, poison, bytes);
   st = be->run (be->ctx, tc, a, out, 0, h);
-  if (a == CF_CONV2D_SEPARABLE && !tc->plan.separable) {
-    test_check (st == CF_ERR_UNSUPPORTED, "%s on a rank > 1 mask returned "
-        "%s, not CF_ERR_UNSUPPORTED [%s]", who, cf_status_name (st), tc->desc);
+  if ((a == CF_CONV2D_SEPARABLE && !tc->plan.separable)
+      || (a == CF_CONV2D_WIDE && !wide_runs (tc))) {
+    test_check (st == CF_ERR_UNSUPPORTED, "%s on a mask it cannot run "
+        "returned %s, not CF_ERR_UNSUPPORTED [%s]", who, cf_status_name (st),
+        tc->desc);
     goto done;
   }
   if (!test_check (st == CF_OK, "%s failed: %s [%s]", who,
@@ -463,7 +476,7 @@ main (int argc, char **argv)
   backend be = { "cpu", run_cpu, NULL };
   static const cf_conv2d_algorithm all[] = { CF_CONV2D_AUTO,
     CF_CONV2D_BASIC, CF_CONV2D_TILED, CF_CONV2D_CACHED, CF_CONV2D_FAST,
-    CF_CONV2D_SEPARABLE
+    CF_CONV2D_SEPARABLE, CF_CONV2D_WIDE
   };
   char name[32];
 
@@ -512,7 +525,9 @@ main (int argc, char **argv)
       /* layout, kw, kh, mask kind */
       {3, 5, 5, MASK_RANDOM}, {0, 5, 5, MASK_RANDOM}, {2, 3, 3, MASK_INTEGER},
       {3, 15, 15, MASK_RANDOM}, {4, 3, 3, MASK_MAGNITUDE},
-      {5, 7, 5, MASK_RANDOM},
+      {5, 7, 5, MASK_RANDOM}, {0, 3, 3, MASK_RANDOM},
+      {0, 5, 5, MASK_SEPARABLE}, {3, 3, 3, MASK_MAGNITUDE},
+      {4, 5, 3, MASK_INTEGER}, {1, 5, 5, MASK_RANDOM}, {5, 3, 5, MASK_RANDOM},
     };
     for (size_t k = 0; k < sizeof (big) / sizeof (big[0]); k++) {
       test_case tc;
@@ -520,6 +535,7 @@ main (int argc, char **argv)
       if (case_init (&tc, &layouts[big[k][0]], w, 1080, big[k][3],
               big[k][1], big[k][2], (int) (k % 4))) {
         run_variant (&be, &tc, CF_CONV2D_FAST);
+        run_variant (&be, &tc, CF_CONV2D_WIDE);
         run_variant (&be, &tc, CF_CONV2D_AUTO);
       }
       case_free (&tc);
