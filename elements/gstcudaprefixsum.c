@@ -139,6 +139,7 @@ gst_cuda_prefix_sum_algorithm_get_type (void)
         "brent-kung"},
     {CF_SCAN_WARP, "Hierarchical scan, warp-shuffle blocks", "warp"},
     {CF_SCAN_DECOUPLED, "Single-pass decoupled look-back scan", "decoupled"},
+    {CF_SCAN_CUB, "CUB's single-pass device-wide scan", "cub"},
     {0, NULL, NULL},
   };
 

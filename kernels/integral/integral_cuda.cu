@@ -247,9 +247,17 @@ cf_integral_scan_workspace_size (const cf_integral_layout * l,
     cf_scan_algorithm algorithm)
 {
   const size_t n = (size_t) l->width * l->height;
-  /* a flat array of the widest table type, then the scan's own */
-  return ((n * 8 + 255) / 256) * 256 + cf_scan_workspace_size (algorithm,
-      CF_SCAN_U64, n);
+  static const cf_scan_type tables[] = { CF_SCAN_U32, CF_SCAN_U64,
+    CF_SCAN_F64
+  };
+  size_t scan = 0;
+  /* a flat array of the widest table type, then the scan's own for
+   * whichever table type the layout has (CUB's differs by type) */
+  for (size_t k = 0; k < sizeof (tables) / sizeof (tables[0]); k++) {
+    size_t b = cf_scan_workspace_size (algorithm, tables[k], n);
+    scan = b > scan ? b : scan;
+  }
+  return ((n * 8 + 255) / 256) * 256 + scan;
 }
 
 extern "C" int

@@ -17,7 +17,9 @@
  * and `warp` are the block scans of a hierarchical scan (three kernels:
  * scan the tiles and keep their sums, scan the sums the same way, add them
  * back); `decoupled` scans in one pass, each tile looking back at its
- * predecessors' published sums.
+ * predecessors' published sums; `cub` is cub::DeviceScan (part of the CUDA
+ * toolkit) fed through the same accumulator types, so its float scans sum
+ * in double too.
  */
 #ifndef CF_SCAN_H
 #define CF_SCAN_H
@@ -45,11 +47,13 @@ typedef enum
 
 typedef enum
 {
-  CF_SCAN_AUTO,                 /* the fastest: decoupled */
+  CF_SCAN_AUTO,                 /* the fastest for the length: decoupled
+                                 * below 2^21 elements, cub from there */
   CF_SCAN_KOGGE_STONE,          /* double-buffered, one barrier a step */
   CF_SCAN_BRENT_KUNG,           /* reduction tree, then reverse tree */
   CF_SCAN_WARP,                 /* warp shuffles, then the warp totals */
   CF_SCAN_DECOUPLED,            /* one pass, decoupled look-back */
+  CF_SCAN_CUB,                  /* CUB's single-pass scan, our accumulators */
   CF_SCAN_N_ALGORITHMS
 } cf_scan_algorithm;
 

@@ -15,7 +15,7 @@ const char *
 cf_scan_algorithm_name (cf_scan_algorithm algorithm)
 {
   static const char *names[] = { "auto", "kogge-stone", "brent-kung", "warp",
-    "decoupled"
+    "decoupled", "cub"
   };
   return algorithm < CF_SCAN_N_ALGORITHMS ? names[algorithm] : "?";
 }

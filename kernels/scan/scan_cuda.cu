@@ -15,17 +15,21 @@
  *
  * Any length: hierarchical (scan tiles and keep their sums; scan the sums
  * the same way, recursively; add each tile's offset) or decoupled look-back
- * (one pass: tiles take their index in launch order; each publishes its
- * sum, then its inclusive prefix once known; a tile finds its offset by
- * walking back over its predecessors, 32 at a time, until it meets an
- * inclusive prefix). */
+ * (one pass, one launch: each tile publishes its sum, then its inclusive
+ * prefix once known; a tile finds its offset by walking back over its
+ * predecessors, 32 at a time, until it meets an inclusive prefix). `auto`
+ * runs the decoupled scan on short arrays and CUB's (scan_cub.cu) on long
+ * ones, where it moves more bytes per second. */
 #include "cf_fault.h"
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
 #include "scan.h"
+#include "scan_cub.cuh"
 
 namespace cfs
 {
@@ -38,14 +42,6 @@ constexpr int LOOK_BACK_ITEMS = 16;
 constexpr int LOOK_BACK_TILE = THREADS * LOOK_BACK_ITEMS;
 static_assert (TILE == CF_SCAN_TILE, "scan.h documents the tile size");
 constexpr int WARPS = THREADS / 32;
-
-/* What sums are accumulated in: double for floats, unsigned for integers. */
-template <typename T> struct Acc;
-template <> struct Acc<float> { using type = double; };
-template <> struct Acc<double> { using type = double; };
-template <> struct Acc<int32_t> { using type = uint32_t; };
-template <> struct Acc<uint32_t> { using type = uint32_t; };
-template <> struct Acc<uint64_t> { using type = uint64_t; };
 
 /* accumulator -> element: integers keep their low bits */
 template <typename T, typename A>
@@ -78,7 +74,6 @@ struct TileSmem
   T items[padded (THREADS * I)];
   A scan[2 * THREADS];
   A offset;
-  unsigned tile;
 };
 
 /* Exclusive scan of one value per thread; *total gets the block's sum. */
@@ -280,31 +275,46 @@ hierarchical (const T * in, T * out, size_t n, bool inclusive, char *ws,
   return (cudaError_t) cf_fault_check (CF_FAULT_LAUNCH, cudaGetLastError ());
 }
 
-/* Decoupled look-back. Per tile: a flag (0 nothing yet, 1 its sum is
- * published, 2 its inclusive prefix is), its sum and its inclusive prefix;
- * and one counter that hands out tile indices in the order blocks start,
- * so a tile only ever waits for tiles that are already running. */
+/* Decoupled look-back. Per tile: a status word, its sum and its inclusive
+ * prefix. The status is (call tag << 2 | state), state 1 when the sum is
+ * published, 2 when the prefix is; a word carrying another call's tag reads
+ * as nothing yet. Each call draws a new 62-bit tag, so the workspace needs
+ * no clearing between calls (a memset would be a second launch, which is
+ * most of the time on short arrays), and stale or uninitialised words are
+ * ignored. Tiles are block indices: blocks start in index order, so a tile
+ * only ever waits for tiles already running (CUB relies on the same). */
 enum : unsigned { NOTHING = 0, AGGREGATE = 1, PREFIX = 2 };
 
 template <typename A>
 struct LookBack
 {
-  unsigned *counter;
-  unsigned *flags;
+  unsigned long long *status;
   A *aggregates;
   A *prefixes;
+  unsigned long long tag;
 };
 
 template <typename A>
 static LookBack<A>
-look_back_layout (char *ws, size_t tiles)
+look_back_layout (char *ws, size_t tiles, unsigned long long tag)
 {
   LookBack<A> l;
-  l.counter = (unsigned *) ws;
-  l.flags = (unsigned *) (ws + 256);
-  l.aggregates = (A *) (ws + 256 + aligned (tiles * sizeof (unsigned)));
+  l.status = (unsigned long long *) ws;
+  l.aggregates = (A *) (ws + aligned (tiles * sizeof (unsigned long long)));
   l.prefixes = l.aggregates + tiles;
+  l.tag = tag;
   return l;
+}
+
+/* A tag no earlier call of this process used, and unlikely to match what
+ * another process left in the memory: a counter started from the clock. */
+static unsigned long long
+next_tag ()
+{
+  static std::atomic<unsigned long long> counter (
+      (unsigned long long) std::chrono::steady_clock::now ()
+      .time_since_epoch ().count () * 0x9E3779B97F4A7C15ull);
+  return counter.fetch_add (1) & ((1ull << 62) - 1);
 }
 
 static size_t
@@ -318,7 +328,7 @@ static size_t
 look_back_workspace (size_t n)
 {
   size_t tiles = look_back_tiles (n);
-  return 256 + aligned (tiles * sizeof (unsigned)) +
+  return aligned (tiles * sizeof (unsigned long long)) +
       aligned (2 * tiles * sizeof (A));
 }
 
@@ -329,8 +339,8 @@ __device__ void
 publish (const LookBack<A> &l, unsigned tile, A value, unsigned flag)
 {
   (flag == PREFIX ? l.prefixes : l.aggregates)[tile] = value;
-  cuda::atomic_ref<unsigned, cuda::thread_scope_device> (l.flags[tile]).store
-      (flag, cuda::memory_order_release);
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>
+      (l.status[tile]).store (l.tag << 2 | flag, cuda::memory_order_release);
 }
 
 /* The first warp finds the sum of everything before `tile`, reading
@@ -357,9 +367,12 @@ look_back (const LookBack<A> &l, unsigned tile)
       flag[r] = PREFIX;
       value[r] = A (0);
       if (j >= 0) {
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> f (l.flags[j]);
-        while ((flag[r] = f.load (cuda::memory_order_acquire)) == NOTHING)
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>
+            f (l.status[j]);
+        unsigned long long s;
+        while ((s = f.load (cuda::memory_order_acquire)) >> 2 != l.tag)
           ;
+        flag[r] = (unsigned) (s & 3);
         value[r] = flag[r] == PREFIX ? l.prefixes[j] : l.aggregates[j];
       }
     }
@@ -386,13 +399,9 @@ scan_decoupled (const T * in, T * out, size_t n, bool inclusive,
 {
   using A = typename Acc<T>::type;
   __shared__ TileSmem<T, A, LOOK_BACK_ITEMS> s;
-  unsigned tile;
+  const unsigned tile = blockIdx.x;
   A total, sum, excl;
 
-  if (threadIdx.x == 0)
-    s.tile = atomicAdd (l.counter, 1u);
-  __syncthreads ();
-  tile = s.tile;
   sum = load_tile (in, n, tile, s);
   excl = block_exclusive<WARP> (sum, &total, s.scan);
   if (threadIdx.x < 32) {
@@ -421,15 +430,25 @@ decoupled (const T * in, T * out, size_t n, bool inclusive, char *ws,
 {
   using A = typename Acc<T>::type;
   size_t tiles = look_back_tiles (n);
-  LookBack<A> l = look_back_layout<A> (ws, tiles);
-  cudaError_t err = cudaMemsetAsync (ws, 0, 256 + aligned (tiles *
-          sizeof (unsigned)), stream);
+  LookBack<A> l = look_back_layout<A> (ws, tiles, next_tag ());
 
-  if (err != cudaSuccess)
-    return err;
   scan_decoupled<T><<<(unsigned) tiles, THREADS, 0, stream>>> (in, out, n,
       inclusive, l);
   return (cudaError_t) cf_fault_check (CF_FAULT_LAUNCH, cudaGetLastError ());
+}
+
+/* From this many elements on, `auto` runs CUB's scan: below it, the
+ * decoupled scan's single launch costs less than CUB's two (it clears its
+ * tile states in a kernel of its own); above, CUB's tuned tiles move more
+ * bytes per second (docs/performance.md has the crossover measured). */
+constexpr size_t AUTO_CUB_FROM = (size_t) 1 << 21;
+
+static cf_scan_algorithm
+resolve (cf_scan_algorithm algorithm, size_t n)
+{
+  if (algorithm != CF_SCAN_AUTO)
+    return algorithm;
+  return n >= AUTO_CUB_FROM ? CF_SCAN_CUB : CF_SCAN_DECOUPLED;
 }
 
 template <typename T>
@@ -437,8 +456,12 @@ static size_t
 workspace_of (cf_scan_algorithm algorithm, size_t n)
 {
   using A = typename Acc<T>::type;
-  size_t bytes = algorithm == CF_SCAN_DECOUPLED || algorithm == CF_SCAN_AUTO
-      ? look_back_workspace<A> (n) : hierarchical_workspace<A> (n);
+  size_t bytes;
+  switch (resolve (algorithm, n)) {
+    case CF_SCAN_DECOUPLED: bytes = look_back_workspace<A> (n); break;
+    case CF_SCAN_CUB: bytes = aligned (cub_workspace<T> (n)); break;
+    default: bytes = hierarchical_workspace<A> (n); break;
+  }
   return bytes > 256 ? bytes : 256;
 }
 
@@ -451,7 +474,9 @@ run (cf_scan_algorithm algorithm, bool inclusive, const void *in, void *out,
   T *y = (T *) out;
   char *w = (char *) ws;
 
-  switch (algorithm) {
+  switch (resolve (algorithm, n)) {
+    case CF_SCAN_CUB:
+      return cub_scan<T> (x, y, n, inclusive, ws, stream);
     case CF_SCAN_KOGGE_STONE:
       return hierarchical<KOGGE_STONE, T> (x, y, n, inclusive, w, stream);
     case CF_SCAN_BRENT_KUNG:

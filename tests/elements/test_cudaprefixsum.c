@@ -638,6 +638,7 @@ GST_START_TEST (test_gpu_matches_cpu)
     "algorithm=brent-kung grid-columns=2 grid-rows=3",
     "algorithm=warp output=box-mean radius=4",
     "algorithm=decoupled grid-columns=1 grid-rows=1",
+    "algorithm=cub output=box-mean radius=2",
   };
 
   for (guint k = 0; k < G_N_ELEMENTS (formats); k++)

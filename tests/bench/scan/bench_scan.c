@@ -146,7 +146,7 @@ main (int argc, char **argv)
   for (size_t t = 0; t < sizeof (types) / sizeof (types[0]); t++) {
     Job cub = { CF_SCAN_N_ALGORITHMS, types[t], in, out, ws, n, ws_bytes };
     double cub_us = time_job (&cub, runs);
-    for (int a = CF_SCAN_KOGGE_STONE; a < CF_SCAN_N_ALGORITHMS; a++) {
+    for (int a = 0; a < CF_SCAN_N_ALGORITHMS; a++) {
       Job j = { a, types[t], in, out, ws, n, ws_bytes };
       double us = time_job (&j, runs);
       if (us < 0) {
@@ -166,13 +166,13 @@ main (int argc, char **argv)
 
   /* every size: how the variants scale, and the fixed costs at small n */
   printf ("\nscan by size (f32 inclusive, us)\n%10s", "n");
-  for (int a = CF_SCAN_KOGGE_STONE; a < CF_SCAN_N_ALGORITHMS; a++)
+  for (int a = 0; a < CF_SCAN_N_ALGORITHMS; a++)
     printf (" %12s", cf_scan_algorithm_name (a));
   printf (" %12s\n", "CUB");
-  for (size_t m = 1 << 10; m <= n; m <<= 2) {
+  for (size_t m = 1 << 10; m <= n; m <<= 1) {
     Job cub = { CF_SCAN_N_ALGORITHMS, CF_SCAN_F32, in, out, ws, m, ws_bytes };
     printf ("%10zu", m);
-    for (int a = CF_SCAN_KOGGE_STONE; a < CF_SCAN_N_ALGORITHMS; a++) {
+    for (int a = 0; a < CF_SCAN_N_ALGORITHMS; a++) {
       Job j = { a, CF_SCAN_F32, in, out, ws, m, ws_bytes };
       printf (" %12.1f", time_job (&j, runs));
     }
