@@ -148,6 +148,9 @@ main (int argc, char **argv)
     {1, 1, 1, 0}, {7, 3, 1, 5}, {640, 480, 1, 0}, {1921, 1081, 1, 13},
     {3840, 2160, 4, 0}, {333, 17, 3, 2}, {4096, 1, 8, 0}, {48000, 1, 2, 0},
     {1024, 1, 6, 0}, {100003, 1, 1, 0}, {37, 1000, 4, 3},
+    /* one channel without padding: floats read 16 bytes at a time, the
+     * last 1 to 3 apart; and enough that every block loops */
+    {6, 1, 1, 0}, {4194307, 1, 1, 0}, {1023, 4097, 1, 0},
   };
   cf_reduce_layout bad = { CF_REDUCE_U8, 0, 1, 1, 0 };
   char name[32];
