@@ -95,7 +95,7 @@ gst_cuda_conv2d_algorithm_get_type (void)
     {CF_CONV2D_SEPARABLE, "Row pass then column pass (rank-1 masks)",
         "separable"},
     {CF_CONV2D_WIDE, "16-byte words in registers, no shared memory "
-          "(masks up to 5x5)", "wide"},
+          "(masks 3x3 to 5x5)", "wide"},
     {0, NULL, NULL},
   };
 
@@ -238,8 +238,8 @@ install_output_properties (GObjectClass * gobject_class)
    *
    * The GPU kernel variant, for experiments; `auto` picks the fastest for
    * the mask. The CPU backend ignores it. A variant that cannot run the
-   * mask (separable on a mask of rank > 1, wide on a mask larger than 5x5
-   * or an RGB frame) falls back to `auto`, with a warning.
+   * mask (separable on a mask of rank > 1, wide on a mask side other than
+   * 3 or 5 or an RGB frame) falls back to `auto`, with a warning.
    */
   gst_cuda_filter_base_class_install_enum (gobject_class, PROP_ALGORITHM,
       "algorithm", "Algorithm", "GPU kernel variant (auto = the fastest for the mask)",
@@ -900,8 +900,8 @@ process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
         ("algorithm=%s cannot run this mask; using auto instead.",
             cf_conv2d_algorithm_name (self->frame_algorithm)),
-        ("the separable variant needs a mask of rank 1, the wide one a "
-            "mask of at most 5x5 (3x3 for two masks) on a format whose "
+        ("the separable variant needs a mask of rank 1, the wide one "
+            "mask sides of 3 or 5 (3x3 for two masks) on a format whose "
             "pixels divide 16 bytes, and each variant enough shared memory "
             "on the device"));
   }

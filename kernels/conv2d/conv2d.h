@@ -78,7 +78,7 @@ typedef enum
   CF_CONV2D_CACHED,             /* output tile in shared memory, halo from cache */
   CF_CONV2D_FAST,               /* tiled, coarsened, register sliding window */
   CF_CONV2D_SEPARABLE,          /* rank-1 masks: row pass then column pass */
-  CF_CONV2D_WIDE,               /* masks up to 5x5: 16-byte words, registers */
+  CF_CONV2D_WIDE,               /* masks 3x3 to 5x5: 16-byte words, registers */
   CF_CONV2D_N_ALGORITHMS
 } cf_conv2d_algorithm;
 
@@ -107,7 +107,8 @@ int cf_conv2d_cpu (const cf_conv2d_plan * plan, const cf_plane_format * format,
  * [row_begin, row_end) of `dst` are not touched, but the whole source plane
  * must be valid (the halo reads it). CF_ERR_UNSUPPORTED when the variant
  * cannot run this plan (SEPARABLE on a mask of rank > 1, WIDE on a mask
- * larger than 5x5, a magnitude mask larger than 3x3 or an RGB plane). */
+ * side other than 3 or 5, a magnitude mask other than 3x3 or an RGB
+ * plane). */
 int cf_conv2d_cuda (cf_conv2d_algorithm algorithm,
     const cf_conv2d_plan * plan, const cf_plane_format * format,
     const void *d_src, size_t src_stride, void *d_dst, size_t dst_stride,

@@ -137,13 +137,8 @@ cf_conv2d_cuda (cf_conv2d_algorithm algorithm, const cf_conv2d_plan * plan,
     return run_variant (algorithm, launch, f);
 
   /* auto: the preferred variant, then the general fast one, then the cached
-   * one, which fits any device's shared memory. The wide variant reads
-   * 16-byte words; rows not aligned to 16 bytes go pixel by pixel there,
-   * and the tiled fast variant is quicker. */
-  algorithm = cf_conv2d_choose (plan);
-  if (algorithm == CF_CONV2D_WIDE && !launch.im.chunk_loads)
-    algorithm = CF_CONV2D_FAST;
-  status = run_variant (algorithm, launch, f);
+   * one, which fits any device's shared memory. */
+  status = run_variant (cf_conv2d_choose (plan), launch, f);
   if (status == CF_ERR_UNSUPPORTED)
     status = run_variant (CF_CONV2D_FAST, launch, f);
   if (status == CF_ERR_UNSUPPORTED)

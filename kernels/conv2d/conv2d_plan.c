@@ -112,19 +112,13 @@ cf_plane_format_pixel_bytes (const cf_plane_format * f)
 
 /* Separable wins once the mask has enough taps for the saved multiplies to
  * pay for its second pass through shared memory (see docs/cudaconv2d.md for
- * the measured crossover). */
+ * the measured crossover). The wide variant is not chosen: measured slower
+ * than fast at every mask it runs (docs/performance.md). */
 #define SEPARABLE_MIN_TAPS 25
-
-/* Masks the wide variant holds in registers (see conv2d_wide.cu). */
-#define WIDE_MAX_SIZE 5
-#define WIDE_MAX_SIZE_TWO_MASKS 3
 
 cf_conv2d_algorithm
 cf_conv2d_choose (const cf_conv2d_plan * plan)
 {
-  int wide_max = plan->magnitude ? WIDE_MAX_SIZE_TWO_MASKS : WIDE_MAX_SIZE;
-  if (plan->kw <= wide_max && plan->kh <= wide_max)
-    return CF_CONV2D_WIDE;
   if (plan->separable && plan->kw * plan->kh >= SEPARABLE_MIN_TAPS)
     return CF_CONV2D_SEPARABLE;
   return CF_CONV2D_FAST;

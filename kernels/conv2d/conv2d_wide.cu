@@ -1,4 +1,4 @@
-/* Wide variant: small masks (up to 5 x 5) on planes whose pixels divide 16
+/* Wide variant: small masks (3 or 5 taps a side) on planes whose pixels divide 16
  * bytes (GRAY8, GRAY16, two-channel, RGBA), moved as 16-byte words end to
  * end and with no shared memory.
  *
@@ -10,9 +10,9 @@
  * - The horizontal halo (at most one chunk each side) comes from the
  *   neighbouring lanes' chunks through warp shuffles; only the first and
  *   last lane of a warp load a second chunk.
- * - Loads run WIDE_AHEAD rows ahead of the arithmetic, so that each warp
- *   keeps several DRAM round trips in flight without a shared-memory tile
- *   and its barrier.
+ * - Loads run KH rows ahead of the arithmetic, so that each warp keeps
+ *   several DRAM round trips in flight without a shared-memory tile and its
+ *   barrier.
  * - Lanes whose window leaves the plane, and rows that are not 16-byte
  *   aligned, read pixel by pixel through the border mode.
  *
@@ -24,9 +24,16 @@
 
 namespace cf {
 
-constexpr int WIDE_ROWS = 8;    /* output rows per thread */
+constexpr int WIDE_ROWS = 4;    /* output rows per thread */
 constexpr int WIDE_WARPS = 4;   /* warps per block, one above the other */
-constexpr int WIDE_AHEAD = 4;   /* input rows loaded ahead of their use */
+/* Blocks an SM should hold: registers capped at 128 for 3x3 masks (16
+ * warps an SM), at 168 for larger or two masks, whose rings would spill
+ * under 128. */
+__host__ __device__ constexpr int
+wide_min_blocks (int taps)
+{
+  return taps > 9 ? 3 : 4;
+}
 constexpr unsigned FULL_WARP = 0xffffffffu;
 
 /* One input row as a lane holds it before conversion: its own chunk, and
@@ -72,6 +79,16 @@ shuffle_chunk (uint4 v, int delta)
       __shfl_down_sync (FULL_WARP, v.w, -delta));
 }
 
+/* A pixel through the border mode, out of line: only lanes at the plane's
+ * edges (or rows not 16-byte aligned) come here, and inlined in every
+ * unrolled row it would crowd the instruction cache. */
+template <typename T, int C>
+__device__ __noinline__ Vec<C>
+edge_px (const Image & im, int border, int x, int y)
+{
+  return load_px_border<T, C> (im, border, x, y);
+}
+
 /* The pixels x0 - RX .. x0 + PX - 1 + RX of a raw row, as floats. Called by
  * every lane of the warp together (the shuffles). */
 template <typename T, int C, int RX>
@@ -98,14 +115,13 @@ window (const Image & im, int border, int x0, int y, int lane,
   } else {
 #pragma unroll
     for (int k = 0; k < PX + 2 * RX; k++)
-      win[k] = x0 < im.width
-          ? load_px_border<T, C> (im, border, x0 - RX + k, y)
+      win[k] = x0 < im.width ? edge_px<T, C> (im, border, x0 - RX + k, y)
           : vzero<Vec<C>> ();
   }
 }
 
 template <typename T, int C, int KW, int KH, int NM>
-__global__ void __launch_bounds__ (32 * WIDE_WARPS, 1)
+__global__ void __launch_bounds__ (32 * WIDE_WARPS, wide_min_blocks (KW * KH * NM))
 conv2d_wide_kernel (Image im, const __grid_constant__ Mask m)
 {
   constexpr int PX = CHUNK_PX<T, C>;
@@ -119,56 +135,68 @@ conv2d_wide_kernel (Image im, const __grid_constant__ Mask m)
 
   if (y0 >= im.row_end)         /* the whole warp */
     return;
+  /* Rings indexed by row modulo KH: input rows go in groups of KH, so that
+   * in the unrolled body of a group every ring index is a constant and the
+   * rings stay in registers, while the loop over groups keeps the code
+   * small enough for the instruction cache (a fully unrolled frame of rows
+   * spent most of its time waiting on instruction fetches). */
   float a[KH][PX][NF] = { }, b[KH][PX][NF] = { };
-  float kept[RY + 1][PX];       /* 4 channels: the source's kept lane */
-  RawRow raw[IN_ROWS];
+  float kept[KH][PX];           /* 4 channels: the source's kept lane */
+  RawRow raw[KH];               /* loaded KH rows ahead of their use */
 
 #pragma unroll
-  for (int q = 0; q < WIDE_AHEAD && q < IN_ROWS; q++)
-    raw[q] = load_raw_row<T, C> (im, m.border, x0, y0 - RY + q, lane_id,
+  for (int s = 0; s < KH; s++)
+    raw[s] = load_raw_row<T, C> (im, m.border, x0, y0 - RY + s, lane_id,
         RX > 0);
+#pragma unroll 1
+  for (int g = 0; g < IN_ROWS; g += KH) {
 #pragma unroll
-  for (int r = 0; r < IN_ROWS; r++) {
-    if (r + WIDE_AHEAD < IN_ROWS)
-      raw[r + WIDE_AHEAD] = load_raw_row<T, C> (im, m.border, x0,
-          y0 - RY + r + WIDE_AHEAD, lane_id, RX > 0);
-    Vec<C> win[PX + 2 * RX];
-    window<T, C, RX> (im, m.border, x0, y0 - RY + r, lane_id, raw[r], win);
-    if (C == 4 && r >= RY && r < RY + WIDE_ROWS) {
+    for (int s = 0; s < KH; s++) {
+      const int r = g + s;      /* input row y0 - RY + r */
+      if (r >= IN_ROWS)
+        break;
+      Vec<C> win[PX + 2 * RX];
+      window<T, C, RX> (im, m.border, x0, y0 - RY + r, lane_id, raw[s], win);
+      if (r + KH < IN_ROWS)
+        raw[s] = load_raw_row<T, C> (im, m.border, x0, y0 - RY + r + KH,
+            lane_id, RX > 0);
+      if (C == 4) {
 #pragma unroll
-      for (int k = 0; k < PX; k++)
-        kept[(r - RY) % (RY + 1)][k] = lane (win[RX + k], 3);
-    }
-    /* input row r is mask row j of output row r - j */
+        for (int k = 0; k < PX; k++)
+          kept[s][k] = lane (win[RX + k], 3);
+      }
+      /* input row r is mask row j of output row r - j */
 #pragma unroll
-    for (int j = 0; j < KH; j++) {
-      const int o = r - j;
-      if (o < 0 || o >= WIDE_ROWS)
-        continue;
+      for (int j = 0; j < KH; j++) {
+        const int slot = (s - j + KH) % KH;
+        if (r - j < 0 || r - j >= WIDE_ROWS)
+          continue;
 #pragma unroll
-      for (int i = 0; i < KW; i++)
+        for (int i = 0; i < KW; i++)
+#pragma unroll
+          for (int k = 0; k < PX; k++)
+#pragma unroll
+            for (int l = 0; l < NF; l++) {
+              float v = lane (win[k + i], l);
+              a[slot][k][l] = fmaf (m.taps[0][j * KW + i], v, a[slot][k][l]);
+              if (NM == 2)
+                b[slot][k][l] = fmaf (m.taps[1][j * KW + i], v,
+                    b[slot][k][l]);
+            }
+      }
+      /* output row r - (KH - 1) has all its rows; its kept lane came with
+       * input row r - RY */
+      const int o = r - (KH - 1), slot = (s + 1) % KH;
+      if (o >= 0) {
+        if (y0 + o < im.row_end && x0 < im.width)
+          store_run<T, C, NM, NF, PX> (im, m, x0, y0 + o, a[slot], b[slot],
+              kept[(s - RY + KH) % KH]);
 #pragma unroll
         for (int k = 0; k < PX; k++)
 #pragma unroll
-          for (int l = 0; l < NF; l++) {
-            float v = lane (win[k + i], l);
-            a[o % KH][k][l] = fmaf (m.taps[0][j * KW + i], v, a[o % KH][k][l]);
-            if (NM == 2)
-              b[o % KH][k][l] = fmaf (m.taps[1][j * KW + i], v,
-                  b[o % KH][k][l]);
-          }
-    }
-    /* output row r - (KH - 1) has all its rows */
-    const int o = r - (KH - 1);
-    if (o >= 0) {
-      if (y0 + o < im.row_end && x0 < im.width)
-        store_run<T, C, NM, NF, PX> (im, m, x0, y0 + o, a[o % KH],
-            b[o % KH], kept[o % (RY + 1)]);
-#pragma unroll
-      for (int k = 0; k < PX; k++)
-#pragma unroll
-        for (int l = 0; l < NF; l++)
-          a[o % KH][k][l] = b[o % KH][k][l] = 0.0f;
+          for (int l = 0; l < NF; l++)
+            a[slot][k][l] = b[slot][k][l] = 0.0f;
+      }
     }
   }
 }
@@ -186,13 +214,14 @@ launch_wide (const Launch & L, const Mask & m)
   return launch_status ();
 }
 
-/* Masks up to 5 x 5, magnitude masks up to 3 x 3 (twice the registers). */
+/* Masks of 3 or 5 taps a side, magnitude masks 3 x 3 (twice the
+ * registers); each shape is a kernel of its own, fully unrolled, so the
+ * shapes are few. */
 template <typename T, int C, int KW, int NM>
 static int
 launch_wide_rows (const Launch & L, const Mask & m)
 {
   switch (m.kh) {
-    case 1: return launch_wide<T, C, KW, 1, NM> (L, m);
     case 3: return launch_wide<T, C, KW, 3, NM> (L, m);
     case 5:
       if constexpr (NM == 1)
@@ -213,8 +242,6 @@ struct Wide
       Mask m = make_mask (L.plan);
       int two = L.plan->magnitude;
       switch (m.kw) {
-        case 1: return two ? launch_wide_rows<T, C, 1, 2> (L, m)
-              : launch_wide_rows<T, C, 1, 1> (L, m);
         case 3: return two ? launch_wide_rows<T, C, 3, 2> (L, m)
               : launch_wide_rows<T, C, 3, 1> (L, m);
         case 5: return two ? CF_ERR_UNSUPPORTED

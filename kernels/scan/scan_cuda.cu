@@ -441,7 +441,7 @@ decoupled (const T * in, T * out, size_t n, bool inclusive, char *ws,
  * decoupled scan's single launch costs less than CUB's two (it clears its
  * tile states in a kernel of its own); above, CUB's tuned tiles move more
  * bytes per second (docs/performance.md has the crossover measured). */
-constexpr size_t AUTO_CUB_FROM = (size_t) 1 << 21;
+constexpr size_t AUTO_CUB_FROM = (size_t) 1 << 23;
 
 static cf_scan_algorithm
 resolve (cf_scan_algorithm algorithm, size_t n)

@@ -320,14 +320,14 @@ run_cuda (void *vctx, const test_case * tc, cf_conv2d_algorithm a,
   return st;
 }
 
-/* The wide variant: masks up to 5x5 (3x3 for two), pixels dividing 16
- * bytes (not RGB). */
+/* The wide variant: masks of 3 or 5 taps a side (3x3 for two), pixels
+ * dividing 16 bytes (not RGB). */
 static int
 wide_runs (const test_case * tc)
 {
   int limit = tc->plan.magnitude ? 3 : 5;
-  return tc->plan.kw <= limit && tc->plan.kh <= limit
-      && tc->in.fmt.channels != 3;
+  return tc->plan.kw >= 3 && tc->plan.kh >= 3 && tc->plan.kw <= limit
+      && tc->plan.kh <= limit && tc->in.fmt.channels != 3;
 }
 
 /* Runs one variant on a case: the whole plane, then the plane as random
