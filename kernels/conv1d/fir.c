@@ -11,6 +11,12 @@
  * ring), one batched inverse FFT per call, whatever q.
  * `current` holds the tail of block A.
  *
+ * A call of exactly one whole block (the steady state of a stream in
+ * buffers of B frames) needs only the direct head and `current` for its
+ * output; the frequency-domain work it leads to (the tail of the next
+ * block, in one launch on CUDA) waits until cf_fir_complete or the next
+ * call, so that a caller can send the output on first.
+ *
  * Samples are floats or doubles (config f64): the bookkeeping counts
  * samples and turns them into bytes with `es`, the backends compute. */
 #include <stdlib.h>
@@ -41,6 +47,8 @@ struct cf_fir
   cf_fir_layout l;
   cf_conv1d_mask head;          /* partition 0, run direct */
   void *head_taps;              /* host (float) or backend (double) memory */
+  void *head_device;            /* in the backend's memory, for head_block
+                                 * (head_taps itself for a double filter) */
   long long block_index;        /* A */
   int partial;                  /* frames of block A so far */
   int max_blocks;               /* blocks one call can complete */
@@ -49,12 +57,10 @@ struct cf_fir
   char *windows, *times, *current;
   char *fresh, *ring, *spectra, *tails;  /* complex: 2 es bytes a bin */
 
-  /* the steady step (one whole block in, one out) recorded for replay:
-   * valid for these buffers only */
-  int recorded, no_recording;
-  const void *rec_x;
-  void *rec_y;
-  size_t rec_x_pitch, rec_y_pitch;
+  /* a whole-block step whose frequency-domain half is still to be queued
+   * (cf_fir_complete), for block pending_index */
+  int pending;
+  long long pending_index;
 };
 
 int
@@ -175,10 +181,15 @@ make_head (cf_fir * f, int head)
   if (!f->cfg.f64) {
     f->head_taps = taps;
     f->head.h = (const float *) taps;
-    return CF_OK;
+    if (!f->ops->head_block)
+      return CF_OK;
+    st = alloc_upload (f, &f->head_device, taps, bytes);
+    /* the upload is queued, and the host copy stays */
+    return st;
   }
   st = alloc_upload (f, &f->head_taps, taps, bytes);
   f->head.h64 = f->head_taps;
+  f->head_device = f->head_taps;
   /* the upload is queued: the host copy must outlive it */
   if (st == CF_OK && f->cfg.cuda)
     st = cf_gpu_stream_sync (f->cfg.stream);
@@ -338,7 +349,7 @@ cf_fir_free (cf_fir * f)
   if (f->be) {
     void *buffers[] = { f->history, f->stage, f->windows, f->times,
       f->current, f->fresh, f->ring, f->spectra, f->tails, f->mask64,
-      f->cfg.f64 ? f->head_taps : NULL
+      f->head_device
     };
     for (size_t k = 0; k < sizeof (buffers) / sizeof (buffers[0]); k++)
       if (buffers[k])
@@ -358,6 +369,7 @@ cf_fir_reset (cf_fir * f)
   size_t c = f->cfg.channels, es = f->es;
   int st;
 
+  f->pending = 0;                /* the stream it belongs to is gone */
   if (f->cfg.path == CF_FIR_DIRECT) {
     f->history_start = 0;
     return f->ops->zero (f->be, f->history, es * c * f->history_pitch);
@@ -373,7 +385,7 @@ cf_fir_reset (cf_fir * f)
 }
 
 int
-cf_fir_recent (const cf_fir * f, void *dst, size_t dst_pitch, int frames)
+cf_fir_recent (cf_fir * f, void *dst, size_t dst_pitch, int frames)
 {
   const char *src;
   size_t pitch, es;
@@ -381,6 +393,8 @@ cf_fir_recent (const cf_fir * f, void *dst, size_t dst_pitch, int frames)
 
   if (!f || !dst || frames < 0)
     return CF_ERR_INVALID;
+  if ((st = cf_fir_complete ((cf_fir *) f)) != CF_OK)
+    return st;
   es = f->es;
   if (f->cfg.path == CF_FIR_DIRECT) {
     held = f->cfg.mask.taps - 1;
@@ -449,6 +463,8 @@ cf_fir_input (cf_fir * f, int frames, void **x, size_t *pitch)
 
   if (!f || !x || !pitch || frames < 1 || frames > f->cfg.max_frames)
     return CF_ERR_INVALID;
+  if ((st = cf_fir_complete (f)) != CF_OK)
+    return st;
   if (f->cfg.path == CF_FIR_FFT) {
     *pitch = f->stage_pitch;
     *x = at (f, f->stage, f->l.block + f->partial);
@@ -460,6 +476,89 @@ cf_fir_input (cf_fir * f, int frames, void **x, size_t *pitch)
   return st;
 }
 
+/* The new frames after the partial block at position j (unless written
+ * there through cf_fir_input), and the head partition, direct, into y. */
+static int
+head_steps (cf_fir * f, const void *x, size_t x_pitch, void *y,
+    size_t y_pitch, int n, int j)
+{
+  const cf_fir_ops *o = f->ops;
+  size_t sp = f->stage_pitch, es = f->es;
+  char *fresh_at = at (f, f->stage, f->l.block + j);
+  int st;
+
+  st = x == fresh_at ? CF_OK : o->move (f->be, fresh_at, sp * es, x,
+      x_pitch * es, (size_t) n * es, f->l.channels);
+  if (st == CF_OK)
+    st = o->direct (f->be, f->cfg.direct, &f->head, f->l.channels,
+        fresh_at - (size_t) (f->head.taps - 1) * es, sp, y, y_pitch, n);
+  return st;
+}
+
+/* The tails of the q blocks after block `first`, in `times` (unscaled):
+ * the windows of the completed blocks, their spectra filed in the ring,
+ * the multiply-accumulate along it and the inverse transforms. */
+static int
+tail_steps (cf_fir * f, long long first, int q)
+{
+  const cf_fir_ops *o = f->ops;
+  const cf_fir_layout *l = &f->l;
+  int st = o->gather (f->be, l, f->stage, f->stage_pitch, f->windows, q);
+
+  if (st == CF_OK)
+    st = o->rfft (f->be, f->windows, f->fresh, l->channels * q);
+  if (st == CF_OK)
+    st = o->mac (f->be, l, f->fresh, f->ring, f->spectra, f->tails, first, q);
+  if (st == CF_OK)
+    st = o->irfft (f->be, f->tails, f->times, l->channels * q);
+  return st;
+}
+
+/* Keeps the last complete block and the `rest` frames after it. */
+static int
+keep_stage (cf_fir * f, int q, int rest)
+{
+  size_t sp = f->stage_pitch, es = f->es;
+  int b = f->l.block;
+
+  return f->ops->move (f->be, f->stage, sp * es, at (f, f->stage,
+          (size_t) q * b), sp * es, (size_t) (b + rest) * es,
+      f->l.channels);
+}
+
+/* The frequency-domain half of the whole-block step of block `first`:
+ * one launch where the backend has it, else the steps one by one. */
+static int
+block_tail (cf_fir * f, long long first)
+{
+  const cf_fir_ops *o = f->ops;
+  double scale = 1.0 / (2.0 * f->l.block);
+  int st = CF_ERR_UNSUPPORTED;
+
+  if (o->block_step)
+    st = o->block_step (f->be, &f->l, f->stage, f->stage_pitch, f->ring,
+        f->spectra, f->current, first, scale);
+  if (st != CF_ERR_UNSUPPORTED)
+    return st;
+  st = tail_steps (f, first, 1);
+  if (st == CF_OK)
+    st = o->keep_tail (f->be, &f->l, f->current, f->times, 1, scale);
+  if (st == CF_OK)
+    st = keep_stage (f, 1, 0);
+  return st;
+}
+
+int
+cf_fir_complete (cf_fir * f)
+{
+  if (!f)
+    return CF_ERR_INVALID;
+  if (!f->pending)
+    return CF_OK;
+  f->pending = 0;
+  return block_tail (f, f->pending_index);
+}
+
 /* Queues the FFT path's steps for `n` new frames landing at partial
  * position j and completing q blocks; the bookkeeping is the caller's. */
 static int
@@ -468,85 +567,58 @@ fft_steps (cf_fir * f, const void *x, size_t x_pitch, void *y,
 {
   const cf_fir_ops *o = f->ops;
   const cf_fir_layout *l = &f->l;
-  int b = l->block, c = l->channels;
-  size_t sp = f->stage_pitch, es = f->es;
-  double scale = 1.0 / (2.0 * b);
-  char *fresh_at = at (f, f->stage, b + j);
-  int st;
-
-  /* new frames after the partial block (unless written there through
-   * cf_fir_input); the head partition, direct */
-  st = x == fresh_at ? CF_OK : o->move (f->be, fresh_at, sp * es, x,
-      x_pitch * es, (size_t) n * es, c);
-  if (st == CF_OK)
-    st = o->direct (f->be, f->cfg.direct, &f->head, c,
-        fresh_at - (size_t) (f->head.taps - 1) * es, sp, y, y_pitch, n);
+  double scale = 1.0 / (2.0 * l->block);
+  int st = head_steps (f, x, x_pitch, y, y_pitch, n, j);
 
   /* the later partitions, through the ring of spectra */
   if (st == CF_OK && l->partitions > 1) {
-    if (q > 0) {
-      st = o->gather (f->be, l, f->stage, sp, f->windows, q);
-      if (st == CF_OK)
-        st = o->rfft (f->be, f->windows, f->fresh, c * q);
-      if (st == CF_OK)
-        st = o->mac (f->be, l, f->fresh, f->ring, f->spectra, f->tails,
-            f->block_index, q);
-      if (st == CF_OK)
-        st = o->irfft (f->be, f->tails, f->times, c * q);
-    }
-    /* one whole block: its end, and the stage's move, in one step */
-    if (st == CF_OK && q == 1 && j == 0 && rest == 0 && o->end_block)
-      return o->end_block (f->be, l, y, y_pitch, f->current, f->times,
-          f->stage, sp, scale);
+    if (q > 0)
+      st = tail_steps (f, f->block_index, q);
     if (st == CF_OK)
-      st = o->add_tails (f->be, l, y, y_pitch, n, b + j, f->current,
+      st = o->add_tails (f->be, l, y, y_pitch, n, l->block + j, f->current,
           f->times, q, scale);
     if (st == CF_OK && q > 0)
       st = o->keep_tail (f->be, l, f->current, f->times, q, scale);
   }
-
-  /* keep the last complete block and the new partial one */
   if (st == CF_OK && q > 0)
-    st = o->move (f->be, f->stage, sp * es, at (f, f->stage, (size_t) q * b),
-        sp * es, (size_t) (b + rest) * es, c);
+    st = keep_stage (f, q, rest);
   return st;
 }
 
-/* The steady step, one whole block in and out, as one recorded launch
- * where the backend records (CUDA: some ten small launches become one
- * graph). Recorded on first use with these buffers; any failure to record
- * falls back to queuing the steps for good. Returns CF_ERR_UNSUPPORTED when
- * the step is to be queued. */
+/* One whole block in and out: the head and the tail kept from before make
+ * the output; the rest waits (cf_fir_complete). */
 static int
-replay_block (cf_fir * f, const void *x, size_t x_pitch, void *y,
+whole_block (cf_fir * f, const void *x, size_t x_pitch, void *y,
     size_t y_pitch)
 {
   const cf_fir_ops *o = f->ops;
-  int st, steps;
+  const cf_fir_layout *l = &f->l;
+  size_t sp = f->stage_pitch, es = f->es;
+  char *fresh_at = at (f, f->stage, l->block);
+  int st = CF_ERR_UNSUPPORTED;
 
-  if (!o->replay || f->no_recording || f->l.partitions < 2)
-    return CF_ERR_UNSUPPORTED;
-  if (!f->recorded || f->rec_x != x || f->rec_y != y
-      || f->rec_x_pitch != x_pitch || f->rec_y_pitch != y_pitch) {
-    f->recorded = 0;
-    st = o->record_begin (f->be, f->block_index, f->l.channels);
-    if (st != CF_OK) {
-      f->no_recording = 1;
-      return CF_ERR_UNSUPPORTED;
-    }
-    steps = fft_steps (f, x, x_pitch, y, y_pitch, f->l.block, 0, 1, 0);
-    st = o->record_end (f->be, steps == CF_OK);
-    if (steps != CF_OK || st != CF_OK) {
-      f->no_recording = 1;
-      return CF_ERR_UNSUPPORTED;
-    }
-    f->recorded = 1;
-    f->rec_x = x;
-    f->rec_y = y;
-    f->rec_x_pitch = x_pitch;
-    f->rec_y_pitch = y_pitch;
+  if (o->head_block && f->head_device) {
+    st = x == fresh_at ? CF_OK : o->move (f->be, fresh_at, sp * es, x,
+        x_pitch * es, (size_t) l->block * es, l->channels);
+    if (st == CF_OK)
+      st = o->head_block (f->be, f->head_device, f->head.taps,
+          f->head.masks, l->channels, fresh_at - (size_t) (f->head.taps - 1)
+          * es, sp, y, y_pitch, l->block, f->current);
+    /* frames moved in stay: head_steps finds them in place */
+    if (st == CF_ERR_UNSUPPORTED)
+      x = fresh_at;
   }
-  return o->replay (f->be, f->block_index);
+  if (st == CF_ERR_UNSUPPORTED) {
+    st = head_steps (f, x, x_pitch, y, y_pitch, l->block, 0);
+    if (st == CF_OK)
+      st = o->add_tails (f->be, l, y, y_pitch, l->block, l->block,
+          f->current, f->times, 0, 1.0 / (2.0 * l->block));
+  }
+  if (st == CF_OK) {
+    f->pending = 1;
+    f->pending_index = f->block_index;
+  }
+  return st;
 }
 
 static int
@@ -555,12 +627,12 @@ process_fft (cf_fir * f, const void *x, size_t x_pitch, void *y,
 {
   int b = f->l.block, j = f->partial;
   int q = (j + n) / b, rest = j + n - q * b;
-  int st = CF_ERR_UNSUPPORTED;
+  int st = cf_fir_complete (f);
 
-  if (j == 0 && n == b)
-    st = replay_block (f, x, x_pitch, y, y_pitch);
-  if (st == CF_ERR_UNSUPPORTED)
-    st = fft_steps (f, x, x_pitch, y, y_pitch, n, j, q, rest);
+  if (st == CF_OK)
+    st = j == 0 && n == b && f->l.partitions > 1
+        ? whole_block (f, x, x_pitch, y, y_pitch)
+        : fft_steps (f, x, x_pitch, y, y_pitch, n, j, q, rest);
   f->block_index += q;
   f->partial = rest;
   return st;

@@ -239,22 +239,9 @@ cpu_keep_tail (cf_fir_backend * be, const cf_fir_layout * l, void *current,
   return CF_OK;
 }
 
-static int
-cpu_end_block (cf_fir_backend * be, const cf_fir_layout * l, void *y,
-    size_t y_pitch, void *current, const void *times, void *stage,
-    size_t stage_pitch, double scale)
-{
-  if (be->f64)
-    end_block_f64 (l, y, y_pitch, current, times, stage, stage_pitch, scale);
-  else
-    end_block_f32 (l, y, y_pitch, current, times, stage, stage_pitch,
-        (float) scale);
-  return CF_OK;
-}
-
 const cf_fir_ops cf_fir_cpu_ops = {
   cpu_open, cpu_close, cpu_alloc, cpu_release, cpu_zero, cpu_upload,
   cpu_move, cpu_direct, cpu_rfft, cpu_irfft, cpu_gather, cpu_mac,
-  cpu_add_tails, cpu_keep_tail, cpu_end_block,
-  NULL, NULL, NULL,             /* nothing to gain from recording steps */
+  cpu_add_tails, cpu_keep_tail,
+  NULL, NULL,                   /* the steps one by one */
 };

@@ -55,17 +55,3 @@ STEP (keep_tail) (const cf_fir_layout * l, SAMPLE * current,
       current[(size_t) c * b + k] =
           scale * times[((size_t) c * q + q - 1) * 2 * b + b + k];
 }
-
-static void
-STEP (end_block) (const cf_fir_layout * l, SAMPLE * y, size_t y_pitch,
-    SAMPLE * current, const SAMPLE * times, SAMPLE * stage,
-    size_t stage_pitch, SAMPLE scale)
-{
-  int b = l->block;
-  for (int c = 0; c < l->channels; c++)
-    for (int f = 0; f < b; f++) {
-      y[c * y_pitch + f] += current[(size_t) c * b + f];
-      current[(size_t) c * b + f] = scale * times[(size_t) c * 2 * b + b + f];
-      stage[c * stage_pitch + f] = stage[c * stage_pitch + b + f];
-    }
-}

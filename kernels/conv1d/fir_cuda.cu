@@ -1,15 +1,18 @@
 /* The FIR backend on device memory: cuFFT for the transforms, small
- * kernels for the data-parallel steps, everything queued on the filter's
- * stream. Each kernel is a template on the sample type: float, or double
- * for a filter opened with f64 (cuFFT's D2Z/Z2D transforms then). The CPU
- * twin is fir_cpu.c. */
+ * kernels for the data-parallel steps, and the whole frequency-domain half
+ * of a block in one kernel (fir_block.cu) for the steady state; everything
+ * queued on the filter's stream. Each kernel is a template on the sample
+ * type: float, or double for a filter opened with f64 (cuFFT's D2Z/Z2D
+ * transforms then). The CPU twin is fir_cpu.c. */
 #include "cf_fault.h"
+#include <cmath>
 #include <cstdlib>
 #include <map>
 
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#include "fir_steady.cuh"
 #include "fir_ops.h"
 
 struct cf_fir_backend
@@ -21,11 +24,10 @@ struct cf_fir_backend
   void *scratch;                /* for overlapping moves */
   size_t scratch_bytes;
 
-  /* a recorded step (record_begin .. record_end) and its ring position */
-  bool recording;
-  long long record_index;
-  long long *d_index;           /* the position of the replay under way */
-  cudaGraphExec_t replay;
+  /* the one-kernel block step: exp(-i pi k / B), k = 0..B, in the
+   * sample type; NULL when the kernel cannot take the block */
+  void *twiddles;
+  bool head_ok;                 /* the one-kernel output can run */
 };
 
 constexpr int THREADS = 256;
@@ -67,6 +69,8 @@ plan_for (cf_fir_backend * be, bool inverse, int batch, cufftHandle * plan)
   return CF_OK;
 }
 
+static int prepare_block_step (cf_fir_backend * be, int block);
+
 static int
 cuda_open (cf_fir_backend ** out, cf_stream stream, int fft_size,
     int max_batch, int f64)
@@ -79,7 +83,7 @@ cuda_open (cf_fir_backend ** out, cf_stream stream, int fft_size,
   be->fft_size = fft_size;
   be->f64 = f64 != 0;
   *out = be;
-  return CF_OK;
+  return fft_size > 0 ? prepare_block_step (be, fft_size / 2) : CF_OK;
 }
 
 static void
@@ -90,9 +94,7 @@ cuda_close (cf_fir_backend * be)
     cufftDestroy (p.second);
   for (auto &p : be->inverse)
     cufftDestroy (p.second);
-  if (be->replay)
-    cudaGraphExecDestroy (be->replay);
-  cudaFree (be->d_index);
+  cudaFree (be->twiddles);
   cudaFree (be->scratch);
   delete be;
 }
@@ -170,8 +172,6 @@ cuda_move (cf_fir_backend * be, void *dst, size_t dst_pitch, const void *src,
           src_pitch, row_bytes, rows))
     return status_of (cudaMemcpy2DAsync (dst, dst_pitch, src, src_pitch,
             row_bytes, rows, cudaMemcpyDeviceToDevice, be->stream));
-  if (be->recording)
-    return CF_ERR_UNSUPPORTED;  /* no allocation inside a recording */
   if (be->scratch_bytes < row_bytes * rows) {
     cudaStreamSynchronize (be->stream);
     cudaFree (be->scratch);
@@ -230,11 +230,6 @@ cuda_irfft (cf_fir_backend * be, const void *in, void *out, int batch)
   return r == CUFFT_SUCCESS ? CF_OK : CF_ERR_FFT;
 }
 
-/* Complex numbers of each sample type, laid out as cuFFT's. */
-template <typename T> struct Complex;
-template <> struct Complex<float> { using type = float2; };
-template <> struct Complex<double> { using type = double2; };
-
 template <typename T>
 __global__ void
 gather_kernel (cf_fir_layout l, const T * stage, size_t stage_pitch,
@@ -262,14 +257,6 @@ cuda_gather (cf_fir_backend * be, const cf_fir_layout * l,
   return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
-/* A ring position: `offset` from the replay's position when `at` is set
- * (a recorded step), else `offset` itself. */
-__device__ long long
-ring_position (const long long *at, long long offset)
-{
-  return at ? *at + offset : offset;
-}
-
 /* One thread per (channel, block, bin): files the new spectrum of its
  * block in the ring, then a complex dot product along the delay line,
  * partitions 1..P-1, the new blocks read where they were computed. A thread
@@ -282,11 +269,9 @@ __global__ void
 mac_kernel (cf_fir_layout l, const typename Complex<T>::type * fresh,
     typename Complex<T>::type * ring,
     const typename Complex<T>::type * spectra,
-    typename Complex<T>::type * out, const long long *at, long long offset,
-    int q)
+    typename Complex<T>::type * out, long long first, int q)
 {
   using C = typename Complex<T>::type;
-  long long first = ring_position (at, offset);
   size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
   size_t per_channel = (size_t) q * l.bins;
   if (k >= per_channel * l.channels)
@@ -318,16 +303,14 @@ cuda_mac (cf_fir_backend * be, const cf_fir_layout * l, const void *fresh,
     void *ring, const void *spectra, void *out, long long first, int q)
 {
   size_t total = (size_t) l->channels * q * l->bins;
-  const long long *at = be->recording ? be->d_index : NULL;
-  long long offset = be->recording ? first - be->record_index : first;
   if (be->f64)
     mac_kernel<double><<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
         (const double2 *) fresh, (double2 *) ring, (const double2 *) spectra,
-        (double2 *) out, at, offset, q);
+        (double2 *) out, first, q);
   else
     mac_kernel<float><<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
         (const float2 *) fresh, (float2 *) ring, (const float2 *) spectra,
-        (float2 *) out, at, offset, q);
+        (float2 *) out, first, q);
   return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
@@ -391,101 +374,85 @@ cuda_keep_tail (cf_fir_backend * be, const cf_fir_layout * l, void *current,
   return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
-/* One thread per (channel, frame) of the block: read before write, and
- * no thread touches another's cells. */
+/* ---- the steady state: two kernels a block (fir_head.cu, fir_block.cu) -- */
+
+/* exp(-i pi k / B), k = 0..B, computed in double, stored as T. */
 template <typename T>
-__global__ void
-end_block_kernel (cf_fir_layout l, T * y, size_t y_pitch, T * current,
-    const T * times, T * stage, size_t stage_pitch, T scale)
-{
-  size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
-  if (k >= (size_t) l.channels * l.block)
-    return;
-  size_t c = k / l.block, f = k % l.block;
-  y[c * y_pitch + f] += current[k];
-  current[k] = scale * times[c * 2 * l.block + l.block + f];
-  stage[c * stage_pitch + f] = stage[c * stage_pitch + l.block + f];
-}
-
 static int
-cuda_end_block (cf_fir_backend * be, const cf_fir_layout * l, void *y,
-    size_t y_pitch, void *current, const void *times, void *stage,
-    size_t stage_pitch, double scale)
+upload_twiddles (cf_fir_backend * be, int block)
 {
-  size_t total = (size_t) l->channels * l->block;
-  if (be->f64)
-    end_block_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
-        (double *) y, y_pitch, (double *) current, (const double *) times,
-        (double *) stage, stage_pitch, scale);
-  else
-    end_block_kernel<<<blocks_for (total), THREADS, 0, be->stream>>> (*l,
-        (float *) y, y_pitch, (float *) current, (const float *) times,
-        (float *) stage, stage_pitch, (float) scale);
-  return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
-}
+  using C = typename Complex<T>::type;
+  C *host = (C *) malloc (sizeof (C) * (block + 1));
+  int st;
 
-/* ---- recorded steps: one CUDA graph, replayed per block ---------------- */
-
-static int
-cuda_record_begin (cf_fir_backend * be, long long index, int batch)
-{
-  cufftHandle plan;
-  int st = plan_for (be, false, batch, &plan);
-
+  if (!host)
+    return CF_ERR_NO_MEMORY;
+  for (int k = 0; k <= block; k++) {
+    double angle = -M_PI * k / block;
+    host[k].x = (T) cos (angle);
+    host[k].y = (T) sin (angle);
+  }
+  st = status_of (cudaMalloc (&be->twiddles, sizeof (C) * (block + 1)));
   if (st == CF_OK)
-    st = plan_for (be, true, batch, &plan);
-  if (st == CF_OK && !be->d_index)
-    st = status_of (cudaMalloc (&be->d_index, sizeof (long long)));
-  if (st != CF_OK)
-    return st;
-  /* thread-local: other threads' CUDA calls do not disturb the recording */
-  st = status_of (cudaStreamBeginCapture (be->stream,
-          cudaStreamCaptureModeThreadLocal));
-  be->recording = st == CF_OK;
-  be->record_index = index;
+    st = status_of (cudaMemcpy (be->twiddles, host, sizeof (C) * (block + 1),
+            cudaMemcpyHostToDevice));
+  free (host);
+  return st;
+}
+
+/* The steady state's kernels, where they take the block: the output's
+ * and, with the twiddles, the frequency-domain step's; without them the
+ * filter runs the steps one by one. */
+static int
+prepare_block_step (cf_fir_backend * be, int block)
+{
+  be->head_ok = (be->f64 ? cf_fir_head_prepare<double> ()
+      : cf_fir_head_prepare<float> ()) == CF_OK;
+  int st = be->f64 ? cf_fir_block_step_prepare<double> (block)
+      : cf_fir_block_step_prepare<float> (block);
+
+  if (st == CF_ERR_UNSUPPORTED)
+    return CF_OK;
+  if (st == CF_OK)
+    st = be->f64 ? upload_twiddles<double> (be, block)
+        : upload_twiddles<float> (be, block);
   return st;
 }
 
 static int
-cuda_record_end (cf_fir_backend * be, int keep)
+cuda_head_block (cf_fir_backend * be, const void *taps, int count, int masks,
+    int channels, const void *x, size_t x_pitch, void *y, size_t y_pitch,
+    int frames, const void *current)
 {
-  cudaGraph_t graph = NULL;
-  cudaGraphExec_t exec = NULL;
-  cudaError_t err = cudaStreamEndCapture (be->stream, &graph);
-
-  be->recording = false;
-  if (err == cudaSuccess && keep)
-    err = cudaGraphInstantiate (&exec, graph, 0);
-  if (graph)
-    cudaGraphDestroy (graph);
-  if (err != cudaSuccess || !keep) {
-    cudaGetLastError ();        /* a failed recording is not sticky */
-    return err != cudaSuccess ? status_of (err) : CF_OK;
-  }
-  if (be->replay)
-    cudaGraphExecDestroy (be->replay);
-  be->replay = exec;
-  return CF_OK;
-}
-
-__global__ void
-set_position_kernel (long long *at, long long index)
-{
-  *at = index;
+  if (!be->head_ok)
+    return CF_ERR_UNSUPPORTED;
+  if (be->f64)
+    return cf_fir_head<double> ((const double *) taps, count, masks,
+        channels, (const double *) x, x_pitch, (double *) y, y_pitch, frames,
+        (const double *) current, be->stream);
+  return cf_fir_head<float> ((const float *) taps, count, masks, channels,
+      (const float *) x, x_pitch, (float *) y, y_pitch, frames,
+      (const float *) current, be->stream);
 }
 
 static int
-cuda_replay (cf_fir_backend * be, long long index)
+cuda_block_step (cf_fir_backend * be, const cf_fir_layout * l, void *stage,
+    size_t stage_pitch, void *ring, const void *spectra, void *current,
+    long long first, double scale)
 {
-  if (!be->replay)
-    return CF_ERR_INVALID;
-  set_position_kernel<<<1, 1, 0, be->stream>>> (be->d_index, index);
-  return status_of (cudaGraphLaunch (be->replay, be->stream));
+  if (!be->twiddles)
+    return CF_ERR_UNSUPPORTED;
+  if (be->f64)
+    return cf_fir_block_step<double> (*l, (double *) stage, stage_pitch,
+        (double2 *) ring, (const double2 *) spectra, (double *) current,
+        (const double2 *) be->twiddles, first, scale, be->stream);
+  return cf_fir_block_step<float> (*l, (float *) stage, stage_pitch,
+      (float2 *) ring, (const float2 *) spectra, (float *) current,
+      (const float2 *) be->twiddles, first, (float) scale, be->stream);
 }
 
 extern "C" const cf_fir_ops cf_fir_cuda_ops = {
   cuda_open, cuda_close, cuda_alloc, cuda_release, cuda_zero, cuda_upload,
   cuda_move, cuda_direct, cuda_rfft, cuda_irfft, cuda_gather, cuda_mac,
-  cuda_add_tails, cuda_keep_tail, cuda_end_block,
-  cuda_record_begin, cuda_record_end, cuda_replay,
+  cuda_add_tails, cuda_keep_tail, cuda_head_block, cuda_block_step,
 };

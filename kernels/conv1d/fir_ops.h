@@ -78,23 +78,21 @@ typedef struct
   /* current[c] = scale * times[c][q - 1][B .. 2B) */
   int (*keep_tail) (cf_fir_backend * be, const cf_fir_layout * l,
       void *current, const void *times, int q, double scale);
-  /* Optional (NULL: add_tails, keep_tail and a move): the end of a step
-   * that took one whole block (q = 1, none partial) in one pass: y[c][f] +=
-   * current[c][f], current[c][f] = scale * times[c][0][B + f] and
-   * stage[c][f] = stage[c][B + f], for f < B. */
-  int (*end_block) (cf_fir_backend * be, const cf_fir_layout * l, void *y,
-      size_t y_pitch, void *current, const void *times, void *stage,
-      size_t stage_pitch, double scale);
-
-  /* Optional (NULL on the CPU): the steps queued between record_begin and
-   * record_end are not run but recorded, once, and replay runs them again
-   * as one launch. Ring positions given to scatter and mac while recording
-   * are taken relative to `index` and follow the `index` of each replay.
-   * record_begin makes sure transforms of `batch` need no set-up inside the
-   * recording; record_end keeps the recording only when `keep`. */
-  int (*record_begin) (cf_fir_backend * be, long long index, int batch);
-  int (*record_end) (cf_fir_backend * be, int keep);
-  int (*replay) (cf_fir_backend * be, long long index);
+  /* Optional (NULL, or CF_ERR_UNSUPPORTED: direct, then add_tails): the
+   * output of a step that takes one whole block, y[c][f] = current[c][f] +
+   * the head partition applied at x as direct applies it, f < frames (=
+   * B); the head's taps (masks x count) in the backend's memory. */
+  int (*head_block) (cf_fir_backend * be, const void *taps, int count,
+      int masks, int channels, const void *x, size_t x_pitch, void *y,
+      size_t y_pitch, int frames, const void *current);
+  /* Optional (NULL, or CF_ERR_UNSUPPORTED: gather, rfft, mac, irfft,
+   * keep_tail and a move): the frequency-domain half of a step that took
+   * one whole block (q = 1, none partial), in one pass: the spectrum of
+   * stage[c][0, 2B) filed in the ring at `first`, current[c] = scale x the
+   * next block's tail, and stage[c][f] = stage[c][B + f] for f < B. */
+  int (*block_step) (cf_fir_backend * be, const cf_fir_layout * l,
+      void *stage, size_t stage_pitch, void *ring, const void *spectra,
+      void *current, long long first, double scale);
 } cf_fir_ops;
 
 extern const cf_fir_ops cf_fir_cpu_ops;

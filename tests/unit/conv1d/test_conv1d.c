@@ -240,8 +240,9 @@ stream_case (backend * be, const signal_case * s, int max_chunk)
  * itself, so each call gets only the new frames (every third call written
  * in place, at cf_fir_input). Then a reset, and the
  * first frames again, which must come out as the stream's first. */
-/* `steady`: most chunks exactly one FFT block (the step a filter may
- * record and replay), every fifth one random. `f64`: a double filter on
+/* `steady`: most chunks exactly one FFT block (the step whose
+ * frequency-domain half waits for cf_fir_complete or the next call, in one
+ * kernel on CUDA), every fifth one random. `f64`: a double filter on
  * the double signal. */
 static void
 stream_fir (backend * be, const signal_case * s, cf_fir_path path, int block,
@@ -305,6 +306,10 @@ stream_fir (backend * be, const signal_case * s, cf_fir_path path, int block,
       if (st == CF_OK)
         st = cf_gpu_copy_2d (y, bytes, d_y, bytes, bytes, 1,
             CF_COPY_DEVICE_TO_HOST, be->stream);
+      /* as the element does: the output copied, then the work for the next
+       * block queued (or left to the next call), then the wait */
+      if (st == CF_OK && test_rand_int (2))
+        st = cf_fir_complete (fir);
       if (st == CF_OK)
         st = cf_gpu_stream_sync (be->stream);
     } else if (in_place) {
@@ -360,6 +365,18 @@ stream_fir (backend * be, const signal_case * s, cf_fir_path path, int block,
             snprintf (first, sizeof (first), "recent frame %d of channel "
                 "%d differs from the input", i, c);
         }
+      /* a whole block whose frequency-domain half is still pending when
+       * the reset comes: none of it may reach the new stream */
+      if (steady && cf_fir_block (fir) <= max_chunk) {
+        int b = cf_fir_block (fir);
+        if (be->cuda && (st = cf_gpu_copy_2d (d_x, bytes, x, bytes, bytes, 1,
+                    CF_COPY_HOST_TO_DEVICE, be->stream)) != CF_OK)
+          goto failed;
+        st = be->cuda ? cf_fir_process (fir, d_x, pitch, d_y, pitch, b)
+            : cf_fir_process (fir, x, pitch, y, pitch, b);
+        if (st != CF_OK)
+          goto failed;
+      }
       if ((st = cf_fir_reset (fir)) != CF_OK)
         goto failed;
       pass = 1;
@@ -471,6 +488,8 @@ main (int argc, char **argv)
     {1, 20000, 4097, 0, 1024, 1024}, {8, 4000, 1500, 1, 512, 0},
     {2, 12000, 16384, 0, 4800, 0}, {1, 9000, 30000, 0, 9000, 4096},
     {3, 5000, 700, 0, 3, 128}, {1, 6000, 2048, 0, 6000, 16},
+    {8, 12000, 5000, 1, 2048, 256}, {2, 20000, 9000, 0, 2048, 2048},
+    {1, 5000, 40, 0, 512, 32},
   };
   for (size_t k = 0; k < sizeof (firs) / sizeof (firs[0]); k++) {
     signal_case s;
