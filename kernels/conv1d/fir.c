@@ -25,6 +25,10 @@
 #include "fir.h"
 #include "fir_ops.h"
 
+/* last_step when no block step has run: never the block before any block
+ * (blocks count from 0) */
+#define NO_STEP (-2LL)
+
 struct cf_fir
 {
   cf_fir_config cfg;
@@ -61,6 +65,8 @@ struct cf_fir
    * (cf_fir_complete), for block pending_index */
   int pending;
   long long pending_index;
+  long long last_step;          /* block of the last block_step since the
+                                 * stream began, NO_STEP: none */
 };
 
 int
@@ -325,6 +331,7 @@ cf_fir_new (cf_fir ** out, const cf_fir_config * config)
     return CF_ERR_NO_MEMORY;
   f->cfg = *config;
   f->es = config->f64 ? sizeof (double) : sizeof (float);
+  f->last_step = NO_STEP;
 #if HAVE_CUDA
   f->ops = config->cuda ? &cf_fir_cuda_ops : &cf_fir_cpu_ops;
 #else
@@ -370,6 +377,7 @@ cf_fir_reset (cf_fir * f)
   int st;
 
   f->pending = 0;                /* the stream it belongs to is gone */
+  f->last_step = NO_STEP;
   if (f->cfg.path == CF_FIR_DIRECT) {
     f->history_start = 0;
     return f->ops->zero (f->be, f->history, es * c * f->history_pitch);
@@ -535,9 +543,11 @@ block_tail (cf_fir * f, long long first)
   double scale = 1.0 / (2.0 * f->l.block);
   int st = CF_ERR_UNSUPPORTED;
 
-  if (o->block_step)
+  if (o->block_step) {
     st = o->block_step (f->be, &f->l, f->stage, f->stage_pitch, f->ring,
-        f->spectra, f->current, first, scale);
+        f->spectra, f->current, first, f->last_step == first - 1, scale);
+    f->last_step = st == CF_OK ? first : NO_STEP;
+  }
   if (st != CF_ERR_UNSUPPORTED)
     return st;
   st = tail_steps (f, first, 1);

@@ -87,13 +87,55 @@ tangle (C xk, C xm, C w)
   return C { e.x - d.y, e.y + d.x };
 }
 
+/* Blocks past the channels' own: the terms of partitions 3..P-1 of the
+ * tail that the next launch computes, for block first + 2, which need no
+ * spectrum newer than block first - 1: sum_p X[first + 2 - p] x
+ * spectra[mask(c)][p], into older[(first + 2) % 2][c]. They run beside
+ * the transforms, spreading the longest part of the multiply-accumulate
+ * over the GPU. A block takes nt / 4 bins of one channel, its four groups
+ * of threads every fourth partition, added in a fixed order. */
+template <typename C>
+__device__ void
+older_part (const cf_fir_layout & l, const C * ring, const C * spectra,
+    C * older, long long first, C * sums)
+{
+  const int piece = blockIdx.x - l.channels, width = blockDim.x / 4;
+  const int per_channel = (l.bins + width - 1) / width;
+  const int c = piece / per_channel, bin = threadIdx.x % width;
+  const int group = threadIdx.x / width;
+  const int k = (piece % per_channel) * width + bin;
+  const C *h = spectra + (size_t) (l.masks == 1 ? 0 : c) * l.partitions
+      * l.bins;
+  const C *line = ring + (size_t) c * l.ring * l.bins;
+  const long long target = first + 2;
+  const int target_slot = (int) (target % l.ring);
+  C acc = { 0, 0 };
+
+  if (k < l.bins)
+    for (int p = 3 + group; p < l.partitions && target - p >= 0; p += 4) {
+      int slot = target_slot - p % l.ring;
+      slot += slot < 0 ? l.ring : 0;
+      C xv = line[(size_t) slot * l.bins + k];
+      C hv = h[(size_t) p * l.bins + k];
+      acc.x = fma (xv.x, hv.x, fma (-xv.y, hv.y, acc.x));
+      acc.y = fma (xv.x, hv.y, fma (xv.y, hv.x, acc.y));
+    }
+  sums[threadIdx.x] = acc;
+  __syncthreads ();
+  if (group == 0 && k < l.bins)
+    older[(target & 1) * l.channels * l.bins + (size_t) c * l.bins + k] =
+        cadd (cadd (sums[bin], sums[width + bin]),
+        cadd (sums[2 * width + bin], sums[3 * width + bin]));
+}
+
 template <typename T>
 __global__ void __launch_bounds__ (MAX_THREADS)
 block_step_kernel (cf_fir_layout l, T * stage, size_t stage_pitch,
     typename Complex<T>::type * ring,
     const typename Complex<T>::type * spectra, T * current,
-    const typename Complex<T>::type * twiddles, long long first, T scale,
-    int bits)
+    const typename Complex<T>::type * twiddles,
+    typename Complex<T>::type * older, long long first, int chained,
+    T scale, int bits)
 {
   using C = typename Complex<T>::type;
   extern __shared__ unsigned char shared_bytes[];
@@ -108,6 +150,11 @@ block_step_kernel (cf_fir_layout l, T * stage, size_t stage_pitch,
       * l.bins;
   C *line = ring + (size_t) c * l.ring * l.bins;
   const int newest = (int) (first % l.ring);
+
+  if (blockIdx.x >= l.channels) {
+    older_part (l, ring, spectra, older, first, (C *) shared_bytes);
+    return;
+  }
 
   /* 1. every load from global memory at once, so that their latencies
    * overlap: the window as B complex numbers, the twiddles, and the
@@ -126,10 +173,23 @@ block_step_kernel (cf_fir_layout l, T * stage, size_t stage_pitch,
     acc[i] = C { 0, 0 };
   }
   {
+    /* partitions from 3 on come summed from the launch before, when it
+     * was this filter's step of the block before */
     int reach = first + 1 < l.partitions ? (int) first + 1 : l.partitions - 1;
+    int last = chained && reach > 2 ? 2 : reach;
     int slot = newest;
+    if (chained) {
+      const C *sum = older + ((first + 1) & 1) * l.channels * l.bins
+          + (size_t) c * l.bins;
+#pragma unroll
+      for (int i = 0; i < PER_THREAD; i++) {
+        int k = threadIdx.x + i * nt;
+        if (k <= b)
+          acc[i] = sum[k];
+      }
+    }
 #pragma unroll 4
-    for (int p = 2; p <= reach; p++) {
+    for (int p = 2; p <= last; p++) {
       slot = slot == 0 ? l.ring - 1 : slot - 1;
 #pragma unroll
       for (int i = 0; i < PER_THREAD; i++) {
@@ -237,6 +297,14 @@ shared_bytes_for (int block)
       * sizeof (typename Complex<T>::type);
 }
 
+/* Blocks of older_part for a filter: none below 4 partitions. */
+int
+older_blocks (const cf_fir_layout & l)
+{
+  int width = threads_for (l.block) / 4;
+  return l.partitions < 4 ? 0 : l.channels * ((l.bins + width - 1) / width);
+}
+
 }  /* namespace */
 
 template <typename T>
@@ -255,28 +323,36 @@ cf_fir_block_step_prepare (int block)
   return CF_OK;
 }
 
+size_t
+cf_fir_block_step_older_bytes (const cf_fir_layout & l, size_t complex_bytes)
+{
+  return older_blocks (l) > 0 ? 2 * complex_bytes * l.channels * l.bins : 0;
+}
+
 template <typename T>
 int
 cf_fir_block_step (const cf_fir_layout & l, T * stage, size_t stage_pitch,
     typename Complex<T>::type * ring,
     const typename Complex<T>::type * spectra, T * current,
-    const typename Complex<T>::type * twiddles, long long first, T scale,
-    cudaStream_t stream)
+    const typename Complex<T>::type * twiddles,
+    typename Complex<T>::type * older, long long first, int chained,
+    T scale, cudaStream_t stream)
 {
-  int bits = 0;
+  int bits = 0, extra = older ? older_blocks (l) : 0;
   while ((1 << bits) < l.block)
     bits++;
-  block_step_kernel<T><<<l.channels, threads_for (l.block),
+  block_step_kernel<T><<<l.channels + extra, threads_for (l.block),
       shared_bytes_for<T> (l.block), stream>>> (l, stage, stage_pitch, ring,
-      spectra, current, twiddles, first, scale, bits);
+      spectra, current, twiddles, older, first, chained && extra > 0, scale,
+      bits);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 
 template int cf_fir_block_step_prepare<float> (int);
 template int cf_fir_block_step_prepare<double> (int);
 template int cf_fir_block_step<float> (const cf_fir_layout &, float *,
-    size_t, float2 *, const float2 *, float *, const float2 *, long long,
-    float, cudaStream_t);
+    size_t, float2 *, const float2 *, float *, const float2 *, float2 *,
+    long long, int, float, cudaStream_t);
 template int cf_fir_block_step<double> (const cf_fir_layout &, double *,
     size_t, double2 *, const double2 *, double *, const double2 *,
-    long long, double, cudaStream_t);
+    double2 *, long long, int, double, cudaStream_t);

@@ -27,6 +27,8 @@ struct cf_fir_backend
   /* the one-kernel block step: exp(-i pi k / B), k = 0..B, in the
    * sample type; NULL when the kernel cannot take the block */
   void *twiddles;
+  void *older;                  /* the part of the next step's delay line
+                                 * each step sums ahead */
   bool head_ok;                 /* the one-kernel output can run */
 };
 
@@ -95,6 +97,7 @@ cuda_close (cf_fir_backend * be)
   for (auto &p : be->inverse)
     cufftDestroy (p.second);
   cudaFree (be->twiddles);
+  cudaFree (be->older);
   cudaFree (be->scratch);
   delete be;
 }
@@ -438,17 +441,29 @@ cuda_head_block (cf_fir_backend * be, const void *taps, int count, int masks,
 static int
 cuda_block_step (cf_fir_backend * be, const cf_fir_layout * l, void *stage,
     size_t stage_pitch, void *ring, const void *spectra, void *current,
-    long long first, double scale)
+    long long first, int chained, double scale)
 {
+  size_t older_bytes = cf_fir_block_step_older_bytes (*l, be->f64
+      ? sizeof (double2) : sizeof (float2));
+  int st;
+
   if (!be->twiddles)
     return CF_ERR_UNSUPPORTED;
+  /* once per filter: the layout does not change */
+  if (older_bytes > 0 && !be->older) {
+    if ((st = status_of (cudaMalloc (&be->older, older_bytes))) != CF_OK)
+      return st;
+    chained = 0;
+  }
   if (be->f64)
     return cf_fir_block_step<double> (*l, (double *) stage, stage_pitch,
         (double2 *) ring, (const double2 *) spectra, (double *) current,
-        (const double2 *) be->twiddles, first, scale, be->stream);
+        (const double2 *) be->twiddles, (double2 *) be->older, first,
+        chained, scale, be->stream);
   return cf_fir_block_step<float> (*l, (float *) stage, stage_pitch,
       (float2 *) ring, (const float2 *) spectra, (float *) current,
-      (const float2 *) be->twiddles, first, (float) scale, be->stream);
+      (const float2 *) be->twiddles, (float2 *) be->older, first, chained,
+      (float) scale, be->stream);
 }
 
 extern "C" const cf_fir_ops cf_fir_cuda_ops = {

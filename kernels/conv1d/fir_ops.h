@@ -89,10 +89,13 @@ typedef struct
    * keep_tail and a move): the frequency-domain half of a step that took
    * one whole block (q = 1, none partial), in one pass: the spectrum of
    * stage[c][0, 2B) filed in the ring at `first`, current[c] = scale x the
-   * next block's tail, and stage[c][f] = stage[c][B + f] for f < B. */
+   * next block's tail, and stage[c][f] = stage[c][B + f] for f < B.
+   * `chained`: the call before on this filter was block_step of block
+   * first - 1, with nothing in between that changed the ring (a backend
+   * may then have done part of this call's work in that one). */
   int (*block_step) (cf_fir_backend * be, const cf_fir_layout * l,
       void *stage, size_t stage_pitch, void *ring, const void *spectra,
-      void *current, long long first, double scale);
+      void *current, long long first, int chained, double scale);
 } cf_fir_ops;
 
 extern const cf_fir_ops cf_fir_cpu_ops;

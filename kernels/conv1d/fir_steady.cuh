@@ -22,6 +22,11 @@ constexpr int CF_FIR_BLOCK_STEP_MAX = 4096;
  * filter's device. */
 template <typename T> int cf_fir_block_step_prepare (int block);
 
+/* Bytes of the `older` buffer cf_fir_block_step takes for a filter of
+ * this layout, complex numbers of `complex_bytes` (0: it needs none). */
+size_t cf_fir_block_step_older_bytes (const cf_fir_layout & l,
+    size_t complex_bytes);
+
 /* For each channel c, the block just completed, stage[c][B, 2B), with the
  * one before it, stage[c][0, B):
  *   - the spectrum X of that 2B window (a real FFT) is filed in the ring at
@@ -31,13 +36,17 @@ template <typename T> int cf_fir_block_step_prepare (int block);
  *     last B samples of it scaled by `scale`, goes to current[c][0, B);
  *   - the block moves to the front: stage[c][0, B) = stage[c][B, 2B).
  * `twiddles` holds exp(-i pi k / B) for k = 0..B. One thread block per
- * channel. */
+ * channel, and beside them blocks that sum the longest part of the next
+ * launch's delay line into `older` (NULL: none; each launch computes its
+ * own). `chained`: the launch before on this filter was the step of block
+ * first - 1, so `older` holds this launch's part. */
 template <typename T>
 int cf_fir_block_step (const cf_fir_layout & l, T * stage, size_t stage_pitch,
     typename Complex<T>::type * ring,
     const typename Complex<T>::type * spectra, T * current,
-    const typename Complex<T>::type * twiddles, long long first, T scale,
-    cudaStream_t stream);
+    const typename Complex<T>::type * twiddles,
+    typename Complex<T>::type * older, long long first, int chained,
+    T scale, cudaStream_t stream);
 
 /* Longest head the one-kernel output takes: the largest FFT partition. */
 constexpr int CF_FIR_HEAD_MAX_TAPS = 4096;
