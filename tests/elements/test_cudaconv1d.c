@@ -2248,15 +2248,64 @@ apply_mask (GstElement * e, const MaskSpec * spec)
   return fir;
 }
 
+typedef struct
+{
+  gint channels, latency;
+  gboolean planar;
+  MaskSpec before, after;
+} MaskChange;
+
+/* A mask change after the first three buffers of `cuts`, checked against
+ * the reference. */
+static void
+run_mask_change (const gchar * backend, const MaskChange * mc, guint k,
+    const gint * cuts, guint n_cuts)
+{
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (gint));
+  Stream *s;
+  Fir *before, *after;
+  Expect e;
+  Conv c;
+  Out o;
+  gchar *log;
+  gint held, n0 = cuts[0] + cuts[1] + cuts[2];
+  gchar *what = g_strdup_printf ("mask change %u: %d%s -> %d%s taps, "
+      "latency %d, after frame %d [%s]", k, mc->before.taps,
+      mc->before.cutoff > 0 ? " (low-pass)" : "", mc->after.taps,
+      mc->after.cutoff > 0 ? " (low-pass)" : "", mc->latency, n0, backend);
+
+  g_array_append_vals (a, cuts, n_cuts);
+  s = stream_new (GST_AUDIO_FORMAT_F32LE, mc->planar, mc->channels, RATE, a);
+  conv_start (&c, make_conv (backend));
+  before = apply_mask (c.conv, &mc->before);
+  g_object_set (c.conv, "latency", (guint64) mc->latency, NULL);
+  conv_set_caps (&c, &s->info);
+  out_init_for (&o, s);
+  fail_unless (log_start (), "this GStreamer logs nothing");
+  push_range (&c, s, 0, 3, 0, what);
+  log = log_stop ();
+  held = first_filter_holds (log, what);
+  g_free (log);
+  after = apply_mask (c.conv, &mc->after);
+  push_range (&c, s, 3, s->cuts->len, 0, what);
+  push_eos (&c);
+  out_take_from (&o, &c, -1, what);
+  expect_init (&e, s, before, mc->latency, 1.0, 1.0);
+  expect_change (&e, n0, after, held);
+  check_output (what, &e, &o);
+  expect_clear (&e);
+  conv_stop (&c, what);
+  out_clear (&o);
+  fir_free (before);
+  fir_free (after);
+  stream_free (s);
+  g_free (what);
+}
+
 GST_START_TEST (test_mask_change)
 {
   const gchar *backend = backends[__i__];
-  static const struct
-  {
-    gint channels, latency;
-    gboolean planar;
-    MaskSpec before, after;
-  } cases[] = {
+  static const MaskChange cases[] = {
     {2, 0, FALSE, {9, 0}, {33, 0}},
     {2, 0, TRUE, {5, 0}, {300, 0}},
     /* a shorter mask after a longer one: covered on the direct path */
@@ -2269,50 +2318,18 @@ GST_START_TEST (test_mask_change)
     {2, 10, TRUE, {101, 3000}, {21, 0}},
   };
   static const gint cuts[] = { 1999, 1, 2001, 1501, 999, 7 };
+  /* buffers of one FFT block each, the steady state, through masks long
+   * enough for several partitions: the change comes while the first
+   * filter still has the next block's work queued */
+  static const MaskChange steady = { 2, 0, FALSE, {5001, 0}, {9001, 0} };
+  gint blocks[16];
 
-  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
-    GArray *a = g_array_new (FALSE, FALSE, sizeof (gint));
-    Stream *s;
-    Fir *before, *after;
-    Expect e;
-    Conv c;
-    Out o;
-    gchar *log;
-    gint held, n0 = cuts[0] + cuts[1] + cuts[2];
-    gchar *what = g_strdup_printf ("mask change %u: %d%s -> %d%s taps, "
-        "latency %d, after frame %d [%s]", k, cases[k].before.taps,
-        cases[k].before.cutoff > 0 ? " (low-pass)" : "", cases[k].after.taps,
-        cases[k].after.cutoff > 0 ? " (low-pass)" : "", cases[k].latency, n0,
-        backend);
-
-    g_array_append_vals (a, cuts, G_N_ELEMENTS (cuts));
-    s = stream_new (GST_AUDIO_FORMAT_F32LE, cases[k].planar,
-        cases[k].channels, RATE, a);
-    conv_start (&c, make_conv (backend));
-    before = apply_mask (c.conv, &cases[k].before);
-    g_object_set (c.conv, "latency", (guint64) cases[k].latency, NULL);
-    conv_set_caps (&c, &s->info);
-    out_init_for (&o, s);
-    fail_unless (log_start (), "this GStreamer logs nothing");
-    push_range (&c, s, 0, 3, 0, what);
-    log = log_stop ();
-    held = first_filter_holds (log, what);
-    g_free (log);
-    after = apply_mask (c.conv, &cases[k].after);
-    push_range (&c, s, 3, s->cuts->len, 0, what);
-    push_eos (&c);
-    out_take_from (&o, &c, -1, what);
-    expect_init (&e, s, before, cases[k].latency, 1.0, 1.0);
-    expect_change (&e, n0, after, held);
-    check_output (what, &e, &o);
-    expect_clear (&e);
-    conv_stop (&c, what);
-    out_clear (&o);
-    fir_free (before);
-    fir_free (after);
-    stream_free (s);
-    g_free (what);
-  }
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    run_mask_change (backend, &cases[k], k, cuts, G_N_ELEMENTS (cuts));
+  for (guint k = 0; k < G_N_ELEMENTS (blocks); k++)
+    blocks[k] = 1024;
+  run_mask_change (backend, &steady, G_N_ELEMENTS (cases), blocks,
+      G_N_ELEMENTS (blocks));
 }
 
 GST_END_TEST;
