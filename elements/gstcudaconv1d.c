@@ -952,8 +952,16 @@ samples_in (GstCudaConv1d * self, gpointer * in, gint frames, void *x,
   gint n_planes = layout.interleaved ? 1 : layout.channels;
   gboolean cuda = uses_cuda (self);
   cf_stream stream = stream_of (self);
+  const void *raw = b->raw_in;
   int st = CF_OK;
 
+  /* interleaved samples in page-locked memory: the conversion reads them
+   * there, one copy less a buffer */
+  if (cuda && in && layout.interleaved
+      && (raw = cf_gpu_host_device_pointer (in[0])) != NULL)
+    n_planes = 0;
+  else
+    raw = b->raw_in;
   for (gint p = 0; p < n_planes && st == CF_OK; p++) {
     guint8 *dst = (guint8 *) b->raw_in + p * self->chunk * bps;
     if (!in)
@@ -966,9 +974,9 @@ samples_in (GstCudaConv1d * self, gpointer * in, gint frames, void *x,
       memcpy (dst, in[p], run);
   }
   if (st == CF_OK)
-    st = cuda ? cf_audio_to_planar_cuda (&layout, b->raw_in, frames, x,
-        x_pitch, b->es == 8, stream) : cf_audio_to_planar_cpu (&layout,
-        b->raw_in, frames, x, x_pitch, b->es == 8);
+    st = cuda ? cf_audio_to_planar_cuda (&layout, raw, frames, x, x_pitch,
+        b->es == 8, stream) : cf_audio_to_planar_cpu (&layout, b->raw_in,
+        frames, x, x_pitch, b->es == 8);
   return st;
 }
 
@@ -986,8 +994,16 @@ samples_out (GstCudaConv1d * self, gint drop, gint kept, gpointer * out,
   gint n_planes = layout.interleaved ? 1 : layout.channels;
   gboolean cuda = uses_cuda (self);
   cf_stream stream = stream_of (self);
+  guint8 *mapped = NULL;
   int st;
 
+  /* interleaved output to page-locked memory (our pool's): written there
+   * by the conversion, one copy less a buffer */
+  if (cuda && layout.interleaved
+      && (mapped = cf_gpu_host_device_pointer (out[0])) != NULL)
+    return cf_audio_from_planar_cuda (&layout, sample_at (self, b->wet,
+            drop), b->wet_pitch, kept, mapped + out_at * step, b->es == 8,
+        stream);
   st = cuda ? cf_audio_from_planar_cuda (&layout, sample_at (self, b->wet,
           drop), b->wet_pitch, kept, b->raw_out, b->es == 8, stream)
       : cf_audio_from_planar_cpu (&layout, sample_at (self, b->wet, drop),

@@ -8,6 +8,22 @@ namespace {
 
 constexpr int THREADS = 256;
 
+/* Sample k of the threads' order: along the stream's own memory order
+ * (frame by frame for interleaved audio), so that a warp's accesses to
+ * the raw samples are contiguous, which they must be where the raw
+ * samples are page-locked host memory read or written over the bus. */
+__device__ void
+sample_of (const cf_audio_layout & l, int frames, size_t k, int *c, int *n)
+{
+  if (l.interleaved) {
+    *c = (int) (k % l.channels);
+    *n = (int) (k / l.channels);
+  } else {
+    *c = (int) (k / frames);
+    *n = (int) (k % frames);
+  }
+}
+
 template <typename T>
 __global__ void
 to_planar_kernel (cf_audio_layout l, const void *src, int frames, T * dst,
@@ -16,7 +32,8 @@ to_planar_kernel (cf_audio_layout l, const void *src, int frames, T * dst,
   size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
   if (k >= (size_t) frames * l.channels)
     return;
-  int c = (int) (k / frames), n = (int) (k % frames);
+  int c, n;
+  sample_of (l, frames, k, &c, &n);
   dst[c * dst_pitch + n] = (T) cf_sample_get (l.format, src,
       cf_sample_index (&l, c, n));
 }
@@ -29,7 +46,8 @@ from_planar_kernel (cf_audio_layout l, const T * src, size_t src_pitch,
   size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
   if (k >= (size_t) frames * l.channels)
     return;
-  int c = (int) (k / frames), n = (int) (k % frames);
+  int c, n;
+  sample_of (l, frames, k, &c, &n);
   cf_sample_put (l.format, dst, cf_sample_index (&l, c, n),
       src[c * src_pitch + n]);
 }

@@ -42,7 +42,10 @@ int cf_audio_to_planar_cpu (const cf_audio_layout * layout, const void *src,
 int cf_audio_from_planar_cpu (const cf_audio_layout * layout,
     const void *src, size_t src_pitch, int frames, void *dst, int f64);
 
-/* The same on device memory, queued on `stream`. */
+/* The same on device memory, queued on `stream`. The raw samples (src of
+ * to_planar, dst of from_planar) may also be page-locked host memory
+ * mapped for the device: interleaved ones are then read or written in
+ * place, a warp's accesses contiguous. */
 int cf_audio_to_planar_cuda (const cf_audio_layout * layout, const void *src,
     int frames, void *dst, size_t dst_pitch, int f64, cf_stream stream);
 int cf_audio_from_planar_cuda (const cf_audio_layout * layout,
