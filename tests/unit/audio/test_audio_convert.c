@@ -299,6 +299,91 @@ out:
   free (out);
 }
 
+/* The kernel copy from page-locked host memory read in place, at every
+ * alignment and odd lengths, with the bytes around the destination left
+ * alone; and both conversions on page-locked raw samples read or written
+ * in place, against the CPU twin. */
+static void
+check_mapped (cf_stream stream)
+{
+  static const size_t lengths[] = { 1, 15, 16, 17, 4096, 32768 + 3 };
+  size_t room = 32768 + 64;
+  uint8_t *host = NULL, *back = malloc (room), *d = NULL;
+  int st = cf_gpu_host_alloc ((void **) &host, room), bad = 0;
+
+  if (st == CF_OK)
+    st = cf_gpu_malloc ((void **) &d, room);
+  if (!test_check (st == CF_OK, "mapped: allocation: %s",
+          cf_status_name (st)))
+    goto out;
+  for (size_t i = 0; i < room; i++)
+    host[i] = (uint8_t) test_rand_int (256);
+  for (size_t l = 0; l < sizeof (lengths) / sizeof (lengths[0]); l++)
+    for (int from = 0; from <= 16; from += 1 + 15 * (from > 0))
+      for (int to = 0; to <= 16; to += 3 + 13 * (to > 0)) {
+        size_t n = lengths[l];
+        st = cf_gpu_memset (d, 0xA5, room, stream);
+        if (st == CF_OK)
+          st = cf_audio_copy_cuda ((const uint8_t *)
+              cf_gpu_host_device_pointer (host) + from, d + to, n, stream);
+        if (st == CF_OK)
+          st = cf_gpu_copy_2d (back, room, d, room, room, 1,
+              CF_COPY_DEVICE_TO_HOST, stream);
+        if (st == CF_OK)
+          st = cf_gpu_stream_sync (stream);
+        for (size_t i = 0; i < room && st == CF_OK && !bad; i++) {
+          int inside = i >= (size_t) to && i < to + n;
+          uint8_t want = inside ? host[from + i - to] : 0xA5;
+          if (back[i] != want)
+            bad = test_check (0, "copy of %zu bytes from +%d to +%d: byte "
+                "%zu is %d, want %d", n, from, to, i, back[i], want) + 1;
+        }
+        test_check (st == CF_OK, "copy of %zu bytes: %s", n,
+            cf_status_name (st));
+      }
+
+  /* 8 channels of interleaved floats in page-locked memory */
+  {
+    cf_audio_layout l = { CF_AUDIO_F32, 8, 1, 0 };
+    int frames = 1023;
+    size_t n = (size_t) frames * 8, pitch = 1024;
+    float *planes = malloc (sizeof (float) * 8 * pitch), *want = malloc
+        (sizeof (float) * 8 * pitch), *raw = malloc (sizeof (float) * n);
+    float *src = (float *) host;
+    for (size_t i = 0; i < n; i++)
+      src[i] = (float) test_rand_range (-1, 1);
+    st = cf_audio_to_planar_cuda (&l, cf_gpu_host_device_pointer (src),
+        frames, d, pitch, 0, stream);
+    if (st == CF_OK)
+      st = cf_gpu_copy_2d (planes, 8 * pitch * 4, d, 8 * pitch * 4,
+          8 * pitch * 4, 1, CF_COPY_DEVICE_TO_HOST, stream);
+    if (st == CF_OK)
+      st = cf_gpu_stream_sync (stream);
+    cf_audio_to_planar_cpu (&l, src, frames, want, pitch, 0);
+    for (int c = 0; c < 8 && st == CF_OK; c++)
+      test_check (memcmp (planes + c * pitch, want + c * pitch,
+              sizeof (float) * frames) == 0, "to planar from page-locked "
+          "memory: channel %d differs", c);
+    /* and back, written in place */
+    memset (host, 0, sizeof (float) * n);
+    if (st == CF_OK)
+      st = cf_audio_from_planar_cuda (&l, d, pitch, frames,
+          cf_gpu_host_device_pointer (host), 0, stream);
+    if (st == CF_OK)
+      st = cf_gpu_stream_sync (stream);
+    cf_audio_from_planar_cpu (&l, want, pitch, frames, raw, 0);
+    test_check (st == CF_OK && memcmp (host, raw, sizeof (float) * n) == 0,
+        "from planar into page-locked memory: %s", cf_status_name (st));
+    free (planes);
+    free (want);
+    free (raw);
+  }
+out:
+  cf_gpu_host_free (host);
+  cf_gpu_free (d);
+  free (back);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -326,7 +411,9 @@ main (int argc, char **argv)
     for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++)
       check_mix (cuda, stream, sizes[s][0], sizes[s][1], f64);
   }
-  if (cuda)
+  if (cuda) {
+    check_mapped (stream);
     cf_gpu_stream_destroy (stream);
+  }
   return test_finish (name);
 }
