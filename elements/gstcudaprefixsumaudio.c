@@ -12,8 +12,6 @@
 #include "gstcudapin.h"
 #include "gstcudaprefixsumaudio.h"
 
-#include "audio_convert.h"
-
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_prefix_sum_debug);
 #define GST_CAT_DEFAULT gst_cuda_prefix_sum_debug
 
@@ -55,13 +53,11 @@ ensure_pinned_stats (GstCudaPrefixSum * self, guint n)
 }
 
 /* *stats[k * channels + c]: block k, channel c, in page-locked memory the
- * reductions write. The samples go over to device memory first (the
- * reductions reading them where they lie in host memory were measured
+ * reductions write. The samples go over by one
+ * copy (a kernel reading them where they lie in host memory was measured
  * slower: each warp reads one channel of interleaved frames, strided
- * accesses the bus turns into many small transfers): by a kernel's
- * contiguous reads when they are page-locked, else by a copy. The sums
- * come back written straight into page-locked host memory, with no
- * copy. */
+ * accesses the bus turns into many small transfers); the sums come back
+ * written straight into page-locked host memory, with no copy. */
 static gboolean
 reduce_blocks_cuda (GstCudaPrefixSum * self, const guint8 * data,
     const guint * blocks, guint n, guint frames, cf_stats ** stats)
@@ -72,7 +68,6 @@ reduce_blocks_cuda (GstCudaPrefixSum * self, const guint8 * data,
   gsize bpf = GST_AUDIO_INFO_BPF (&self->level.info), offset = 0;
   gsize work = 256;
   cf_stats *sums;
-  const void *mapped;
   int st;
 
   for (guint k = 0; k < n; k++) {
@@ -86,11 +81,9 @@ reduce_blocks_cuda (GstCudaPrefixSum * self, const guint8 * data,
       || !ensure_pinned_stats (self, n))
     return FALSE;
   sums = cf_gpu_host_device_pointer (self->level_pinned);
-  mapped = cf_gpu_host_device_pointer (data);
-  st = !sums ? CF_ERR_INVALID : mapped ? cf_audio_copy_cuda (mapped,
-      self->d_in.ptr, frames * bpf, stream) : cf_gpu_copy_2d (self->d_in.ptr,
-      frames * bpf, data, frames * bpf, frames * bpf, 1,
-      CF_COPY_HOST_TO_DEVICE, stream);
+  st = sums ? cf_gpu_copy_2d (self->d_in.ptr, frames * bpf, data,
+      frames * bpf, frames * bpf, 1, CF_COPY_HOST_TO_DEVICE, stream)
+      : CF_ERR_INVALID;
   for (guint k = 0; k < n && st == CF_OK; k++) {
     cf_reduce_layout l = block_layout (self, blocks[k]);
     st = cf_reduce_cuda (&l, (const guint8 *) self->d_in.ptr + offset,

@@ -1,7 +1,5 @@
 /* The audio sample conversions on the GPU: one thread per sample, each
  * kernel a template on the planes' sample type (float or double). */
-#include <cstdint>
-
 #include "cf_fault.h"
 #include "audio_convert.h"
 #include "audio_sample.h"
@@ -66,24 +64,6 @@ mix_kernel (int channels, int frames, const T * dry, size_t dry_pitch,
   int c = (int) (k / frames), n = (int) (k % frames);
   out[c * out_pitch + n] = (T) cf_mix_at (n, frames, dry[c * dry_pitch + n],
       wet[c * wet_pitch + n], a0, a1, b0, b1);
-}
-
-/* 16 bytes a thread where both ends are 16-byte aligned, else bytes. */
-__global__ void
-copy_kernel (const uint4 * src, uint4 * dst, size_t words)
-{
-  size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
-  if (k < words)
-    dst[k] = src[k];
-}
-
-__global__ void
-copy_bytes_kernel (const unsigned char *src, unsigned char *dst,
-    size_t bytes)
-{
-  size_t k = blockIdx.x * (size_t) THREADS + threadIdx.x;
-  if (k < bytes)
-    dst[k] = src[k];
 }
 
 unsigned
@@ -164,30 +144,5 @@ cf_audio_mix_cuda (int channels, int frames, const void *dry,
     mix_kernel<<<blocks, THREADS, 0, s>>> (channels, frames,
         (const float *) dry, dry_pitch, (const float *) wet, wet_pitch,
         (float *) out, out_pitch, a0, a1, b0, b1);
-  return launched ();
-}
-
-extern "C" int
-cf_audio_copy_cuda (const void *src, void *dst, size_t bytes,
-    cf_stream stream)
-{
-  cudaStream_t s = (cudaStream_t) stream;
-  size_t words = bytes / 16, tail = bytes % 16;
-
-  if ((!src || !dst) && bytes > 0)
-    return CF_ERR_INVALID;
-  if (bytes == 0)
-    return CF_OK;
-  if (((uintptr_t) src | (uintptr_t) dst) % 16 != 0) {
-    words = 0;
-    tail = bytes;
-  }
-  if (words > 0)
-    copy_kernel<<<(unsigned) ((words + THREADS - 1) / THREADS), THREADS, 0,
-        s>>> ((const uint4 *) src, (uint4 *) dst, words);
-  if (tail > 0)
-    copy_bytes_kernel<<<(unsigned) ((tail + THREADS - 1) / THREADS),
-        THREADS, 0, s>>> ((const unsigned char *) src + 16 * words,
-        (unsigned char *) dst + 16 * words, tail);
   return launched ();
 }

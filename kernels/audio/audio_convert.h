@@ -52,12 +52,6 @@ int cf_audio_from_planar_cuda (const cf_audio_layout * layout,
     const void *src, size_t src_pitch, int frames, void *dst, int f64,
     cf_stream stream);
 
-/* `bytes` raw bytes from src to dst by a kernel, queued on `stream`: for
- * a src in page-locked host memory mapped for the device, tens of KB come
- * over the bus sooner by a kernel's contiguous reads than by a copy. */
-int cf_audio_copy_cuda (const void *src, void *dst, size_t bytes,
-    cf_stream stream);
-
 /* out[c][n] = a(n) dry[c][n] + b(n) wet[c][n], planar, with a and b
  * ramping linearly from (a0, b0) to (a1, b1) across the frames (a(n) =
  * a0 + (a1 - a0)(n + 1) / frames): gains that change between buffers glide

@@ -30,10 +30,3 @@ cf_audio_mix_cuda (int ch, int f, const void *d, size_t dp, const void *w,
   (void) s;
   return CF_ERR_NO_CUDA;
 }
-
-int
-cf_audio_copy_cuda (const void *src, void *dst, size_t bytes, cf_stream s)
-{
-  (void) src; (void) dst; (void) bytes; (void) s;
-  return CF_ERR_NO_CUDA;
-}

@@ -401,7 +401,7 @@ cf_fir_recent (cf_fir * f, void *dst, size_t dst_pitch, int frames)
 
   if (!f || !dst || frames < 0)
     return CF_ERR_INVALID;
-  if ((st = cf_fir_complete ((cf_fir *) f)) != CF_OK)
+  if ((st = cf_fir_complete (f)) != CF_OK)
     return st;
   es = f->es;
   if (f->cfg.path == CF_FIR_DIRECT) {
@@ -485,21 +485,35 @@ cf_fir_input (cf_fir * f, int frames, void **x, size_t *pitch)
 }
 
 /* The new frames after the partial block at position j (unless written
- * there through cf_fir_input), and the head partition, direct, into y. */
+ * there through cf_fir_input). */
+static int
+frames_in (cf_fir * f, const void *x, size_t x_pitch, int n, int j)
+{
+  size_t sp = f->stage_pitch, es = f->es;
+  char *fresh_at = at (f, f->stage, f->l.block + j);
+
+  return x == fresh_at ? CF_OK : f->ops->move (f->be, fresh_at, sp * es, x,
+      x_pitch * es, (size_t) n * es, f->l.channels);
+}
+
+/* Where the head reads the frames from position j: taps - 1 of history
+ * before them. */
+static const void *
+head_window (const cf_fir * f, int j)
+{
+  return at (f, f->stage, f->l.block + j - (f->head.taps - 1));
+}
+
+/* The new frames in, and the head partition, direct, into y. */
 static int
 head_steps (cf_fir * f, const void *x, size_t x_pitch, void *y,
     size_t y_pitch, int n, int j)
 {
-  const cf_fir_ops *o = f->ops;
-  size_t sp = f->stage_pitch, es = f->es;
-  char *fresh_at = at (f, f->stage, f->l.block + j);
-  int st;
+  int st = frames_in (f, x, x_pitch, n, j);
 
-  st = x == fresh_at ? CF_OK : o->move (f->be, fresh_at, sp * es, x,
-      x_pitch * es, (size_t) n * es, f->l.channels);
   if (st == CF_OK)
-    st = o->direct (f->be, f->cfg.direct, &f->head, f->l.channels,
-        fresh_at - (size_t) (f->head.taps - 1) * es, sp, y, y_pitch, n);
+    st = f->ops->direct (f->be, f->cfg.direct, &f->head, f->l.channels,
+        head_window (f, j), f->stage_pitch, y, y_pitch, n);
   return st;
 }
 
@@ -603,23 +617,18 @@ whole_block (cf_fir * f, const void *x, size_t x_pitch, void *y,
 {
   const cf_fir_ops *o = f->ops;
   const cf_fir_layout *l = &f->l;
-  size_t sp = f->stage_pitch, es = f->es;
-  char *fresh_at = at (f, f->stage, l->block);
-  int st = CF_ERR_UNSUPPORTED;
+  int st = frames_in (f, x, x_pitch, l->block, 0), direct = st == CF_OK;
 
-  if (o->head_block && f->head_device) {
-    st = x == fresh_at ? CF_OK : o->move (f->be, fresh_at, sp * es, x,
-        x_pitch * es, (size_t) l->block * es, l->channels);
-    if (st == CF_OK)
-      st = o->head_block (f->be, f->head_device, f->head.taps,
-          f->head.masks, l->channels, fresh_at - (size_t) (f->head.taps - 1)
-          * es, sp, y, y_pitch, l->block, f->current);
-    /* frames moved in stay: head_steps finds them in place */
-    if (st == CF_ERR_UNSUPPORTED)
-      x = fresh_at;
+  /* one kernel where the backend has it, else the head and the tail */
+  if (direct && o->head_block && f->head_device) {
+    st = o->head_block (f->be, f->head_device, f->head.taps, f->head.masks,
+        l->channels, head_window (f, 0), f->stage_pitch, y, y_pitch,
+        l->block, f->current);
+    direct = st == CF_ERR_UNSUPPORTED;
   }
-  if (st == CF_ERR_UNSUPPORTED) {
-    st = head_steps (f, x, x_pitch, y, y_pitch, l->block, 0);
+  if (direct) {
+    st = o->direct (f->be, f->cfg.direct, &f->head, l->channels,
+        head_window (f, 0), f->stage_pitch, y, y_pitch, l->block);
     if (st == CF_OK)
       st = o->add_tails (f->be, l, y, y_pitch, l->block, l->block,
           f->current, f->times, 0, 1.0 / (2.0 * l->block));

@@ -299,48 +299,20 @@ out:
   free (out);
 }
 
-/* The kernel copy from page-locked host memory read in place, at every
- * alignment and odd lengths, with the bytes around the destination left
- * alone; and both conversions on page-locked raw samples read or written
- * in place, against the CPU twin. */
+/* Both conversions on page-locked raw samples read or written in place,
+ * against the CPU twin. */
 static void
 check_mapped (cf_stream stream)
 {
-  static const size_t lengths[] = { 1, 15, 16, 17, 4096, 32768 + 3 };
-  size_t room = 32768 + 64;
-  uint8_t *host = NULL, *back = malloc (room), *d = NULL;
-  int st = cf_gpu_host_alloc ((void **) &host, room), bad = 0;
+  size_t room = sizeof (float) * 8 * 1024;
+  uint8_t *host = NULL, *d = NULL;
+  int st = cf_gpu_host_alloc ((void **) &host, room);
 
   if (st == CF_OK)
     st = cf_gpu_malloc ((void **) &d, room);
   if (!test_check (st == CF_OK, "mapped: allocation: %s",
           cf_status_name (st)))
     goto out;
-  for (size_t i = 0; i < room; i++)
-    host[i] = (uint8_t) test_rand_int (256);
-  for (size_t l = 0; l < sizeof (lengths) / sizeof (lengths[0]); l++)
-    for (int from = 0; from <= 16; from += 1 + 15 * (from > 0))
-      for (int to = 0; to <= 16; to += 3 + 13 * (to > 0)) {
-        size_t n = lengths[l];
-        st = cf_gpu_memset (d, 0xA5, room, stream);
-        if (st == CF_OK)
-          st = cf_audio_copy_cuda ((const uint8_t *)
-              cf_gpu_host_device_pointer (host) + from, d + to, n, stream);
-        if (st == CF_OK)
-          st = cf_gpu_copy_2d (back, room, d, room, room, 1,
-              CF_COPY_DEVICE_TO_HOST, stream);
-        if (st == CF_OK)
-          st = cf_gpu_stream_sync (stream);
-        for (size_t i = 0; i < room && st == CF_OK && !bad; i++) {
-          int inside = i >= (size_t) to && i < to + n;
-          uint8_t want = inside ? host[from + i - to] : 0xA5;
-          if (back[i] != want)
-            bad = test_check (0, "copy of %zu bytes from +%d to +%d: byte "
-                "%zu is %d, want %d", n, from, to, i, back[i], want) + 1;
-        }
-        test_check (st == CF_OK, "copy of %zu bytes: %s", n,
-            cf_status_name (st));
-      }
 
   /* 8 channels of interleaved floats in page-locked memory */
   {
@@ -381,7 +353,6 @@ check_mapped (cf_stream stream)
 out:
   cf_gpu_host_free (host);
   cf_gpu_free (d);
-  free (back);
 }
 
 int
