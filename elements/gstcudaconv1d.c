@@ -682,8 +682,6 @@ free_buffers (GstCudaConv1d * self)
   if (uses_cuda (self)) {
     for (guint k = 0; k < G_N_ELEMENTS (b->device); k++)
       gst_cuda_filter_base_free_device (&b->device[k]);
-    if (b->sent)
-      cf_gpu_event_destroy (b->sent);
   } else {
     g_free (b->raw_in);
     g_free (b->raw_out);
@@ -720,10 +718,8 @@ alloc_buffers (GstCudaConv1d * self)
     b->raw_out = b->device[1].ptr;
     b->stage = b->device[2].ptr;
     b->wet = b->device[3].ptr;
-    return GST_CUDA_FILTER_CHECK (self, cf_gpu_event_create (&b->sent),
-        "creating an event")
-        && GST_CUDA_FILTER_CHECK (self, cf_gpu_memset (b->stage, 0, sizes[2],
-            stream_of (self)), "clearing the history");
+    return GST_CUDA_FILTER_CHECK (self, cf_gpu_memset (b->stage, 0,
+            sizes[2], stream_of (self)), "clearing the history");
   }
   b->raw_in = g_malloc (sizes[0]);
   b->raw_out = g_malloc (sizes[1]);
@@ -1095,14 +1091,8 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
   if (st == CF_OK && self->history > 0)
     st = keep_history (self, frames);
 
-  /* 6. the filter's work for its next block (queued behind the output on
-   * the GPU, which the wait below does not include) */
   if (st == CF_OK && cuda)
-    st = cf_gpu_event_record (b->sent, stream);
-  if (st == CF_OK)
-    st = cf_fir_complete (self->fir);
-  if (st == CF_OK && cuda)
-    st = cf_gpu_event_sync (b->sent);
+    st = cf_gpu_stream_sync (stream);
   return GST_CUDA_FILTER_CHECK (self, st, "filtering audio");
 }
 

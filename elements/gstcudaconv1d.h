@@ -36,8 +36,6 @@ typedef struct
   gsize es;                     /* bytes a sample: 4 (float) or 8 (double,
                                  * for F64 and S32 streams) */
   GstCudaDeviceBuffer device[4];
-  cf_event sent;                /* CUDA: recorded once a chunk's output is
-                                 * on its way out */
 } GstCudaConv1dBuffers;
 
 struct _GstCudaConv1d

@@ -12,10 +12,10 @@
  * `current` holds the tail of block A.
  *
  * A call of exactly one whole block (the steady state of a stream in
- * buffers of B frames) needs only the direct head and `current` for its
- * output; the frequency-domain work it leads to (the tail of the next
- * block, in one launch on CUDA) waits until cf_fir_complete or the next
- * call, so that a caller can send the output on first.
+ * buffers of B frames) is one launch on CUDA: every partition, the head's
+ * too, through the block's spectrum. That launch leaves `current` behind
+ * (current_stale); a call of any other length rebuilds it from the ring
+ * first.
  *
  * Samples are floats or doubles (config f64): the bookkeeping counts
  * samples and turns them into bytes with `es`, the backends compute. */
@@ -25,7 +25,7 @@
 #include "fir.h"
 #include "fir_ops.h"
 
-/* last_step when no block step has run: never the block before any block
+/* last_step when no whole-block launch has run: never the block before any block
  * (blocks count from 0) */
 #define NO_STEP (-2LL)
 
@@ -51,8 +51,6 @@ struct cf_fir
   cf_fir_layout l;
   cf_conv1d_mask head;          /* partition 0, run direct */
   void *head_taps;              /* host (float) or backend (double) memory */
-  void *head_device;            /* in the backend's memory, for head_block
-                                 * (head_taps itself for a double filter) */
   long long block_index;        /* A */
   int partial;                  /* frames of block A so far */
   int max_blocks;               /* blocks one call can complete */
@@ -61,12 +59,11 @@ struct cf_fir
   char *windows, *times, *current;
   char *fresh, *ring, *spectra, *tails;  /* complex: 2 es bytes a bin */
 
-  /* a whole-block step whose frequency-domain half is still to be queued
-   * (cf_fir_complete), for block pending_index */
-  int pending;
-  long long pending_index;
-  long long last_step;          /* block of the last block_step since the
-                                 * stream began, NO_STEP: none */
+  int current_stale;            /* `current` not kept by the whole-block
+                                 * launches since the last call of another
+                                 * length */
+  long long last_step;          /* block of the last whole-block launch
+                                 * since the stream began, NO_STEP: none */
 };
 
 int
@@ -187,15 +184,10 @@ make_head (cf_fir * f, int head)
   if (!f->cfg.f64) {
     f->head_taps = taps;
     f->head.h = (const float *) taps;
-    if (!f->ops->head_block)
-      return CF_OK;
-    st = alloc_upload (f, &f->head_device, taps, bytes);
-    /* the upload is queued, and the host copy stays */
-    return st;
+    return CF_OK;
   }
   st = alloc_upload (f, &f->head_taps, taps, bytes);
   f->head.h64 = f->head_taps;
-  f->head_device = f->head_taps;
   /* the upload is queued: the host copy must outlive it */
   if (st == CF_OK && f->cfg.cuda)
     st = cf_gpu_stream_sync (f->cfg.stream);
@@ -355,8 +347,7 @@ cf_fir_free (cf_fir * f)
     return;
   if (f->be) {
     void *buffers[] = { f->history, f->stage, f->windows, f->times,
-      f->current, f->fresh, f->ring, f->spectra, f->tails, f->mask64,
-      f->head_device
+      f->current, f->fresh, f->ring, f->spectra, f->tails, f->mask64
     };
     for (size_t k = 0; k < sizeof (buffers) / sizeof (buffers[0]); k++)
       if (buffers[k])
@@ -376,7 +367,7 @@ cf_fir_reset (cf_fir * f)
   size_t c = f->cfg.channels, es = f->es;
   int st;
 
-  f->pending = 0;                /* the stream it belongs to is gone */
+  f->current_stale = 0;         /* zeroed below, as the ring */
   f->last_step = NO_STEP;
   if (f->cfg.path == CF_FIR_DIRECT) {
     f->history_start = 0;
@@ -401,8 +392,6 @@ cf_fir_recent (cf_fir * f, void *dst, size_t dst_pitch, int frames)
 
   if (!f || !dst || frames < 0)
     return CF_ERR_INVALID;
-  if ((st = cf_fir_complete (f)) != CF_OK)
-    return st;
   es = f->es;
   if (f->cfg.path == CF_FIR_DIRECT) {
     held = f->cfg.mask.taps - 1;
@@ -471,8 +460,6 @@ cf_fir_input (cf_fir * f, int frames, void **x, size_t *pitch)
 
   if (!f || !x || !pitch || frames < 1 || frames > f->cfg.max_frames)
     return CF_ERR_INVALID;
-  if ((st = cf_fir_complete (f)) != CF_OK)
-    return st;
   if (f->cfg.path == CF_FIR_FFT) {
     *pitch = f->stage_pitch;
     *x = at (f, f->stage, f->l.block + f->partial);
@@ -548,39 +535,31 @@ keep_stage (cf_fir * f, int q, int rest)
       f->l.channels);
 }
 
-/* The frequency-domain half of the whole-block step of block `first`:
- * one launch where the backend has it, else the steps one by one. */
+/* `current` again, after whole-block launches that left it: the tail of
+ * block A from the spectra in the ring, through the steps a call of one
+ * block takes (the newest spectrum entered again as the fresh one). */
 static int
-block_tail (cf_fir * f, long long first)
+restore_current (cf_fir * f)
 {
   const cf_fir_ops *o = f->ops;
-  double scale = 1.0 / (2.0 * f->l.block);
-  int st = CF_ERR_UNSUPPORTED;
+  const cf_fir_layout *l = &f->l;
+  size_t bin_bytes = 2 * f->es * l->bins;
+  long long newest = f->block_index - 1;
+  int st;
 
-  if (o->block_step) {
-    st = o->block_step (f->be, &f->l, f->stage, f->stage_pitch, f->ring,
-        f->spectra, f->current, first, f->last_step == first - 1, scale);
-    f->last_step = st == CF_OK ? first : NO_STEP;
-  }
-  if (st != CF_ERR_UNSUPPORTED)
-    return st;
-  st = tail_steps (f, first, 1);
+  f->current_stale = 0;
+  st = o->move (f->be, f->fresh, bin_bytes, f->ring + (size_t) (newest
+          % l->ring) * bin_bytes, bin_bytes * l->ring, bin_bytes,
+      l->channels);
   if (st == CF_OK)
-    st = o->keep_tail (f->be, &f->l, f->current, f->times, 1, scale);
+    st = o->mac (f->be, l, f->fresh, f->ring, f->spectra, f->tails, newest,
+        1);
   if (st == CF_OK)
-    st = keep_stage (f, 1, 0);
+    st = o->irfft (f->be, f->tails, f->times, l->channels);
+  if (st == CF_OK)
+    st = o->keep_tail (f->be, l, f->current, f->times, 1,
+        1.0 / (2.0 * l->block));
   return st;
-}
-
-int
-cf_fir_complete (cf_fir * f)
-{
-  if (!f)
-    return CF_ERR_INVALID;
-  if (!f->pending)
-    return CF_OK;
-  f->pending = 0;
-  return block_tail (f, f->pending_index);
 }
 
 /* Queues the FFT path's steps for `n` new frames landing at partial
@@ -609,33 +588,25 @@ fft_steps (cf_fir * f, const void *x, size_t x_pitch, void *y,
   return st;
 }
 
-/* One whole block in and out: the head and the tail kept from before make
- * the output; the rest waits (cf_fir_complete). */
+/* One whole block in and out in one launch, where the backend has it
+ * (CF_ERR_UNSUPPORTED where not). The launch before, for the block before,
+ * may have summed part of this one's delay line (chained). */
 static int
 whole_block (cf_fir * f, const void *x, size_t x_pitch, void *y,
     size_t y_pitch)
 {
-  const cf_fir_ops *o = f->ops;
   const cf_fir_layout *l = &f->l;
-  int st = frames_in (f, x, x_pitch, l->block, 0), direct = st == CF_OK;
+  long long first = f->block_index;
+  int st = f->ops->block ? frames_in (f, x, x_pitch, l->block, 0)
+      : CF_ERR_UNSUPPORTED;
 
-  /* one kernel where the backend has it, else the head and the tail */
-  if (direct && o->head_block && f->head_device) {
-    st = o->head_block (f->be, f->head_device, f->head.taps, f->head.masks,
-        l->channels, head_window (f, 0), f->stage_pitch, y, y_pitch,
-        l->block, f->current);
-    direct = st == CF_ERR_UNSUPPORTED;
-  }
-  if (direct) {
-    st = o->direct (f->be, f->cfg.direct, &f->head, l->channels,
-        head_window (f, 0), f->stage_pitch, y, y_pitch, l->block);
-    if (st == CF_OK)
-      st = o->add_tails (f->be, l, y, y_pitch, l->block, l->block,
-          f->current, f->times, 0, 1.0 / (2.0 * l->block));
-  }
-  if (st == CF_OK) {
-    f->pending = 1;
-    f->pending_index = f->block_index;
+  if (st == CF_OK)
+    st = f->ops->block (f->be, l, f->stage, f->stage_pitch, f->ring,
+        f->spectra, y, y_pitch, first, f->last_step == first - 1,
+        1.0 / (2.0 * l->block));
+  if (st != CF_ERR_UNSUPPORTED) {
+    f->last_step = st == CF_OK ? first : NO_STEP;
+    f->current_stale |= st == CF_OK;
   }
   return st;
 }
@@ -646,12 +617,16 @@ process_fft (cf_fir * f, const void *x, size_t x_pitch, void *y,
 {
   int b = f->l.block, j = f->partial;
   int q = (j + n) / b, rest = j + n - q * b;
-  int st = cf_fir_complete (f);
+  int st = CF_ERR_UNSUPPORTED;
 
-  if (st == CF_OK)
-    st = j == 0 && n == b && f->l.partitions > 1
-        ? whole_block (f, x, x_pitch, y, y_pitch)
-        : fft_steps (f, x, x_pitch, y, y_pitch, n, j, q, rest);
+  if (j == 0 && n == b && f->l.partitions > 1)
+    st = whole_block (f, x, x_pitch, y, y_pitch);
+  if (st == CF_ERR_UNSUPPORTED) {
+    f->last_step = NO_STEP;
+    st = f->current_stale ? restore_current (f) : CF_OK;
+    if (st == CF_OK)
+      st = fft_steps (f, x, x_pitch, y, y_pitch, n, j, q, rest);
+  }
   f->block_index += q;
   f->partial = rest;
   return st;

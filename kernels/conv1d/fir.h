@@ -73,16 +73,6 @@ void cf_fir_free (cf_fir * fir);
 int cf_fir_process (cf_fir * fir, const void *x, size_t x_pitch, void *y,
     size_t y_pitch, int frames);
 
-/* A call of exactly one FFT block (B frames, starting on a block boundary)
- * queues only what its output needs: the direct head and the tail kept
- * from the block before. The frequency-domain work that prepares the next
- * block's tail is queued here, or at the start of the next call on the
- * filter, whichever comes first. A CUDA caller that copies the output out
- * and records an event before calling this can wait for that event alone:
- * the output leaves while the GPU works on the next block. No-op when
- * nothing waits. */
-int cf_fir_complete (cf_fir * fir);
-
 /* Where the next call's `frames` new frames (1 to max_frames) may be
  * written in place: *x, channel c at *x + c * *pitch (memory of the
  * filter's kind). cf_fir_process given that pointer, the same `frames` and

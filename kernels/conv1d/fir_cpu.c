@@ -243,5 +243,5 @@ const cf_fir_ops cf_fir_cpu_ops = {
   cpu_open, cpu_close, cpu_alloc, cpu_release, cpu_zero, cpu_upload,
   cpu_move, cpu_direct, cpu_rfft, cpu_irfft, cpu_gather, cpu_mac,
   cpu_add_tails, cpu_keep_tail,
-  NULL, NULL,                   /* the steps one by one */
+  NULL,                         /* the steps one by one */
 };

@@ -1,6 +1,6 @@
 /* The FIR backend on device memory: cuFFT for the transforms, small
- * kernels for the data-parallel steps, and the whole frequency-domain half
- * of a block in one kernel (fir_block.cu) for the steady state; everything
+ * kernels for the data-parallel steps, and a whole block in one kernel
+ * (fir_block.cu) for the steady state; everything
  * queued on the filter's stream. Each kernel is a template on the sample
  * type: float, or double for a filter opened with f64 (cuFFT's D2Z/Z2D
  * transforms then). The CPU twin is fir_cpu.c. */
@@ -24,12 +24,11 @@ struct cf_fir_backend
   void *scratch;                /* for overlapping moves */
   size_t scratch_bytes;
 
-  /* the one-kernel block step: exp(-i pi k / B), k = 0..B, in the
-   * sample type; NULL when the kernel cannot take the block */
+  /* the one-kernel block: exp(-i pi k / B), k = 0..B, in the sample
+   * type; NULL when the kernel cannot take the block */
   void *twiddles;
-  void *older;                  /* the part of the next step's delay line
-                                 * each step sums ahead */
-  bool head_ok;                 /* the one-kernel output can run */
+  void *older;                  /* the part of the next block's delay line
+                                 * each launch sums ahead */
 };
 
 constexpr int THREADS = 256;
@@ -71,7 +70,7 @@ plan_for (cf_fir_backend * be, bool inverse, int batch, cufftHandle * plan)
   return CF_OK;
 }
 
-static int prepare_block_step (cf_fir_backend * be, int block);
+static int prepare_block (cf_fir_backend * be, int block);
 
 static int
 cuda_open (cf_fir_backend ** out, cf_stream stream, int fft_size,
@@ -85,7 +84,7 @@ cuda_open (cf_fir_backend ** out, cf_stream stream, int fft_size,
   be->fft_size = fft_size;
   be->f64 = f64 != 0;
   *out = be;
-  return fft_size > 0 ? prepare_block_step (be, fft_size / 2) : CF_OK;
+  return fft_size > 0 ? prepare_block (be, fft_size / 2) : CF_OK;
 }
 
 static void
@@ -377,7 +376,7 @@ cuda_keep_tail (cf_fir_backend * be, const cf_fir_layout * l, void *current,
   return cf_fault_check (CF_FAULT_LAUNCH, status_of (cudaGetLastError ()));
 }
 
-/* ---- the steady state: two kernels a block (fir_head.cu, fir_block.cu) -- */
+/* ---- the steady state: one kernel a block (fir_block.cu) ---- */
 
 /* exp(-i pi k / B), k = 0..B, computed in double, stored as T. */
 template <typename T>
@@ -403,16 +402,13 @@ upload_twiddles (cf_fir_backend * be, int block)
   return st;
 }
 
-/* The steady state's kernels, where they take the block: the output's
- * and, with the twiddles, the frequency-domain step's; without them the
- * filter runs the steps one by one. */
+/* The one-kernel block, where it takes the block (with its twiddles);
+ * without them the filter runs the steps one by one. */
 static int
-prepare_block_step (cf_fir_backend * be, int block)
+prepare_block (cf_fir_backend * be, int block)
 {
-  be->head_ok = (be->f64 ? cf_fir_head_prepare<double> ()
-      : cf_fir_head_prepare<float> ()) == CF_OK;
-  int st = be->f64 ? cf_fir_block_step_prepare<double> (block)
-      : cf_fir_block_step_prepare<float> (block);
+  int st = be->f64 ? cf_fir_block_prepare<double> (block)
+      : cf_fir_block_prepare<float> (block);
 
   if (st == CF_ERR_UNSUPPORTED)
     return CF_OK;
@@ -423,28 +419,12 @@ prepare_block_step (cf_fir_backend * be, int block)
 }
 
 static int
-cuda_head_block (cf_fir_backend * be, const void *taps, int count, int masks,
-    int channels, const void *x, size_t x_pitch, void *y, size_t y_pitch,
-    int frames, const void *current)
+cuda_block (cf_fir_backend * be, const cf_fir_layout * l, void *stage,
+    size_t stage_pitch, void *ring, const void *spectra, void *y,
+    size_t y_pitch, long long first, int chained, double scale)
 {
-  if (!be->head_ok)
-    return CF_ERR_UNSUPPORTED;
-  if (be->f64)
-    return cf_fir_head<double> ((const double *) taps, count, masks,
-        channels, (const double *) x, x_pitch, (double *) y, y_pitch, frames,
-        (const double *) current, be->stream);
-  return cf_fir_head<float> ((const float *) taps, count, masks, channels,
-      (const float *) x, x_pitch, (float *) y, y_pitch, frames,
-      (const float *) current, be->stream);
-}
-
-static int
-cuda_block_step (cf_fir_backend * be, const cf_fir_layout * l, void *stage,
-    size_t stage_pitch, void *ring, const void *spectra, void *current,
-    long long first, int chained, double scale)
-{
-  size_t older_bytes = cf_fir_block_step_older_bytes (*l, be->f64
-      ? sizeof (double2) : sizeof (float2));
+  size_t older_bytes = be->f64 ? cf_fir_block_older_bytes<double> (*l)
+      : cf_fir_block_older_bytes<float> (*l);
   int st;
 
   if (!be->twiddles)
@@ -456,12 +436,12 @@ cuda_block_step (cf_fir_backend * be, const cf_fir_layout * l, void *stage,
     chained = 0;
   }
   if (be->f64)
-    return cf_fir_block_step<double> (*l, (double *) stage, stage_pitch,
-        (double2 *) ring, (const double2 *) spectra, (double *) current,
+    return cf_fir_block<double> (*l, (double *) stage, stage_pitch,
+        (double2 *) ring, (const double2 *) spectra, (double *) y, y_pitch,
         (const double2 *) be->twiddles, (double2 *) be->older, first,
         chained, scale, be->stream);
-  return cf_fir_block_step<float> (*l, (float *) stage, stage_pitch,
-      (float2 *) ring, (const float2 *) spectra, (float *) current,
+  return cf_fir_block<float> (*l, (float *) stage, stage_pitch,
+      (float2 *) ring, (const float2 *) spectra, (float *) y, y_pitch,
       (const float2 *) be->twiddles, (float2 *) be->older, first, chained,
       (float) scale, be->stream);
 }
@@ -469,5 +449,5 @@ cuda_block_step (cf_fir_backend * be, const cf_fir_layout * l, void *stage,
 extern "C" const cf_fir_ops cf_fir_cuda_ops = {
   cuda_open, cuda_close, cuda_alloc, cuda_release, cuda_zero, cuda_upload,
   cuda_move, cuda_direct, cuda_rfft, cuda_irfft, cuda_gather, cuda_mac,
-  cuda_add_tails, cuda_keep_tail, cuda_head_block, cuda_block_step,
+  cuda_add_tails, cuda_keep_tail, cuda_block,
 };

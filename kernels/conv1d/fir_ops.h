@@ -78,24 +78,18 @@ typedef struct
   /* current[c] = scale * times[c][q - 1][B .. 2B) */
   int (*keep_tail) (cf_fir_backend * be, const cf_fir_layout * l,
       void *current, const void *times, int q, double scale);
-  /* Optional (NULL, or CF_ERR_UNSUPPORTED: direct, then add_tails): the
-   * output of a step that takes one whole block, y[c][f] = current[c][f] +
-   * the head partition applied at x as direct applies it, f < frames (=
-   * B); the head's taps (masks x count) in the backend's memory. */
-  int (*head_block) (cf_fir_backend * be, const void *taps, int count,
-      int masks, int channels, const void *x, size_t x_pitch, void *y,
-      size_t y_pitch, int frames, const void *current);
-  /* Optional (NULL, or CF_ERR_UNSUPPORTED: gather, rfft, mac, irfft,
-   * keep_tail and a move): the frequency-domain half of a step that took
-   * one whole block (q = 1, none partial), in one pass: the spectrum of
-   * stage[c][0, 2B) filed in the ring at `first`, current[c] = scale x the
-   * next block's tail, and stage[c][f] = stage[c][B + f] for f < B.
-   * `chained`: the call before on this filter was block_step of block
-   * first - 1, with nothing in between that changed the ring (a backend
-   * may then have done part of this call's work in that one). */
-  int (*block_step) (cf_fir_backend * be, const cf_fir_layout * l,
-      void *stage, size_t stage_pitch, void *ring, const void *spectra,
-      void *current, long long first, int chained, double scale);
+  /* Optional (NULL, or CF_ERR_UNSUPPORTED: the steps one by one): a call
+   * of exactly one block, in one pass: the spectrum of stage[c][0, 2B)
+   * filed in the ring at `first`; y[c][f] = the output of block `first`,
+   * every partition (the head's too) through the spectra, scaled by
+   * `scale`, f < B; and stage[c][f] = stage[c][B + f] for f < B. `current`
+   * is left as it was. `chained`: the call before on this filter was
+   * `block` of block first - 1, with nothing in between that changed the
+   * ring (a backend may then have done part of this call's work in that
+   * one). */
+  int (*block) (cf_fir_backend * be, const cf_fir_layout * l, void *stage,
+      size_t stage_pitch, void *ring, const void *spectra, void *y,
+      size_t y_pitch, long long first, int chained, double scale);
 } cf_fir_ops;
 
 extern const cf_fir_ops cf_fir_cpu_ops;

@@ -58,7 +58,7 @@ typedef struct
   float *d_x, *d_y;             /* device: history + frames, per channel */
   size_t x_pitch, y_pitch;
   cudaStream_t stream;
-  cudaEvent_t start, ready, stop;
+  cudaEvent_t start, stop;
 } Bench;
 
 /* Median µs of one direct launch over the whole second. */
@@ -107,17 +107,15 @@ time_fft (Bench * b, int taps, int block)
 }
 
 /* One 1024-frame buffer when a stream goes through the filter in buffers
- * (200 buffers): µs until its output is ready (median, 99th percentile),
- * and until the filter's work for the next block is done too (median). */
+ * (200 buffers): µs until its output is ready (median, 99th percentile). */
 static void
-time_stream (Bench * b, int taps, cf_fir_path path, float *med, float *p99,
-    float *whole)
+time_stream (Bench * b, int taps, cf_fir_path path, float *med, float *p99)
 {
   cf_fir_config cfg = { CHANNELS, {taps, 1, b->h, NULL}, path, CF_CONV1D_FAST,
     0, BUFFER, 1, (cf_stream) b->stream, 0
   };
   enum { N = 200 };
-  float ms[N], all_ms[N];
+  float ms[N];
   cf_fir *fir;
 
   cfg.block = path == CF_FIR_FFT ? cf_fir_pick_block (&cfg.mask, BUFFER) : 0;
@@ -126,19 +124,14 @@ time_stream (Bench * b, int taps, cf_fir_path path, float *med, float *p99,
     cudaEventRecord (b->start, b->stream);
     check (cf_fir_process (fir, b->d_x, b->x_pitch, b->d_y, b->y_pitch,
             BUFFER), "stream");
-    cudaEventRecord (b->ready, b->stream);
-    check (cf_fir_complete (fir), "complete");
     cudaEventRecord (b->stop, b->stream);
     check (cudaEventSynchronize (b->stop), "sync");
-    if (r >= 0) {
-      cudaEventElapsedTime (&ms[r], b->start, b->ready);
-      cudaEventElapsedTime (&all_ms[r], b->start, b->stop);
-    }
+    if (r >= 0)
+      cudaEventElapsedTime (&ms[r], b->start, b->stop);
   }
   cf_fir_free (fir);
   *p99 = percentile (ms, N, 0.99) * 1000.0f;
   *med = median (ms, N) * 1000.0f;
-  *whole = median (all_ms, N) * 1000.0f;
 }
 
 int
@@ -188,14 +181,13 @@ main (int argc, char **argv)
           cudaMemcpyHostToDevice), "upload");
   cudaStreamCreate (&b.stream);
   cudaEventCreate (&b.start);
-  cudaEventCreate (&b.ready);
   cudaEventCreate (&b.stop);
 
   if (stream_taps > 0) {
-    float med, p99, whole;
-    time_stream (&b, stream_taps, CF_FIR_FFT, &med, &p99, &whole);
-    printf ("%d taps, 1024-frame buffers: output %.1f us (p99 %.1f), "
-        "whole step %.1f us\n", stream_taps, med, p99, whole);
+    float med, p99;
+    time_stream (&b, stream_taps, CF_FIR_FFT, &med, &p99);
+    printf ("%d taps, 1024-frame buffers: output %.1f us (p99 %.1f)\n",
+        stream_taps, med, p99);
     return 0;
   }
   printf ("\n%8s %-10s %6s %10s %10s\n", "taps", "path", "block", "us",
@@ -233,21 +225,20 @@ main (int argc, char **argv)
   }
 
   printf ("\nconv1d kernel summary (8 ch x 1 s at 48 kHz)\n");
-  printf ("%8s %12s %12s %12s %14s %10s\n", "taps", "direct us", "fft us",
-      "best x rt", "1024 out us", "1024 all");
+  printf ("%8s %12s %12s %12s %14s\n", "taps", "direct us", "fft us",
+      "best x rt", "1024 out us");
   for (int t = 0; t < 4; t++) {
-    float med, p99, whole, best = fast_us[t] && fast_us[t] < best_fft[t]
+    float med, p99, best = fast_us[t] && fast_us[t] < best_fft[t]
         ? fast_us[t] : best_fft[t];
     char direct_us[16] = "-";
     time_stream (&b, long_taps[t], long_taps[t]
-        <= 256 ? CF_FIR_DIRECT : CF_FIR_FFT, &med, &p99, &whole);
+        <= 256 ? CF_FIR_DIRECT : CF_FIR_FFT, &med, &p99);
     if (fast_us[t])
       snprintf (direct_us, sizeof (direct_us), "%.1f", fast_us[t]);
-    printf ("%8d %12s %12.1f %12.0f %8.1f/%5.1f %10.1f\n", long_taps[t],
-        direct_us, best_fft[t], 1e6 / best, med, p99, whole);
+    printf ("%8d %12s %12.1f %12.0f %8.1f/%5.1f\n", long_taps[t],
+        direct_us, best_fft[t], 1e6 / best, med, p99);
   }
   printf ("(1024 out: one 1024-frame buffer streamed, until its output is "
-      "ready, median/99th percentile;\n 1024 all: until the filter's work "
-      "for the next block is done too, median)\n");
+      "ready, median/99th percentile)\n");
   return 0;
 }
