@@ -1043,6 +1043,26 @@ keep_history (GstCudaConv1d * self, gint frames)
   return st;
 }
 
+/* The chunk through cf_fir_process_interleaved, when the samples are
+ * interleaved in page-locked memory both ways; CF_ERR_UNSUPPORTED where
+ * not (the caller takes the steps one by one). */
+static int
+filter_interleaved (GstCudaConv1d * self, gconstpointer in, gpointer out,
+    gint frames)
+{
+  cf_audio_layout layout = audio_layout (self);
+  const void *raw_in;
+  void *raw_out;
+  int st;
+
+  if (!layout.interleaved || !(raw_in = cf_gpu_host_device_pointer (in))
+      || !(raw_out = cf_gpu_host_device_pointer (out)))
+    return CF_ERR_UNSUPPORTED;
+  st = cf_fir_process_interleaved (self->fir, &layout, raw_in, raw_out,
+      frames);
+  return st == CF_OK ? cf_gpu_stream_sync (stream_of (self)) : st;
+}
+
 /* One chunk of `frames` frames: samples from `in` (planes, or one
  * interleaved run), filtered, mixed, and the last `frames - drop` written to
  * `out` at frame `out_at`. `in` NULL filters silence (the tail). */
@@ -1060,6 +1080,15 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
   void *x = sample_at (self, b->stage, self->history);
   size_t x_pitch = b->stage_pitch;
   int st = CF_OK;
+
+  /* 0. interleaved samples in page-locked memory, nothing to mix or drop:
+   * where the filter takes the chunk whole, it converts them itself, in
+   * its one launch */
+  if (cuda && in && kept == frames && self->history == 0 && !mixing
+      && (st = filter_interleaved (self, in[0], (guint8 *) out[0] + out_at
+              * GST_AUDIO_INFO_BPF (&self->info), frames)) != CF_ERR_UNSUPPORTED)
+    return GST_CUDA_FILTER_CHECK (self, st, "filtering audio");
+  st = CF_OK;
 
   /* 1. samples in, as float or double: after the history kept for the dry signal,
    * or, with none to keep, straight where the filter reads them (one

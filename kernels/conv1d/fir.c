@@ -589,25 +589,48 @@ fft_steps (cf_fir * f, const void *x, size_t x_pitch, void *y,
 }
 
 /* One whole block in and out in one launch, where the backend has it
- * (CF_ERR_UNSUPPORTED where not). The launch before, for the block before,
- * may have summed part of this one's delay line (chained). */
+ * (CF_ERR_UNSUPPORTED where not): from x into y, or interleaved through io.
+ * The launch before, for the block before, may have summed part of this
+ * one's delay line (chained). */
 static int
-whole_block (cf_fir * f, const void *x, size_t x_pitch, void *y,
-    size_t y_pitch)
+whole_block (cf_fir * f, const cf_fir_interleaved * io, const void *x,
+    size_t x_pitch, void *y, size_t y_pitch)
 {
   const cf_fir_layout *l = &f->l;
   long long first = f->block_index;
-  int st = f->ops->block ? frames_in (f, x, x_pitch, l->block, 0)
-      : CF_ERR_UNSUPPORTED;
+  int st = !f->ops->block ? CF_ERR_UNSUPPORTED
+      : io ? CF_OK : frames_in (f, x, x_pitch, l->block, 0);
 
   if (st == CF_OK)
     st = f->ops->block (f->be, l, f->stage, f->stage_pitch, f->ring,
-        f->spectra, y, y_pitch, first, f->last_step == first - 1,
+        f->spectra, y, y_pitch, io, first, f->last_step == first - 1,
         1.0 / (2.0 * l->block));
   if (st != CF_ERR_UNSUPPORTED) {
     f->last_step = st == CF_OK ? first : NO_STEP;
     f->current_stale |= st == CF_OK;
   }
+  return st;
+}
+
+int
+cf_fir_process_interleaved (cf_fir * f, const cf_audio_layout * layout,
+    const void *in, void *out, int frames)
+{
+  cf_fir_interleaved io;
+  int st;
+
+  if (!f || !layout || !in || !out || frames < 1
+      || layout->channels != f->cfg.channels)
+    return CF_ERR_INVALID;
+  if (f->cfg.path != CF_FIR_FFT || f->partial != 0 || frames != f->l.block
+      || f->l.partitions < 2 || !layout->interleaved)
+    return CF_ERR_UNSUPPORTED;
+  io.layout = *layout;
+  io.in = in;
+  io.out = out;
+  st = whole_block (f, &io, NULL, 0, NULL, 0);
+  if (st == CF_OK)
+    f->block_index++;
   return st;
 }
 
@@ -620,7 +643,7 @@ process_fft (cf_fir * f, const void *x, size_t x_pitch, void *y,
   int st = CF_ERR_UNSUPPORTED;
 
   if (j == 0 && n == b && f->l.partitions > 1)
-    st = whole_block (f, x, x_pitch, y, y_pitch);
+    st = whole_block (f, NULL, x, x_pitch, y, y_pitch);
   if (st == CF_ERR_UNSUPPORTED) {
     f->last_step = NO_STEP;
     st = f->current_stale ? restore_current (f) : CF_OK;

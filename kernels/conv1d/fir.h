@@ -21,6 +21,7 @@
 #define CF_FIR_H
 
 #include <stddef.h>
+#include "audio_convert.h"
 #include "cf_status.h"
 #include "conv1d.h"
 #include "gpu.h"
@@ -72,6 +73,17 @@ void cf_fir_free (cf_fir * fir);
  * or doubles for an f64 filter; pitches count samples. */
 int cf_fir_process (cf_fir * fir, const void *x, size_t x_pitch, void *y,
     size_t y_pitch, int frames);
+
+/* One whole FFT block (frames == cf_fir_block, the stream on a block
+ * boundary) of interleaved samples in `layout`'s format, read from `in`
+ * and written to `out` where they lie (device memory, or page-locked host
+ * memory through its device pointer), converted inside the filter's one
+ * launch: the steady state of a stream with no conversion steps of its
+ * own. CF_ERR_UNSUPPORTED when the filter cannot take this call (a CPU or
+ * direct filter, a call of another size, more than 8 channels, a GPU
+ * without thread block clusters): convert, then cf_fir_process. */
+int cf_fir_process_interleaved (cf_fir * fir, const cf_audio_layout * layout,
+    const void *in, void *out, int frames);
 
 /* Where the next call's `frames` new frames (1 to max_frames) may be
  * written in place: *x, channel c at *x + c * *pitch (memory of the

@@ -10,6 +10,9 @@
  * (the usual half-length trick), and the inverse runs the same way back.
  * Both transforms keep natural order, as the spectra in global memory have
  * it (cuFFT's). */
+#include <cooperative_groups.h>
+
+#include "audio_sample.h"
 #include "cf_fault.h"
 #include "fft_shared.cuh"
 #include "fir_steady.cuh"
@@ -97,12 +100,89 @@ older_part (const cf_fir_layout & l, const C * ring, const C * spectra,
         cadd (sums[2 * width + bin], sums[3 * width + bin]));
 }
 
+/* Interleaved samples of the whole block, read or written where they lie
+ * (page-locked host memory, over the bus) by the cluster of the channels'
+ * thread blocks: block r takes samples [r B, (r + 1) B) of the buffer, so
+ * that the bus sees each block's share as one contiguous run, and hands
+ * each sample to (or takes it from) its channel's block through
+ * distributed shared memory. Window sample t of channel c lives in
+ * part t % 2 of that block's cell t / 2. A thread has at most GROUP
+ * samples (B / GROUP threads or more); all of its reads go out before the
+ * first comes back. */
+template <typename T>
+__device__ void
+raw_load (const cf_fir_layout & l, const cf_fir_interleaved & io,
+    T (&v)[Shape<T>::GROUP])
+{
+  const int b = l.block, base = blockIdx.x * b;
+#pragma unroll
+  for (int u = 0; u < Shape<T>::GROUP; u++) {
+    int i = threadIdx.x + u * blockDim.x;
+    if (i < b)
+      v[u] = (T) cf_sample_get (io.layout.format, io.in, base + i);
+  }
+}
+
+template <typename T, typename C>
+__device__ void
+raw_scatter (const cf_fir_layout & l, const T (&v)[Shape<T>::GROUP], C * s)
+{
+#if __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster ();
+  const int b = l.block, base = blockIdx.x * b;
+
+  cluster.sync ();              /* every block of the cluster has started */
+#pragma unroll
+  for (int u = 0; u < Shape<T>::GROUP; u++) {
+    int i = threadIdx.x + u * blockDim.x, k = base + i, t = b + k
+        / l.channels;
+    if (i < b) {
+      C *cells = cluster.map_shared_rank (s, k % l.channels);
+      ((T *) &cells[cf_fft::pad<C> (t >> 1)])[t & 1] = v[u];
+    }
+  }
+  cluster.sync ();
+#endif
+}
+
+template <typename T, typename C>
+__device__ void
+raw_out (const cf_fir_layout & l, const cf_fir_interleaved & io, C * s,
+    T scale)
+{
+#if __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster ();
+  const int b = l.block, base = blockIdx.x * b;
+  T v[Shape<T>::GROUP];
+
+  cluster.sync ();              /* every block's inverse FFT is done */
+#pragma unroll
+  for (int u = 0; u < Shape<T>::GROUP; u++) {
+    int i = threadIdx.x + u * blockDim.x, k = base + i, t = b + k
+        / l.channels;
+    if (i < b) {
+      const C *cells = cluster.map_shared_rank (s, k % l.channels);
+      v[u] = ((const T *) &cells[cf_fft::pad<C> (t >> 1)])[t & 1];
+    }
+  }
+  cluster.sync ();              /* no block leaves while others read it */
+#pragma unroll
+  for (int u = 0; u < Shape<T>::GROUP; u++) {
+    int i = threadIdx.x + u * blockDim.x;
+    if (i < b)
+      cf_sample_put (io.layout.format, io.out, base + i, scale * v[u]);
+  }
+#endif
+}
+
 template <typename T>
 __global__ void __launch_bounds__ (Shape<T>::MAX_THREADS)
 block_kernel (cf_fir_layout l, T * stage, size_t stage_pitch,
     typename Complex<T>::type * ring,
     const typename Complex<T>::type * spectra, T * y, size_t y_pitch,
-    const typename Complex<T>::type * twiddles,
+    cf_fir_interleaved io, const typename Complex<T>::type * twiddles,
     typename Complex<T>::type * older, long long first, int chained,
     T scale, int bits)
 {
@@ -130,12 +210,17 @@ block_kernel (cf_fir_layout l, T * stage, size_t stage_pitch,
    * overlap: the window as B complex numbers, the twiddles, and the
    * multiply-accumulate along the delay line (partition p >= 1 meets the
    * spectrum p blocks older, none before the stream's start), which does
-   * not need this block's spectrum. Thread t takes bins t + i nt. */
+   * not need this block's spectrum. Thread t takes bins t + i nt. The new
+   * block comes from the stage, or interleaved from io.in (those reads
+   * first: they cross the bus). */
+  T raw[Shape<T>::GROUP];
+  if (io.in)
+    raw_load (l, io, raw);
   C acc[PER_THREAD];
 #pragma unroll
   for (int i = 0; i < PER_THREAD; i++) {
     int m = threadIdx.x + i * nt;
-    if (m < b)
+    if (m < (io.in ? half_b : b))
       s[pad<C> (m)] = C { x[2 * m], x[2 * m + 1] };
     if (m <= b)
       w[m] = twiddles[m];
@@ -178,6 +263,8 @@ block_kernel (cf_fir_layout l, T * stage, size_t stage_pitch,
     if (k <= b)
       sum[k] = acc[i];          /* read back by this thread alone */
   }
+  if (io.in)
+    raw_scatter (l, raw, s);    /* in step after it, as below */
   __syncthreads ();
 
   /* the block moves to the front, from the copy now in shared memory */
@@ -226,6 +313,10 @@ block_kernel (cf_fir_layout l, T * stage, size_t stage_pitch,
 
   /* 5. overlap-save keeps the second half: samples B..2B-1 of the window,
    * z[B/2 .. B) */
+  if (io.out) {
+    raw_out (l, io, s, scale);
+    return;
+  }
   T *out = y + c * y_pitch;
   for (int m = half_b + threadIdx.x; m < b; m += nt) {
     C v = s[pad<C> (m)];
@@ -287,32 +378,91 @@ cf_fir_block_older_bytes (const cf_fir_layout & l)
       * l.channels * l.bins : 0;
 }
 
+/* Whether this GPU launches the kernel in clusters of `channels` blocks
+ * (the interleaved form): compute capability 9.0 on, at most 8 channels
+ * (the portable cluster size), and room for such a cluster. */
+template <typename T>
+bool
+cf_fir_block_clusters_fit (const cf_fir_layout & l)
+{
+  int device, can = 0, clusters = 0;
+  if (l.channels > 8 || cudaGetDevice (&device) != cudaSuccess
+      || cudaDeviceGetAttribute (&can, cudaDevAttrClusterLaunch, device)
+      != cudaSuccess || !can) {
+    cudaGetLastError ();
+    return false;
+  }
+  cudaLaunchConfig_t cfg = { };
+  cudaLaunchAttribute attr;
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = l.channels;
+  attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+  cfg.gridDim = dim3 (l.channels);
+  cfg.blockDim = dim3 (threads_for<T> (l.block));
+  cfg.dynamicSmemBytes = shared_bytes_for<T> (l.block);
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  if (cudaOccupancyMaxActiveClusters (&clusters, block_kernel<T>, &cfg)
+      != cudaSuccess) {
+    cudaGetLastError ();
+    return false;
+  }
+  return clusters > 0;
+}
+
 template <typename T>
 int
 cf_fir_block (const cf_fir_layout & l, T * stage, size_t stage_pitch,
     typename Complex<T>::type * ring,
     const typename Complex<T>::type * spectra, T * y, size_t y_pitch,
+    const cf_fir_interleaved * io,
     const typename Complex<T>::type * twiddles,
     typename Complex<T>::type * older, long long first, int chained,
     T scale, cudaStream_t stream)
 {
   int bits = 0, extra = older ? older_blocks<T> (l) : 0;
+  cf_fir_interleaved planar = { };
+  cudaError_t err;
+
   while ((1 << bits) < l.block)
     bits++;
-  block_kernel<T><<<l.channels + extra, threads_for<T> (l.block),
-      shared_bytes_for<T> (l.block), stream>>> (l, stage, stage_pitch, ring,
-      spectra, y, y_pitch, twiddles, older, first, chained && extra > 0,
+  chained = chained && extra > 0;
+  if (!io) {
+    block_kernel<T><<<l.channels + extra, threads_for<T> (l.block),
+        shared_bytes_for<T> (l.block), stream>>> (l, stage, stage_pitch,
+        ring, spectra, y, y_pitch, planar, twiddles, older, first, chained,
+        scale, bits);
+    return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
+  }
+  /* the channels' blocks form one cluster; the older part's blocks come in
+   * whole clusters too (channels x pieces), unused */
+  cudaLaunchConfig_t cfg = { };
+  cudaLaunchAttribute attr;
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = l.channels;
+  attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+  cfg.gridDim = dim3 (l.channels + extra);
+  cfg.blockDim = dim3 (threads_for<T> (l.block));
+  cfg.dynamicSmemBytes = shared_bytes_for<T> (l.block);
+  cfg.stream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  err = cudaLaunchKernelEx (&cfg, block_kernel<T>, l, stage, stage_pitch,
+      ring, spectra, y, y_pitch, *io, twiddles, older, first, chained,
       scale, bits);
-  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) err);
 }
 
 template int cf_fir_block_prepare<float> (int);
 template size_t cf_fir_block_older_bytes<float> (const cf_fir_layout &);
 template size_t cf_fir_block_older_bytes<double> (const cf_fir_layout &);
 template int cf_fir_block_prepare<double> (int);
+template bool cf_fir_block_clusters_fit<float> (const cf_fir_layout &);
+template bool cf_fir_block_clusters_fit<double> (const cf_fir_layout &);
 template int cf_fir_block<float> (const cf_fir_layout &, float *, size_t,
-    float2 *, const float2 *, float *, size_t, const float2 *, float2 *,
-    long long, int, float, cudaStream_t);
+    float2 *, const float2 *, float *, size_t, const cf_fir_interleaved *,
+    const float2 *, float2 *, long long, int, float, cudaStream_t);
 template int cf_fir_block<double> (const cf_fir_layout &, double *, size_t,
-    double2 *, const double2 *, double *, size_t, const double2 *,
-    double2 *, long long, int, double, cudaStream_t);
+    double2 *, const double2 *, double *, size_t,
+    const cf_fir_interleaved *, const double2 *, double2 *, long long, int,
+    double, cudaStream_t);

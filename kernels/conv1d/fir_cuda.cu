@@ -29,6 +29,8 @@ struct cf_fir_backend
   void *twiddles;
   void *older;                  /* the part of the next block's delay line
                                  * each launch sums ahead */
+  int clusters;                 /* interleaved samples in the kernel: 1 yes,
+                                 * 0 no, -1 not asked yet */
 };
 
 constexpr int THREADS = 256;
@@ -81,6 +83,7 @@ cuda_open (cf_fir_backend ** out, cf_stream stream, int fft_size,
   if (!be)
     return CF_ERR_NO_MEMORY;
   be->stream = (cudaStream_t) stream;
+  be->clusters = -1;
   be->fft_size = fft_size;
   be->f64 = f64 != 0;
   *out = be;
@@ -421,13 +424,19 @@ prepare_block (cf_fir_backend * be, int block)
 static int
 cuda_block (cf_fir_backend * be, const cf_fir_layout * l, void *stage,
     size_t stage_pitch, void *ring, const void *spectra, void *y,
-    size_t y_pitch, long long first, int chained, double scale)
+    size_t y_pitch, const cf_fir_interleaved * io, long long first,
+    int chained, double scale)
 {
   size_t older_bytes = be->f64 ? cf_fir_block_older_bytes<double> (*l)
       : cf_fir_block_older_bytes<float> (*l);
   int st;
 
   if (!be->twiddles)
+    return CF_ERR_UNSUPPORTED;
+  if (io && be->clusters < 0)   /* once per filter, on its device */
+    be->clusters = be->f64 ? cf_fir_block_clusters_fit<double> (*l)
+        : cf_fir_block_clusters_fit<float> (*l);
+  if (io && (!be->clusters || !io->layout.interleaved))
     return CF_ERR_UNSUPPORTED;
   /* once per filter: the layout does not change */
   if (older_bytes > 0 && !be->older) {
@@ -438,11 +447,11 @@ cuda_block (cf_fir_backend * be, const cf_fir_layout * l, void *stage,
   if (be->f64)
     return cf_fir_block<double> (*l, (double *) stage, stage_pitch,
         (double2 *) ring, (const double2 *) spectra, (double *) y, y_pitch,
-        (const double2 *) be->twiddles, (double2 *) be->older, first,
+        io, (const double2 *) be->twiddles, (double2 *) be->older, first,
         chained, scale, be->stream);
   return cf_fir_block<float> (*l, (float *) stage, stage_pitch,
       (float2 *) ring, (const float2 *) spectra, (float *) y, y_pitch,
-      (const float2 *) be->twiddles, (float2 *) be->older, first, chained,
+      io, (const float2 *) be->twiddles, (float2 *) be->older, first, chained,
       (float) scale, be->stream);
 }
 

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "audio_convert.h"
 #include "conv1d.h"
 #include "gpu.h"
 
@@ -19,6 +20,16 @@ extern "C" {
 #endif
 
 typedef struct cf_fir_backend cf_fir_backend;
+
+/* Interleaved samples a step reads and writes where they lie, in memory
+ * the backend reaches (page-locked host memory through its device
+ * pointer, for CUDA). */
+typedef struct
+{
+  cf_audio_layout layout;
+  const void *in;
+  void *out;
+} cf_fir_interleaved;
 
 /* The layout of the partitioned convolution, shared by fir.c and the
  * backends' kernels. */
@@ -86,10 +97,13 @@ typedef struct
    * is left as it was. `chained`: the call before on this filter was
    * `block` of block first - 1, with nothing in between that changed the
    * ring (a backend may then have done part of this call's work in that
-   * one). */
+   * one). With `io` (not NULL) the block comes from io->in and the output
+   * goes to io->out, interleaved, instead of stage[c][B, 2B) and y
+   * (CF_ERR_UNSUPPORTED where the backend cannot). */
   int (*block) (cf_fir_backend * be, const cf_fir_layout * l, void *stage,
       size_t stage_pitch, void *ring, const void *spectra, void *y,
-      size_t y_pitch, long long first, int chained, double scale);
+      size_t y_pitch, const cf_fir_interleaved * io, long long first,
+      int chained, double scale);
 } cf_fir_ops;
 
 extern const cf_fir_ops cf_fir_cpu_ops;

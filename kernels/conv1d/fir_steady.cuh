@@ -20,6 +20,11 @@ constexpr int CF_FIR_BLOCK_MAX = 4096;
  * filter's device. */
 template <typename T> int cf_fir_block_prepare (int block);
 
+/* Whether cf_fir_block can take interleaved samples for this layout on
+ * the current device (clusters of one block a channel, up to 8). */
+template <typename T> bool cf_fir_block_clusters_fit (const cf_fir_layout &
+    l);
+
 /* Bytes of the `older` buffer cf_fir_block takes for a filter of this
  * layout (0: it needs none). */
 template <typename T> size_t cf_fir_block_older_bytes (const cf_fir_layout &
@@ -33,6 +38,10 @@ template <typename T> size_t cf_fir_block_older_bytes (const cf_fir_layout &
  *     spectra[mask(c)][p] back in the time domain, the last B samples of
  *     it scaled by `scale`, goes to y[c][0, B) (y[c] = y + c * y_pitch);
  *   - the block moves to the front: stage[c][0, B) = stage[c][B, 2B).
+ * With `io` (not NULL), the block comes interleaved from io->in instead of
+ * stage[c][B, 2B), and the output goes interleaved to io->out instead of
+ * y, both in io->layout's format, read and written by the kernel where they
+ * lie (the launch then runs in clusters: cf_fir_block_clusters_fit). 
  * `twiddles` holds exp(-i pi k / B) for k = 0..B. One thread block per
  * channel, and beside them blocks that sum the longest part of the next
  * launch's delay line into `older` (NULL: none; each launch computes its
@@ -42,6 +51,7 @@ template <typename T>
 int cf_fir_block (const cf_fir_layout & l, T * stage, size_t stage_pitch,
     typename Complex<T>::type * ring,
     const typename Complex<T>::type * spectra, T * y, size_t y_pitch,
+    const cf_fir_interleaved * io,
     const typename Complex<T>::type * twiddles,
     typename Complex<T>::type * older, long long first, int chained,
     T scale, cudaStream_t stream);

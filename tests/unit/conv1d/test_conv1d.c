@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audio_sample.h"
 #include "conv1d.h"
 #include "fir.h"
 #include "gpu.h"
@@ -411,6 +412,126 @@ done:
   free (y);
 }
 
+/* A CUDA filter fed interleaved samples in page-locked memory
+ * (cf_fir_process_interleaved: whole blocks converted inside its one
+ * launch; other calls refused, then converted on the host and run
+ * planar), against a twin filter that gets every chunk converted on the
+ * host and run planar: the same kernels on the same numbers, so the
+ * samples must come out the same, bit for bit. Every fourth chunk has a
+ * random length. */
+static void
+stream_interleaved (backend * be, const signal_case * s, int block, int f64,
+    cf_audio_format format)
+{
+  cf_fir_config cfg = { s->channels, {s->taps, s->masks, f64 ? NULL : s->h,
+          f64 ? s->h64 : NULL}, CF_FIR_FFT, CF_CONV1D_AUTO, block,
+    2 * block, 1, be->stream, f64
+  };
+  cf_audio_layout layout = { format, s->channels, 1, 0 };
+  size_t es = f64 ? sizeof (double) : sizeof (float);
+  size_t raw_bytes = cf_audio_sample_bytes (format) * s->channels * 2 * block;
+  size_t plane_bytes = es * s->channels * 2 * block;
+  void *raw_in = NULL, *raw_out = NULL, *d_x = NULL, *d_y = NULL;
+  char *expect = malloc (raw_bytes), *x = malloc (plane_bytes);
+  cf_fir *fused = NULL, *twin = NULL;
+  int pos = 0, calls = 0, whole = 0, bad = 0, st;
+  char what[120];
+
+  snprintf (what, sizeof (what), "%s interleaved %s, block %d", f64
+      ? "double" : "float", format == CF_AUDIO_S16 ? "S16" : format
+      == CF_AUDIO_S32 ? "S32" : f64 ? "F64" : "F32", block);
+  if ((st = cf_fir_new (&fused, &cfg)) != CF_OK
+      || (st = cf_fir_new (&twin, &cfg)) != CF_OK
+      || (st = cf_gpu_host_alloc (&raw_in, raw_bytes)) != CF_OK
+      || (st = cf_gpu_host_alloc (&raw_out, raw_bytes)) != CF_OK
+      || (st = cf_gpu_malloc (&d_x, plane_bytes)) != CF_OK
+      || (st = cf_gpu_malloc (&d_y, plane_bytes)) != CF_OK)
+    goto failed;
+  while (pos < s->frames) {
+    int n = calls++ % 4 == 3 ? 1 + test_rand_int (2 * block) : block;
+    size_t pitch = n;
+    if (n > s->frames - pos)
+      n = s->frames - pos;
+    for (int i = 0; i < n; i++)
+      for (int c = 0; c < s->channels; c++) {
+        size_t r = (size_t) c * s->frames + pos + i;
+        cf_sample_put (format, raw_in, (size_t) i * s->channels + c, f64
+            ? s->x64[r] : s->x[r]);
+      }
+    memset (raw_out, 0xa5, raw_bytes);
+    /* the twin: converted here, run planar, converted back here */
+    for (int i = 0; i < n; i++)
+      for (int c = 0; c < s->channels; c++)
+        sample_put (x, f64, c * pitch + i, cf_sample_get (format, raw_in,
+                (size_t) i * s->channels + c));
+    st = cf_gpu_copy_2d (d_x, plane_bytes, x, plane_bytes, plane_bytes, 1,
+        CF_COPY_HOST_TO_DEVICE, be->stream);
+    if (st == CF_OK)
+      st = cf_fir_process (twin, d_x, pitch, d_y, pitch, n);
+    if (st == CF_OK)
+      st = cf_gpu_copy_2d (x, plane_bytes, d_y, plane_bytes, plane_bytes, 1,
+          CF_COPY_DEVICE_TO_HOST, be->stream);
+    if (st == CF_OK)
+      st = cf_gpu_stream_sync (be->stream);
+    if (st != CF_OK)
+      goto failed;
+    for (int i = 0; i < n; i++)
+      for (int c = 0; c < s->channels; c++)
+        cf_sample_put (format, expect, (size_t) i * s->channels + c,
+            sample_get (x, f64, c * pitch + i));
+    /* the filter under test: whole blocks in one launch, the rest refused
+     * and then run as the twin was */
+    st = cf_fir_process_interleaved (fused, &layout,
+        cf_gpu_host_device_pointer (raw_in),
+        cf_gpu_host_device_pointer (raw_out), n);
+    if (st == CF_OK) {
+      whole++;
+      st = cf_gpu_stream_sync (be->stream);
+    } else if (st == CF_ERR_UNSUPPORTED) {
+      test_check (n != block || pos % block != 0, "%s: %s: a whole block "
+          "refused at frame %d", s->desc, what, pos);
+      for (int i = 0; i < n; i++)
+        for (int c = 0; c < s->channels; c++)
+          sample_put (x, f64, c * pitch + i, cf_sample_get (format, raw_in,
+                  (size_t) i * s->channels + c));
+      st = cf_gpu_copy_2d (d_x, plane_bytes, x, plane_bytes, plane_bytes, 1,
+          CF_COPY_HOST_TO_DEVICE, be->stream);
+      if (st == CF_OK)
+        st = cf_fir_process (fused, d_x, pitch, d_y, pitch, n);
+      if (st == CF_OK)
+        st = cf_gpu_copy_2d (x, plane_bytes, d_y, plane_bytes, plane_bytes,
+            1, CF_COPY_DEVICE_TO_HOST, be->stream);
+      if (st == CF_OK)
+        st = cf_gpu_stream_sync (be->stream);
+      for (int i = 0; i < n && st == CF_OK; i++)
+        for (int c = 0; c < s->channels; c++)
+          cf_sample_put (format, raw_out, (size_t) i * s->channels + c,
+              sample_get (x, f64, c * pitch + i));
+    }
+    if (st != CF_OK)
+      goto failed;
+    if (memcmp (raw_out, expect, cf_audio_sample_bytes (format)
+            * s->channels * n) && !bad++)
+      test_check (0, "%s: %s: frames %d..%d differ from the planar twin",
+          s->desc, what, pos, pos + n - 1);
+    pos += n;
+  }
+  test_check (whole > 0, "%s: %s: no whole block taken", s->desc, what);
+  test_check (!bad, "%s: %s: %d chunks differ", s->desc, what, bad);
+  goto done;
+failed:
+  test_check (0, "%s: %s failed: %s", s->desc, what, cf_status_name (st));
+done:
+  cf_fir_free (fused);
+  cf_fir_free (twin);
+  cf_gpu_host_free (raw_in);
+  cf_gpu_host_free (raw_out);
+  cf_gpu_free (d_x);
+  cf_gpu_free (d_y);
+  free (expect);
+  free (x);
+}
+
 static void
 check_errors (backend * be)
 {
@@ -501,6 +622,15 @@ main (int argc, char **argv)
     int ch = firs[k][0];
     case_init (&s, ch, firs[k][1], firs[k][2], firs[k][3] ? ch : 1);
     case_init64 (&s);
+    /* interleaved whole blocks, where the block is set and the mask
+     * spans several */
+    for (int f64 = 0; be.cuda && firs[k][5] && s.taps > firs[k][5]
+        && f64 <= 1; f64++) {
+      stream_interleaved (&be, &s, firs[k][5], f64, f64 ? CF_AUDIO_F64
+          : CF_AUDIO_F32);
+      stream_interleaved (&be, &s, firs[k][5], f64, f64 ? CF_AUDIO_S32
+          : CF_AUDIO_S16);
+    }
     for (int f64 = 0; f64 <= 1; f64++) {
       stream_fir (&be, &s, CF_FIR_FFT, firs[k][5], firs[k][4], 0, f64);
       stream_fir (&be, &s, CF_FIR_FFT, firs[k][5], firs[k][4], 1, f64);
