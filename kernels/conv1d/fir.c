@@ -347,7 +347,8 @@ cf_fir_free (cf_fir * f)
     return;
   if (f->be) {
     void *buffers[] = { f->history, f->stage, f->windows, f->times,
-      f->current, f->fresh, f->ring, f->spectra, f->tails, f->mask64
+      f->current, f->fresh, f->ring, f->spectra, f->tails, f->mask64,
+      f->cfg.f64 ? f->head_taps : NULL  /* a double head lives there */
     };
     for (size_t k = 0; k < sizeof (buffers) / sizeof (buffers[0]); k++)
       if (buffers[k])
