@@ -412,6 +412,45 @@ done:
   free (y);
 }
 
+/* The interleaved chunk `raw_in` (n frames) converted here, through `fir`
+ * planar on the GPU (planes of `pitch` in x, d_x, d_y of `bytes`),
+ * converted back here into `raw_out`. */
+typedef struct
+{
+  backend *be;
+  cf_audio_format format;
+  int channels, f64;
+  char *x;
+  void *d_x, *d_y;
+  size_t bytes;
+} planar_run;
+
+static int
+run_planar (const planar_run * p, cf_fir * fir, const void *raw_in,
+    void *raw_out, size_t pitch, int n)
+{
+  int st;
+
+  for (int i = 0; i < n; i++)
+    for (int c = 0; c < p->channels; c++)
+      sample_put (p->x, p->f64, c * pitch + i, cf_sample_get (p->format,
+              raw_in, (size_t) i * p->channels + c));
+  st = cf_gpu_copy_2d (p->d_x, p->bytes, p->x, p->bytes, p->bytes, 1,
+      CF_COPY_HOST_TO_DEVICE, p->be->stream);
+  if (st == CF_OK)
+    st = cf_fir_process (fir, p->d_x, pitch, p->d_y, pitch, n);
+  if (st == CF_OK)
+    st = cf_gpu_copy_2d (p->x, p->bytes, p->d_y, p->bytes, p->bytes, 1,
+        CF_COPY_DEVICE_TO_HOST, p->be->stream);
+  if (st == CF_OK)
+    st = cf_gpu_stream_sync (p->be->stream);
+  for (int i = 0; i < n && st == CF_OK; i++)
+    for (int c = 0; c < p->channels; c++)
+      cf_sample_put (p->format, raw_out, (size_t) i * p->channels + c,
+          sample_get (p->x, p->f64, c * pitch + i));
+  return st;
+}
+
 /* A CUDA filter fed interleaved samples in page-locked memory
  * (cf_fir_process_interleaved: whole blocks converted inside its one
  * launch; other calls refused, then converted on the host and run
@@ -436,6 +475,9 @@ stream_interleaved (backend * be, const signal_case * s, int block, int f64,
   cf_fir *fused = NULL, *twin = NULL;
   int pos = 0, calls = 0, whole = 0, bad = 0, st;
   char what[120];
+  planar_run planar = { be, format, s->channels, f64, NULL, NULL, NULL,
+    plane_bytes
+  };
 
   snprintf (what, sizeof (what), "%s interleaved %s, block %d", f64
       ? "double" : "float", format == CF_AUDIO_S16 ? "S16" : format
@@ -447,6 +489,9 @@ stream_interleaved (backend * be, const signal_case * s, int block, int f64,
       || (st = cf_gpu_malloc (&d_x, plane_bytes)) != CF_OK
       || (st = cf_gpu_malloc (&d_y, plane_bytes)) != CF_OK)
     goto failed;
+  planar.x = x;
+  planar.d_x = d_x;
+  planar.d_y = d_y;
   while (pos < s->frames) {
     int n = calls++ % 4 == 3 ? 1 + test_rand_int (2 * block) : block;
     size_t pitch = n;
@@ -459,26 +504,8 @@ stream_interleaved (backend * be, const signal_case * s, int block, int f64,
             ? s->x64[r] : s->x[r]);
       }
     memset (raw_out, 0xa5, raw_bytes);
-    /* the twin: converted here, run planar, converted back here */
-    for (int i = 0; i < n; i++)
-      for (int c = 0; c < s->channels; c++)
-        sample_put (x, f64, c * pitch + i, cf_sample_get (format, raw_in,
-                (size_t) i * s->channels + c));
-    st = cf_gpu_copy_2d (d_x, plane_bytes, x, plane_bytes, plane_bytes, 1,
-        CF_COPY_HOST_TO_DEVICE, be->stream);
-    if (st == CF_OK)
-      st = cf_fir_process (twin, d_x, pitch, d_y, pitch, n);
-    if (st == CF_OK)
-      st = cf_gpu_copy_2d (x, plane_bytes, d_y, plane_bytes, plane_bytes, 1,
-          CF_COPY_DEVICE_TO_HOST, be->stream);
-    if (st == CF_OK)
-      st = cf_gpu_stream_sync (be->stream);
-    if (st != CF_OK)
+    if ((st = run_planar (&planar, twin, raw_in, expect, pitch, n)) != CF_OK)
       goto failed;
-    for (int i = 0; i < n; i++)
-      for (int c = 0; c < s->channels; c++)
-        cf_sample_put (format, expect, (size_t) i * s->channels + c,
-            sample_get (x, f64, c * pitch + i));
     /* the filter under test: whole blocks in one launch, the rest refused
      * and then run as the twin was */
     st = cf_fir_process_interleaved (fused, &layout,
@@ -490,23 +517,7 @@ stream_interleaved (backend * be, const signal_case * s, int block, int f64,
     } else if (st == CF_ERR_UNSUPPORTED) {
       test_check (n != block || pos % block != 0, "%s: %s: a whole block "
           "refused at frame %d", s->desc, what, pos);
-      for (int i = 0; i < n; i++)
-        for (int c = 0; c < s->channels; c++)
-          sample_put (x, f64, c * pitch + i, cf_sample_get (format, raw_in,
-                  (size_t) i * s->channels + c));
-      st = cf_gpu_copy_2d (d_x, plane_bytes, x, plane_bytes, plane_bytes, 1,
-          CF_COPY_HOST_TO_DEVICE, be->stream);
-      if (st == CF_OK)
-        st = cf_fir_process (fused, d_x, pitch, d_y, pitch, n);
-      if (st == CF_OK)
-        st = cf_gpu_copy_2d (x, plane_bytes, d_y, plane_bytes, plane_bytes,
-            1, CF_COPY_DEVICE_TO_HOST, be->stream);
-      if (st == CF_OK)
-        st = cf_gpu_stream_sync (be->stream);
-      for (int i = 0; i < n && st == CF_OK; i++)
-        for (int c = 0; c < s->channels; c++)
-          cf_sample_put (format, raw_out, (size_t) i * s->channels + c,
-              sample_get (x, f64, c * pitch + i));
+      st = run_planar (&planar, fused, raw_in, raw_out, pitch, n);
     }
     if (st != CF_OK)
       goto failed;
