@@ -543,6 +543,41 @@ done:
   free (x);
 }
 
+/* What cf_fir_process_interleaved refuses: bad arguments; and, for the
+ * steps one by one to take over, a CPU filter, a chunk that is not one
+ * whole block, more channels than a cluster takes. Nothing is touched. */
+static void
+check_interleaved_limits (backend * be)
+{
+  enum { CH = 9, BLOCK = 32 };
+  static float h[100], raw[CH * BLOCK];
+  cf_audio_layout layout = { CF_AUDIO_F32, CH, 1, 0 };
+  cf_fir_config cfg = { CH, {100, 1, h, NULL}, CF_FIR_FFT, CF_CONV1D_AUTO,
+    BLOCK, BLOCK, be->cuda, be->stream, 0
+  };
+  cf_fir *fir = NULL;
+  int st;
+
+  h[0] = 1;
+  if ((st = cf_fir_new (&fir, &cfg)) != CF_OK) {
+    test_check (0, "interleaved limits: cf_fir_new failed: %s",
+        cf_status_name (st));
+    return;
+  }
+  test_check (cf_fir_process_interleaved (fir, NULL, raw, raw, BLOCK)
+      == CF_ERR_INVALID, "interleaved: no layout accepted");
+  layout.channels = CH - 1;
+  test_check (cf_fir_process_interleaved (fir, &layout, raw, raw, BLOCK)
+      == CF_ERR_INVALID, "interleaved: a layout of other channels accepted");
+  layout.channels = CH;
+  test_check (cf_fir_process_interleaved (fir, &layout, raw, raw, BLOCK - 1)
+      == CF_ERR_UNSUPPORTED, "interleaved: a part of a block taken whole");
+  test_check (cf_fir_process_interleaved (fir, &layout, raw, raw, BLOCK)
+      == CF_ERR_UNSUPPORTED, "interleaved: %s", be->cuda
+      ? "9 channels taken in one cluster" : "taken by a CPU filter");
+  cf_fir_free (fir);
+}
+
 static void
 check_errors (backend * be)
 {
@@ -602,6 +637,7 @@ main (int argc, char **argv)
   }
   test_seed_from_env (name);
   check_errors (&be);
+  check_interleaved_limits (&be);
 
   for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++) {
     signal_case s;
