@@ -14,6 +14,10 @@
  *   B multiply-adds (direct head) plus about (2 FFTs of 2B + (P - 1)(B + 1)
  *   complex multiply-adds) / B, instead of P x B multiply-adds.
  *
+ *   A call of exactly one block on a block boundary (the steady state of a
+ *   stream in buffers of B frames) takes every partition, the first too,
+ *   through the block's spectrum: nothing waits for more frames either.
+ *
  * Both give y[c][n] = sum_k h_c[k] x[c][n - k] over the whole stream, the
  * same however the stream is cut into calls.
  */
