@@ -935,10 +935,11 @@ audio_layout (GstCudaConv1d * self)
 }
 
 /* Step 1: `frames` samples from `in` (planes, or one interleaved run; NULL:
- * silence) into x, in the working type. */
+ * silence) into x, in the working type; `mapped`: the interleaved run's
+ * device address in page-locked memory, or NULL. */
 static int
-samples_in (GstCudaConv1d * self, gpointer * in, gint frames, void *x,
-    size_t x_pitch)
+samples_in (GstCudaConv1d * self, gpointer * in, const void *mapped,
+    gint frames, void *x, size_t x_pitch)
 {
   GstCudaConv1dBuffers *b = &self->buf;
   cf_audio_layout layout = audio_layout (self);
@@ -953,11 +954,10 @@ samples_in (GstCudaConv1d * self, gpointer * in, gint frames, void *x,
 
   /* interleaved samples in page-locked memory: the conversion reads them
    * there, one copy less a buffer */
-  if (cuda && in && layout.interleaved
-      && (raw = cf_gpu_host_device_pointer (in[0])) != NULL)
+  if (mapped) {
+    raw = mapped;
     n_planes = 0;
-  else
-    raw = b->raw_in;
+  }
   for (gint p = 0; p < n_planes && st == CF_OK; p++) {
     guint8 *dst = (guint8 *) b->raw_in + p * self->chunk * bps;
     if (!in)
@@ -977,10 +977,11 @@ samples_in (GstCudaConv1d * self, gpointer * in, gint frames, void *x,
 }
 
 /* Step 4: `kept` filtered frames, from frame `drop` of the wet signal, to
- * `out` at frame `out_at`. */
+ * `out` at frame `out_at`; `mapped`: the device address of that frame of
+ * an interleaved run in page-locked memory, or NULL. */
 static int
 samples_out (GstCudaConv1d * self, gint drop, gint kept, gpointer * out,
-    gint out_at)
+    void *mapped, gint out_at)
 {
   GstCudaConv1dBuffers *b = &self->buf;
   cf_audio_layout layout = audio_layout (self);
@@ -990,16 +991,13 @@ samples_out (GstCudaConv1d * self, gint drop, gint kept, gpointer * out,
   gint n_planes = layout.interleaved ? 1 : layout.channels;
   gboolean cuda = uses_cuda (self);
   cf_stream stream = stream_of (self);
-  guint8 *mapped = NULL;
   int st;
 
   /* interleaved output to page-locked memory (our pool's): written there
    * by the conversion, one copy less a buffer */
-  if (cuda && layout.interleaved
-      && (mapped = cf_gpu_host_device_pointer (out[0])) != NULL)
+  if (mapped)
     return cf_audio_from_planar_cuda (&layout, sample_at (self, b->wet,
-            drop), b->wet_pitch, kept, mapped + out_at * step, b->es == 8,
-        stream);
+            drop), b->wet_pitch, kept, mapped, b->es == 8, stream);
   st = cuda ? cf_audio_from_planar_cuda (&layout, sample_at (self, b->wet,
           drop), b->wet_pitch, kept, b->raw_out, b->es == 8, stream)
       : cf_audio_from_planar_cpu (&layout, sample_at (self, b->wet, drop),
@@ -1043,26 +1041,6 @@ keep_history (GstCudaConv1d * self, gint frames)
   return st;
 }
 
-/* The chunk through cf_fir_process_interleaved, when the samples are
- * interleaved in page-locked memory both ways; CF_ERR_UNSUPPORTED where
- * not (the caller takes the steps one by one). */
-static int
-filter_interleaved (GstCudaConv1d * self, gconstpointer in, gpointer out,
-    gint frames)
-{
-  cf_audio_layout layout = audio_layout (self);
-  const void *raw_in;
-  void *raw_out;
-  int st;
-
-  if (!layout.interleaved || !(raw_in = cf_gpu_host_device_pointer (in))
-      || !(raw_out = cf_gpu_host_device_pointer (out)))
-    return CF_ERR_UNSUPPORTED;
-  st = cf_fir_process_interleaved (self->fir, &layout, raw_in, raw_out,
-      frames);
-  return st == CF_OK ? cf_gpu_stream_sync (stream_of (self)) : st;
-}
-
 /* One chunk of `frames` frames: samples from `in` (planes, or one
  * interleaved run), filtered, mixed, and the last `frames - drop` written to
  * `out` at frame `out_at`. `in` NULL filters silence (the tail). */
@@ -1079,15 +1057,27 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
       || self->wet_gain != 1.0;
   void *x = sample_at (self, b->stage, self->history);
   size_t x_pitch = b->stage_pitch;
-  int st = CF_OK;
+  cf_audio_layout layout = audio_layout (self);
+  /* interleaved samples in page-locked memory, read and written there by
+   * the GPU: their device addresses (NULL: elsewhere) */
+  gboolean bus = cuda && layout.interleaved;
+  const void *mapped_in = bus && in ? cf_gpu_host_device_pointer (in[0])
+      : NULL;
+  void *mapped_out = bus && kept > 0 ? cf_gpu_host_device_pointer ((guint8 *)
+      out[0] + out_at * GST_AUDIO_INFO_BPF (&self->info)) : NULL;
+  int st = CF_ERR_UNSUPPORTED;
 
-  /* 0. interleaved samples in page-locked memory, nothing to mix or drop:
-   * where the filter takes the chunk whole, it converts them itself, in
-   * its one launch */
-  if (cuda && in && kept == frames && self->history == 0 && !mixing
-      && (st = filter_interleaved (self, in[0], (guint8 *) out[0] + out_at
-              * GST_AUDIO_INFO_BPF (&self->info), frames)) != CF_ERR_UNSUPPORTED)
+  /* 0. both so, nothing to mix or drop: where the filter takes the chunk
+   * whole, it converts the samples itself, in its one launch */
+  if (mapped_in && mapped_out && kept == frames && self->history == 0
+      && !mixing)
+    st = cf_fir_process_interleaved (self->fir, &layout, mapped_in,
+        mapped_out, frames);
+  if (st != CF_ERR_UNSUPPORTED) {
+    if (st == CF_OK)
+      st = cf_gpu_stream_sync (stream);
     return GST_CUDA_FILTER_CHECK (self, st, "filtering audio");
+  }
   st = CF_OK;
 
   /* 1. samples in, as float or double: after the history kept for the dry signal,
@@ -1096,7 +1086,7 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
   if (self->history == 0 && !mixing)
     st = cf_fir_input (self->fir, frames, &x, &x_pitch);
   if (st == CF_OK)
-    st = samples_in (self, in, frames, x, x_pitch);
+    st = samples_in (self, in, mapped_in, frames, x, x_pitch);
 
   /* 2. filter; 3. mix with the input delayed by the latency */
   if (st == CF_OK)
@@ -1116,7 +1106,7 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
 
   /* 4. samples out, past the dropped ones; 5. history for the next */
   if (st == CF_OK && kept > 0)
-    st = samples_out (self, drop, kept, out, out_at);
+    st = samples_out (self, drop, kept, out, mapped_out, out_at);
   if (st == CF_OK && self->history > 0)
     st = keep_history (self, frames);
 

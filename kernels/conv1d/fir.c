@@ -13,9 +13,9 @@
  *
  * A call of exactly one whole block (the steady state of a stream in
  * buffers of B frames) is one launch on CUDA: every partition, the head's
- * too, through the block's spectrum. That launch leaves `current` behind
- * (current_stale); a call of any other length rebuilds it from the ring
- * first.
+ * too, through the block's spectrum. That launch leaves `current` behind;
+ * a call of any other length after one (last_step set) rebuilds it from
+ * the ring first.
  *
  * Samples are floats or doubles (config f64): the bookkeeping counts
  * samples and turns them into bytes with `es`, the backends compute. */
@@ -59,11 +59,9 @@ struct cf_fir
   char *windows, *times, *current;
   char *fresh, *ring, *spectra, *tails;  /* complex: 2 es bytes a bin */
 
-  int current_stale;            /* `current` not kept by the whole-block
-                                 * launches since the last call of another
-                                 * length */
-  long long last_step;          /* block of the last whole-block launch
-                                 * since the stream began, NO_STEP: none */
+  long long last_step;          /* block of the whole-block launch the last
+                                 * call was, NO_STEP: another call (or none
+                                 * yet), which keeps `current` */
 };
 
 int
@@ -368,8 +366,7 @@ cf_fir_reset (cf_fir * f)
   size_t c = f->cfg.channels, es = f->es;
   int st;
 
-  f->current_stale = 0;         /* zeroed below, as the ring */
-  f->last_step = NO_STEP;
+  f->last_step = NO_STEP;       /* `current` zeroed below, as the ring */
   if (f->cfg.path == CF_FIR_DIRECT) {
     f->history_start = 0;
     return f->ops->zero (f->be, f->history, es * c * f->history_pitch);
@@ -536,6 +533,21 @@ keep_stage (cf_fir * f, int q, int rest)
       f->l.channels);
 }
 
+/* The unscaled inverse FFT's factor back: 1 / 2B. */
+static double
+inverse_scale (const cf_fir * f)
+{
+  return 1.0 / (2.0 * f->l.block);
+}
+
+/* Whether a call of n frames is one whole block, on a block boundary, of a
+ * mask longer than the head: what the one-launch step takes. */
+static int
+one_whole_block (const cf_fir * f, int n)
+{
+  return f->partial == 0 && n == f->l.block && f->l.partitions > 1;
+}
+
 /* `current` again, after whole-block launches that left it: the tail of
  * block A from the spectra in the ring, through the steps a call of one
  * block takes (the newest spectrum entered again as the fresh one). */
@@ -548,7 +560,6 @@ restore_current (cf_fir * f)
   long long newest = f->block_index - 1;
   int st;
 
-  f->current_stale = 0;
   st = o->move (f->be, f->fresh, bin_bytes, f->ring + (size_t) (newest
           % l->ring) * bin_bytes, bin_bytes * l->ring, bin_bytes,
       l->channels);
@@ -558,8 +569,7 @@ restore_current (cf_fir * f)
   if (st == CF_OK)
     st = o->irfft (f->be, f->tails, f->times, l->channels);
   if (st == CF_OK)
-    st = o->keep_tail (f->be, l, f->current, f->times, 1,
-        1.0 / (2.0 * l->block));
+    st = o->keep_tail (f->be, l, f->current, f->times, 1, inverse_scale (f));
   return st;
 }
 
@@ -571,7 +581,7 @@ fft_steps (cf_fir * f, const void *x, size_t x_pitch, void *y,
 {
   const cf_fir_ops *o = f->ops;
   const cf_fir_layout *l = &f->l;
-  double scale = 1.0 / (2.0 * l->block);
+  double scale = inverse_scale (f);
   int st = head_steps (f, x, x_pitch, y, y_pitch, n, j);
 
   /* the later partitions, through the ring of spectra */
@@ -605,11 +615,9 @@ whole_block (cf_fir * f, const cf_fir_interleaved * io, const void *x,
   if (st == CF_OK)
     st = f->ops->block (f->be, l, f->stage, f->stage_pitch, f->ring,
         f->spectra, y, y_pitch, io, first, f->last_step == first - 1,
-        1.0 / (2.0 * l->block));
-  if (st != CF_ERR_UNSUPPORTED) {
+        inverse_scale (f));
+  if (st != CF_ERR_UNSUPPORTED)
     f->last_step = st == CF_OK ? first : NO_STEP;
-    f->current_stale |= st == CF_OK;
-  }
   return st;
 }
 
@@ -623,8 +631,8 @@ cf_fir_process_interleaved (cf_fir * f, const cf_audio_layout * layout,
   if (!f || !layout || !in || !out || frames < 1
       || layout->channels != f->cfg.channels)
     return CF_ERR_INVALID;
-  if (f->cfg.path != CF_FIR_FFT || f->partial != 0 || frames != f->l.block
-      || f->l.partitions < 2 || !layout->interleaved)
+  if (f->cfg.path != CF_FIR_FFT || !one_whole_block (f, frames)
+      || !layout->interleaved)
     return CF_ERR_UNSUPPORTED;
   io.layout = *layout;
   io.in = in;
@@ -643,11 +651,11 @@ process_fft (cf_fir * f, const void *x, size_t x_pitch, void *y,
   int q = (j + n) / b, rest = j + n - q * b;
   int st = CF_ERR_UNSUPPORTED;
 
-  if (j == 0 && n == b && f->l.partitions > 1)
+  if (one_whole_block (f, n))
     st = whole_block (f, NULL, x, x_pitch, y, y_pitch);
   if (st == CF_ERR_UNSUPPORTED) {
+    st = f->last_step != NO_STEP ? restore_current (f) : CF_OK;
     f->last_step = NO_STEP;
-    st = f->current_stale ? restore_current (f) : CF_OK;
     if (st == CF_OK)
       st = fft_steps (f, x, x_pitch, y, y_pitch, n, j, q, rest);
   }

@@ -378,6 +378,26 @@ cf_fir_block_older_bytes (const cf_fir_layout & l)
       * l.channels * l.bins : 0;
 }
 
+/* A launch of `grid` blocks in clusters of one block a channel (the
+ * interleaved form); `attr` must outlive `cfg`. */
+template <typename T>
+cudaLaunchConfig_t
+cluster_launch (const cf_fir_layout & l, int grid, cudaStream_t stream,
+    cudaLaunchAttribute * attr)
+{
+  cudaLaunchConfig_t cfg = { };
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = l.channels;
+  attr->val.clusterDim.y = attr->val.clusterDim.z = 1;
+  cfg.gridDim = dim3 (grid);
+  cfg.blockDim = dim3 (threads_for<T> (l.block));
+  cfg.dynamicSmemBytes = shared_bytes_for<T> (l.block);
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 /* Whether this GPU launches the kernel in clusters of `channels` blocks
  * (the interleaved form): compute capability 9.0 on, at most 8 channels
  * (the portable cluster size), and room for such a cluster. */
@@ -392,16 +412,8 @@ cf_fir_block_clusters_fit (const cf_fir_layout & l)
     cudaGetLastError ();
     return false;
   }
-  cudaLaunchConfig_t cfg = { };
   cudaLaunchAttribute attr;
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = l.channels;
-  attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-  cfg.gridDim = dim3 (l.channels);
-  cfg.blockDim = dim3 (threads_for<T> (l.block));
-  cfg.dynamicSmemBytes = shared_bytes_for<T> (l.block);
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
+  cudaLaunchConfig_t cfg = cluster_launch<T> (l, l.channels, 0, &attr);
   if (cudaOccupancyMaxActiveClusters (&clusters, block_kernel<T>, &cfg)
       != cudaSuccess) {
     cudaGetLastError ();
@@ -436,17 +448,9 @@ cf_fir_block (const cf_fir_layout & l, T * stage, size_t stage_pitch,
   }
   /* the channels' blocks form one cluster; the older part's blocks come in
    * whole clusters too (channels x pieces), unused */
-  cudaLaunchConfig_t cfg = { };
   cudaLaunchAttribute attr;
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = l.channels;
-  attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-  cfg.gridDim = dim3 (l.channels + extra);
-  cfg.blockDim = dim3 (threads_for<T> (l.block));
-  cfg.dynamicSmemBytes = shared_bytes_for<T> (l.block);
-  cfg.stream = stream;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
+  cudaLaunchConfig_t cfg = cluster_launch<T> (l, l.channels + extra, stream,
+      &attr);
   err = cudaLaunchKernelEx (&cfg, block_kernel<T>, l, stage, stage_pitch,
       ring, spectra, y, y_pitch, *io, twiddles, older, first, chained,
       scale, bits);
