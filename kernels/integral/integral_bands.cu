@@ -1,0 +1,429 @@
+/* Integral images in bands of BAND rows (see integral.h). Every table entry
+ * is written once; only each band's last row is read back. The plane is cut
+ * into tiles of one band by one segment of TILE_THREADS x CPT entries:
+ *
+ * 1. tile_sums (per tile): the band's column sums go into the band's last
+ *    table row, unscanned, and each inner row's sum over the tile's columns
+ *    into that row's entry where the segment starts.
+ * 2. scan_columns down the bands' last rows: column sums over every row
+ *    above.
+ * 3. band_ends (per band): each last row scanned along the row, which makes
+ *    it final; each inner row's segment sums turned into the row's sum
+ *    before each segment.
+ * 4. band_rows (per tile): the inner rows, from the final row above the
+ *    band, the row sums before the segment and the tile's own samples.
+ *
+ * Tiles make every step but the third run on the whole GPU at once: a band
+ * per block would leave a 4K frame's 270 bands in two rounds of long blocks.
+ * A thread takes CPT consecutive entries, 4t .. 4t + 3 of its segment (the
+ * sums of the columns before them: columns 4t - 1 .. 4t + 2). The input is
+ * read twice (the second time mostly from L2); the tables go through DRAM
+ * once, but for the bands' last rows. */
+#include "cf_fault.h"
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "integral.h"
+#include "integral_bands.h"
+#include "integral_columns.cuh"
+
+namespace cfi
+{
+
+constexpr int BAND = 8;                 /* rows per band */
+constexpr int CPT = 4;                  /* table entries per thread */
+constexpr int TILE_THREADS = 256;       /* most threads of a tile */
+constexpr int ENDS_THREADS = 512;       /* most threads scanning a last row:
+                                         * 4 blocks an SM, all 270 bands
+                                         * of 4K at once */
+
+struct Args
+{
+  const uint8_t *in;
+  cf_integral_layout l;
+  int step;                     /* samples from pixel to pixel */
+  int words;                    /* u8 plane, rows 4-byte aligned: 32-bit loads */
+};
+
+/* ---- scans across the block ---------------------------------------------- */
+
+template <typename S>
+__device__ __forceinline__ S
+warp_inclusive (S v)
+{
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    S y = __shfl_up_sync (0xffffffffu, v, off);
+    if (lane >= off)
+      v += y;
+  }
+  return v;
+}
+
+/* The inclusive scan's value of the lane below (0 for lane 0): exclusive
+ * without subtracting, which floats would not undo exactly. */
+template <typename S>
+__device__ __forceinline__ S
+lane_below (S inclusive)
+{
+  S y = __shfl_up_sync (0xffffffffu, inclusive, 1);
+  return (threadIdx.x & 31) ? y : S (0);
+}
+
+/* v[n] becomes the sum of v[n] over the block's threads before this one,
+ * for N rows at once; total[n] is the sum over all of them. Ends with a
+ * barrier, so it can be called again at once. */
+template <typename S, int N>
+__device__ __forceinline__ void
+block_exclusive (S (&v)[N], S (&total)[N])
+{
+  __shared__ S warp_sums[N][32];
+  __shared__ S sums[N];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  S below[N];
+
+#pragma unroll
+  for (int n = 0; n < N; n++) {
+    S incl = warp_inclusive (v[n]);
+    below[n] = lane_below (incl);
+    if (lane == 31)
+      warp_sums[n][warp] = incl;
+  }
+  __syncthreads ();
+  if (warp == 0) {
+#pragma unroll
+    for (int n = 0; n < N; n++) {
+      S w = lane < (int) (blockDim.x >> 5) ? warp_sums[n][lane] : S (0);
+      S incl = warp_inclusive (w);
+      warp_sums[n][lane] = lane_below (incl);
+      if (lane == 31)
+        sums[n] = incl;
+    }
+  }
+  __syncthreads ();
+#pragma unroll
+  for (int n = 0; n < N; n++) {
+    v[n] = warp_sums[n][warp] + below[n];
+    total[n] = sums[n];
+  }
+  __syncthreads ();
+}
+
+/* ---- samples and entries ------------------------------------------------- */
+
+/* Columns x0 .. x0 + CPT - 1 of input rows y0 .. y0 + NR - 1, as S
+ * (squared when SQUARE): zero outside the plane and in rows from `count`
+ * on. Straight-line code with every row's loads ahead of any use (rows past
+ * the plane read its last row and are zeroed after), so that a thread has
+ * all NR rows in flight at once rather than one after the other. */
+template <typename IN, typename S, bool SQUARE, int NR>
+__device__ __forceinline__ void
+load_rows (const Args & a, int y0, int count, int x0, S (&v)[NR][CPT])
+{
+  const uint8_t *rows[NR];
+#pragma unroll
+  for (int r = 0; r < NR; r++)
+    rows[r] = a.in + (size_t) (y0 + min (r, count - 1)) * a.l.in_pitch;
+  /* u8 with x0 + 1 a multiple of 4: the last byte of one word and the
+   * first three of the next */
+  if (sizeof (IN) == 1 && a.words && x0 >= 3 && x0 + 5 <= a.l.width) {
+    uint32_t lo[NR], hi[NR];
+#pragma unroll
+    for (int r = 0; r < NR; r++) {
+      const uint32_t *w = (const uint32_t *) rows[r] + (x0 + 1) / 4;
+      lo[r] = __ldg (w - 1);
+      hi[r] = __ldg (w);
+    }
+#pragma unroll
+    for (int r = 0; r < NR; r++) {
+      const uint32_t run = r < count ? __funnelshift_r (lo[r], hi[r], 24) : 0;
+#pragma unroll
+      for (int k = 0; k < CPT; k++) {
+        S x = (S) ((run >> (8 * k)) & 0xffu);
+        v[r][k] = SQUARE ? x * x : x;
+      }
+    }
+    return;
+  }
+#pragma unroll
+  for (int r = 0; r < NR; r++)
+#pragma unroll
+    for (int k = 0; k < CPT; k++) {
+      const int x = x0 + k;
+      v[r][k] = x >= 0 && x < a.l.width
+          ? (S) __ldg ((const IN *) rows[r] + (size_t) x * a.step) : S (0);
+    }
+#pragma unroll
+  for (int r = 0; r < NR; r++)
+#pragma unroll
+    for (int k = 0; k < CPT; k++)
+      v[r][k] = r >= count ? S (0) : SQUARE ? v[r][k] * v[r][k] : v[r][k];
+}
+
+template <typename S>
+struct alignas (16) Run
+{
+  S v[CPT];
+};
+
+/* Entries e0 .. e0 + CPT - 1 of a table row, those up to `width`. */
+template <typename S>
+__device__ __forceinline__ void
+store_run (uint8_t * table, size_t pitch, int y, int e0, int width,
+    const S (&s)[CPT])
+{
+  S *p = (S *) (table + (size_t) y * pitch) + e0;
+  if (e0 + CPT - 1 <= width && ((uintptr_t) p & 15) == 0) {
+    Run<S> r;
+#pragma unroll
+    for (int k = 0; k < CPT; k++)
+      r.v[k] = s[k];
+    *(Run<S> *) p = r;
+    return;
+  }
+  if (sizeof (S) == 4 && e0 + CPT - 1 <= width && ((uintptr_t) p & 7) == 0) {
+#pragma unroll
+    for (int k = 0; k < CPT; k += 2)
+      *(uint2 *) (p + k) = make_uint2 ((uint32_t) s[k], (uint32_t) s[k + 1]);
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < CPT; k++)
+    if (e0 + k <= width)
+      p[k] = s[k];
+}
+
+template <typename S>
+__device__ __forceinline__ void
+load_entries (const uint8_t * table, size_t pitch, int y, int e0, int width,
+    S (&s)[CPT])
+{
+  const S *p = (const S *) (table + (size_t) y * pitch) + e0;
+#pragma unroll
+  for (int k = 0; k < CPT; k++)
+    s[k] = e0 + k <= width ? p[k] : S (0);
+}
+
+/* The sums over the block's threads of v[n], for N rows at once, in
+ * total[n] of thread n (n < N); other threads' total[] is undefined. */
+template <typename S, int N>
+__device__ __forceinline__ void
+block_totals (const S (&v)[N], S (&total)[N])
+{
+  __shared__ S warp_sums[N][32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int n = 0; n < N; n++) {
+    S x = v[n];
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1)
+      x += __shfl_xor_sync (0xffffffffu, x, off);
+    if (lane == 0)
+      warp_sums[n][warp] = x;
+  }
+  __syncthreads ();
+#pragma unroll
+  for (int n = 0; n < N; n++)
+    if ((int) threadIdx.x == n) {
+      S x = 0;
+      for (int w = 0; w < (int) (blockDim.x >> 5); w++)
+        x += warp_sums[n][w];
+      total[n] = x;
+    }
+}
+
+constexpr int INNER = BAND - 1;         /* rows of a band before its last */
+
+/* ---- step 1: the tiles' sums ---------------------------------------------- */
+
+template <typename IN, typename S, bool SQUARE>
+__global__ void __launch_bounds__ (TILE_THREADS)
+tile_sums_kernel (Args a, uint8_t * table, size_t pitch)
+{
+  const int width = a.l.width;
+  const int base = blockIdx.x * blockDim.x * CPT;
+  const int e0 = base + threadIdx.x * CPT;
+  const int y0 = blockIdx.y * BAND;
+  const int rows = min (a.l.height, y0 + BAND) - y0;
+  S cols[CPT] = { }, across[INNER] = { }, total[INNER];
+
+  if (blockIdx.y == 0)          /* row 0 is zeros */
+    store_run (table, pitch, 0, e0, width, cols);
+  S v[BAND][CPT];
+  load_rows<IN, S, SQUARE, BAND> (a, y0, rows, e0 - 1, v);
+#pragma unroll
+  for (int r = 0; r < BAND; r++)
+#pragma unroll
+    for (int k = 0; k < CPT; k++) {
+      cols[k] += v[r][k];
+      if (r < INNER)
+        across[r] += v[r][k];
+    }
+  store_run (table, pitch, y0 + rows, e0, width, cols);
+  block_totals<S, INNER> (across, total);
+#pragma unroll
+  for (int r = 0; r < INNER; r++)
+    if ((int) threadIdx.x == r && r + 1 < rows)
+      ((S *) (table + (size_t) (y0 + 1 + r) * pitch))[base] = total[r];
+}
+
+/* ---- step 3: the bands' last rows, and the row sums before each segment -- */
+
+template <typename S>
+__global__ void __launch_bounds__ (ENDS_THREADS)
+band_ends_kernel (int width, int height, int tile_entries, uint8_t * table,
+    size_t pitch)
+{
+  const int y0 = blockIdx.x * BAND, rows = min (height, y0 + BAND) - y0;
+  S carry = 0;
+
+  for (int base = 0; base <= width; base += blockDim.x * CPT) {
+    const int e0 = base + threadIdx.x * CPT;
+    S v[CPT];
+    load_entries (table, pitch, y0 + rows, e0, width, v);
+#pragma unroll
+    for (int k = 1; k < CPT; k++)
+      v[k] += v[k - 1];
+    S before[1] = { v[CPT - 1] }, total[1];
+    block_exclusive<S, 1> (before, total);
+#pragma unroll
+    for (int k = 0; k < CPT; k++)
+      v[k] += carry + before[0];
+    store_run (table, pitch, y0 + rows, e0, width, v);
+    carry += total[0];
+  }
+  /* inner row r, by warp r (and r + warps ...): segment sums in place of
+   * their exclusive prefix, lane s taking segment s */
+  const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+  for (int r = threadIdx.x >> 5; r + 1 < rows; r += warps) {
+    S *row = (S *) (table + (size_t) (y0 + 1 + r) * pitch), run = 0;
+    for (int first = 0; first <= width; first += 32 * tile_entries) {
+      const int e = first + lane * tile_entries;
+      const S here = e <= width ? row[e] : S (0);
+      const S incl = warp_inclusive (here);
+      const S before = run + lane_below (incl);
+      if (e <= width)
+        row[e] = before;
+      run += __shfl_sync (0xffffffffu, incl, 31);
+    }
+  }
+}
+
+/* ---- step 4: the rows inside each band ---------------------------------- */
+
+/* One segment of one band: blockIdx.x the segment, blockIdx.y the band. */
+template <typename IN, typename S, bool SQUARE>
+__device__ void
+band_rows (const Args & a, uint8_t * table, size_t pitch)
+{
+  const int width = a.l.width;
+  const int base = blockIdx.x * blockDim.x * CPT;
+  const int e0 = base + threadIdx.x * CPT;
+  const int y0 = blockIdx.y * BAND;
+  const int n = min (a.l.height, y0 + BAND) - y0 - 1;   /* rows to write */
+  S s[INNER][CPT], before[INNER], total[INNER], carry[INNER];
+
+  if (n <= 0)
+    return;                     /* a one-row band: its row is done */
+  load_rows<IN, S, SQUARE, INNER> (a, y0, n, e0 - 1, s);
+#pragma unroll
+  for (int r = 0; r < INNER; r++) {
+    /* what band_ends left: the row's sum before this segment */
+    carry[r] = base > 0 && r < n
+        ? ((const S *) (table + (size_t) (y0 + 1 + min (r, n - 1))
+            * pitch))[base] : S (0);
+#pragma unroll
+    for (int k = 1; k < CPT; k++)
+      s[r][k] += s[r][k - 1];
+    before[r] = s[r][CPT - 1];
+  }
+  block_exclusive<S, INNER> (before, total);
+  S run[CPT];
+  load_entries (table, pitch, y0, e0, width, run);
+#pragma unroll
+  for (int r = 0; r < INNER; r++) {
+    if (r >= n)
+      break;
+    const S offset = carry[r] + before[r];
+#pragma unroll
+    for (int k = 0; k < CPT; k++)
+      run[k] += offset + s[r][k];
+    store_run (table, pitch, y0 + 1 + r, e0, width, run);
+  }
+}
+
+template <typename IN, typename S, bool SQUARE>
+__global__ void __launch_bounds__ (TILE_THREADS)
+band_rows_kernel (Args a, uint8_t * table, size_t pitch)
+{
+  band_rows<IN, S, SQUARE> (a, table, pitch);
+}
+
+/* Threads for a row of `entries` table entries, CPT each, in whole warps,
+ * at most `most`. */
+static int
+threads_for (int entries, int most)
+{
+  const int warps = ((entries + CPT - 1) / CPT + 31) / 32;
+  return warps * 32 < most ? warps * 32 : most;
+}
+
+template <typename IN, typename S, bool SQUARE>
+static void
+table_in_bands (const Args & a, uint8_t * table, size_t pitch,
+    cudaStream_t stream)
+{
+  const int entries = a.l.width + 1;
+  const int bands = (a.l.height + BAND - 1) / BAND;
+  const int tile_threads = threads_for (entries, TILE_THREADS);
+  const int tile_entries = tile_threads * CPT;
+  const dim3 tiles ((entries + tile_entries - 1) / tile_entries, bands);
+
+  tile_sums_kernel<IN, S, SQUARE><<<tiles, tile_threads, 0, stream>>> (a,
+      table, pitch);
+  if (bands > 1)
+    scan_columns<S, S> (table, pitch, nullptr, 0, a.l.width,
+        RowSet { BAND, BAND, bands, a.l.height }, stream);
+  band_ends_kernel<S><<<bands, threads_for (entries, ENDS_THREADS), 0,
+      stream>>> (a.l.width, a.l.height, tile_entries, table, pitch);
+  band_rows_kernel<IN, S, SQUARE><<<tiles, tile_threads, 0, stream>>> (a,
+      table, pitch);
+}
+
+template <typename IN, typename SUM, typename SQ>
+static int
+run (const cf_integral_layout * l, const void *in, void *sum, void *squares,
+    cudaStream_t stream)
+{
+  const Args a = { (const uint8_t *) in, *l, l->in_step ? l->in_step : 1,
+    sizeof (IN) == 1 && (l->in_step <= 1) && l->in_pitch % 4 == 0
+        && (uintptr_t) in % 4 == 0
+  };
+
+  table_in_bands<IN, SUM, false> (a, (uint8_t *) sum, l->sum_pitch, stream);
+  if (squares)
+    table_in_bands<IN, SQ, true> (a, (uint8_t *) squares, l->squares_pitch,
+        stream);
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
+}
+
+}                               /* namespace cfi */
+
+int
+cf_integral_bands (const cf_integral_layout * l, const void *d_in,
+    void *d_sum, void *d_squares, cudaStream_t stream)
+{
+  switch (l->type) {
+    case CF_INTEGRAL_U8:
+      return cfi::run<uint8_t, uint32_t, uint64_t> (l, d_in, d_sum,
+          d_squares, stream);
+    case CF_INTEGRAL_U16:
+      return cfi::run<uint16_t, uint64_t, uint64_t> (l, d_in, d_sum,
+          d_squares, stream);
+    default:
+      return cfi::run<float, double, double> (l, d_in, d_sum, d_squares,
+          stream);
+  }
+}

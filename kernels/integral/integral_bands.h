@@ -1,0 +1,10 @@
+/* The CUDA integral image in bands of rows (integral_bands.cu), behind
+ * cf_integral_cuda(); arguments already checked. */
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "integral.h"
+
+int cf_integral_bands (const cf_integral_layout * layout, const void *d_in,
+    void *d_sum, void *d_squares, cudaStream_t stream);
