@@ -196,9 +196,11 @@ main (int argc, char **argv)
 {
   const char *mode = argc > 1 ? argv[1] : "cpu";
   backend be = { strcmp (mode, "cuda") == 0, NULL, NULL, NULL, NULL, 0, 0, 0 };
-  /* around the tile (2048), two levels (2048^2) and odd sizes */
+  /* around the tile (2048), the decoupled scan's tile (4096), two levels
+   * (2048^2) and odd sizes */
   static const size_t sizes[] = { 1, 2, 31, 255, 256, 257, 2047, 2048, 2049,
-    4096, 6143, 65537, 1000003, 4194303, 4194305
+    4095, 4096, 4097, 6143, 8193, 65535, 65536, 65537, 1000003, 4194303,
+    4194305
   };
   int algorithms = be.cuda ? CF_SCAN_N_ALGORITHMS : 1;
   char name[32];
