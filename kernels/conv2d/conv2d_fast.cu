@@ -104,6 +104,13 @@ struct Fast
   {
     Mask m = make_mask (L.plan);
     int two = L.plan->magnitude;
+    if constexpr (sizeof (T) == 1 && C == 1) {
+      /* one-byte planes, small masks, large launches: byte tiles
+       * (conv2d_fast_bytes.cu) */
+      int status = cf_conv2d_fast_bytes (L, m);
+      if (status != CF_ERR_UNSUPPORTED)
+        return status;
+    }
     switch (L.plan->kw) {
 #define CASE(k) case k: return two ? launch_fast<T, C, k, 2> (L, m) \
                                    : launch_fast<T, C, k, 1> (L, m);

@@ -528,11 +528,19 @@ main (int argc, char **argv)
       {5, 7, 5, MASK_RANDOM}, {0, 3, 3, MASK_RANDOM},
       {0, 5, 5, MASK_SEPARABLE}, {3, 3, 3, MASK_MAGNITUDE},
       {4, 5, 3, MASK_INTEGER}, {1, 5, 5, MASK_RANDOM}, {5, 3, 5, MASK_RANDOM},
+      /* one-byte planes of 4 Mpx and more: the fast variant's byte tiles,
+       * 16-byte aligned rows and not */
+      {0, 3, 3, MASK_RANDOM}, {0, 5, 3, MASK_INTEGER}, {0, 1, 5, MASK_RANDOM},
+      {0, 5, 5, MASK_RANDOM},
     };
     for (size_t k = 0; k < sizeof (big) / sizeof (big[0]); k++) {
       test_case tc;
-      int w = big[k][1] > 9 ? 640 : 1920;
-      if (case_init (&tc, &layouts[big[k][0]], w, 1080, big[k][3],
+      int w = big[k][1] > 9 ? 640 : 1920, h = 1080;
+      if (k + 4 >= sizeof (big) / sizeof (big[0])) {
+        w = k % 2 ? 3001 : 3840;
+        h = k % 2 ? 1999 : 2160;
+      }
+      if (case_init (&tc, &layouts[big[k][0]], w, h, big[k][3],
               big[k][1], big[k][2], (int) (k % 4))) {
         run_variant (&be, &tc, CF_CONV2D_FAST);
         run_variant (&be, &tc, CF_CONV2D_WIDE);

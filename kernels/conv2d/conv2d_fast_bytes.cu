@@ -1,0 +1,214 @@
+/* The fast variant on one-byte planes (GRAY8, a YUV plane) with masks of up
+ * to 5 x 5: tiles sized for bytes.
+ *
+ * - The tile stays bytes in shared memory: 16-byte loads go straight in
+ *   (no conversion on the way, a quarter of a float tile's room), and a
+ *   thread reads its window of a row as three words.
+ * - A thread owns a word of 8 output pixels over BYTES_ROWS rows. It takes
+ *   the input rows one after the other, converts each window once and adds
+ *   it into every output row it reaches, all in registers (the loops are
+ *   unrolled, so the sums never move); 8 pixels go out as one 8-byte store.
+ * - Results are packed from the rounded floats' bits with byte permutes.
+ * - Launches of at least BYTES_MIN_PIXELS only.
+ *
+ * Cost per output pixel: (BYTES_TH + KH - 1) / BYTES_TH loads of the input,
+ * (8 + KW - 1)(BYTES_ROWS + KH - 1) / (8 BYTES_ROWS) conversions, KW x KH
+ * multiply-adds, one byte stored. */
+#include "conv2d_tile.cuh"
+
+namespace cf {
+
+constexpr int BYTES_PX = 8;             /* output pixels per thread: a word */
+constexpr int BYTES_ROWS = 2;           /* output rows per thread */
+constexpr int BYTES_BX = 32, BYTES_BY = 8;      /* 256 threads */
+constexpr int BYTES_TW = BYTES_BX * BYTES_PX;   /* 256 output columns */
+constexpr int BYTES_TH = BYTES_BY * BYTES_ROWS; /* 32 output rows */
+/* Bytes kept each side of the tile's columns: a 16-byte chunk, so that the
+ * chunks stay aligned in the plane and in shared memory. */
+constexpr int BYTES_HALO = 16;
+constexpr int BYTES_CHUNKS = (BYTES_TW + 2 * BYTES_HALO) / 16;
+constexpr int BYTES_SROW = 16 * BYTES_CHUNKS;
+/* Launches of fewer pixels stay with the float tiles: measured on the H100,
+ * byte tiles are faster at 4K (8.3 Mpx) and slower at 1080p (2.1 Mpx), where
+ * their larger tiles, 512 pixels a thread, leave too few warps per SM to
+ * cover the loads (docs/performance.md). */
+constexpr long BYTES_MIN_PIXELS = 4l << 20;
+
+/* The 16 bytes of a chunk that the plane's edge cuts, one by one through
+ * the border mode; out of line, as only edge blocks come here. */
+__device__ __noinline__ uint4
+edge_chunk (const Image & im, int border, int gx, int gy)
+{
+  uint32_t w[4] = { 0, 0, 0, 0 };
+  for (int b = 0; b < 16; b++) {
+    int bx = cf_border_index (gx + b, im.width, (cf_border) border);
+    if (bx >= 0 && gy >= 0)
+      w[b / 4] |= (uint32_t) __ldg (im.src + (size_t) gy * im.src_stride
+          + bx) << (8 * (b % 4));
+  }
+  return make_uint4 (w[0], w[1], w[2], w[3]);
+}
+
+/* Byte c (-4 <= c < 12) of the thread's window row: its own 8 bytes, the
+ * word before and the word after. */
+__device__ __forceinline__ float
+window_px (uint32_t left, uint2 own, uint32_t right, int c)
+{
+  return c < 0 ? bits_to_float (left, CF_SEL_BYTE (4 + c))
+      : c < 4 ? bits_to_float (own.x, CF_SEL_BYTE (c))
+      : c < 8 ? bits_to_float (own.y, CF_SEL_BYTE (c - 4))
+      : bits_to_float (right, CF_SEL_BYTE (c - 8));
+}
+
+/* A sum scaled, offset, saturated and rounded: the byte is the low byte of
+ * the result's bits (see saturate_round). */
+__device__ __forceinline__ uint32_t
+rounded_bits (float sum, const Mask & m)
+{
+  float v = fminf (fmaxf (fmaf (sum, m.scale, m.offset), 0.0f), 255.0f);
+  return __float_as_uint (v + 8388608.0f);
+}
+
+/* Four rounded results' low bytes as one word. */
+__device__ __forceinline__ uint32_t
+pack4 (uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+  return __byte_perm (__byte_perm (a, b, 0x0040), __byte_perm (c, d, 0x0040),
+      0x5410);
+}
+
+template <int KW, int KH>
+__global__ void __launch_bounds__ (BYTES_BX * BYTES_BY)
+conv2d_fast_bytes_kernel (Image im, const __grid_constant__ Mask m)
+{
+  constexpr int RX = KW / 2, RY = KH / 2;
+  constexpr int IN_ROWS = BYTES_TH + KH - 1;
+  constexpr int THREADS = BYTES_BX * BYTES_BY;
+  constexpr int LOADS = (IN_ROWS * BYTES_CHUNKS + THREADS - 1) / THREADS;
+  __shared__ alignas (16) uint8_t tile[IN_ROWS][BYTES_SROW];
+  const int x0 = blockIdx.x * BYTES_TW;
+  const int y0 = im.row_begin + blockIdx.y * BYTES_TH;
+  const int tid = threadIdx.y * BYTES_BX + threadIdx.x;
+
+  /* 1. the tile: columns x0 - 16 .. x0 + 271, rows y0 - RY .., as bytes;
+   * every load of a thread issued before any is stored */
+  uint4 v[LOADS];
+#pragma unroll
+  for (int k = 0; k < LOADS; k++) {
+    const int idx = tid + k * THREADS, r = idx / BYTES_CHUNKS;
+    const int gx = x0 - BYTES_HALO + 16 * (idx - r * BYTES_CHUNKS);
+    const int gy = cf_border_index (y0 - RY + r, im.height,
+        (cf_border) m.border);
+    if (idx >= IN_ROWS * BYTES_CHUNKS)
+      break;
+    if (im.chunk_loads && gy >= 0 && gx >= 0 && gx + 16 <= im.width)
+      v[k] = __ldg (reinterpret_cast<const uint4 *>(im.src
+              + (size_t) gy * im.src_stride + gx));
+    else
+      v[k] = edge_chunk (im, m.border, gx, gy);
+  }
+#pragma unroll
+  for (int k = 0; k < LOADS; k++) {
+    const int idx = tid + k * THREADS, r = idx / BYTES_CHUNKS;
+    if (idx >= IN_ROWS * BYTES_CHUNKS)
+      break;
+    *reinterpret_cast<uint4 *>(&tile[r][16 * (idx - r * BYTES_CHUNKS)]) =
+        v[k];
+  }
+  __syncthreads ();
+
+  /* 2. BYTES_ROWS rows of 8 pixels */
+  const int ox = x0 + threadIdx.x * BYTES_PX;
+  const int oy = y0 + threadIdx.y * BYTES_ROWS;
+  if (ox >= im.width || oy >= im.row_end)
+    return;
+  float acc[BYTES_ROWS][BYTES_PX] = { };
+#pragma unroll
+  for (int r = 0; r < BYTES_ROWS + KH - 1; r++) {
+    const uint8_t *row = &tile[threadIdx.y * BYTES_ROWS + r][BYTES_HALO
+        + threadIdx.x * BYTES_PX];
+    const uint2 own = *reinterpret_cast<const uint2 *>(row);
+    const uint32_t left = RX ? *reinterpret_cast<const uint32_t *>(row - 4)
+        : 0u;
+    const uint32_t right = RX ? *reinterpret_cast<const uint32_t *>(row + 8)
+        : 0u;
+    float win[BYTES_PX + 2 * RX];
+#pragma unroll
+    for (int k = 0; k < BYTES_PX + 2 * RX; k++)
+      win[k] = window_px (left, own, right, k - RX);
+    /* input row r is mask row j of output row r - j */
+#pragma unroll
+    for (int j = 0; j < KH; j++) {
+      const int o = r - j;
+      if (o < 0 || o >= BYTES_ROWS)
+        continue;
+#pragma unroll
+      for (int i = 0; i < KW; i++)
+#pragma unroll
+        for (int k = 0; k < BYTES_PX; k++)
+          acc[o][k] = fmaf (m.taps[0][j * KW + i], win[k + i], acc[o][k]);
+    }
+  }
+
+  /* 3. each row's 8 bytes */
+#pragma unroll
+  for (int o = 0; o < BYTES_ROWS; o++) {
+    const int y = oy + o;
+    if (y >= im.row_end)
+      break;
+    uint32_t b[BYTES_PX];
+#pragma unroll
+    for (int k = 0; k < BYTES_PX; k++)
+      b[k] = rounded_bits (acc[o][k], m);
+    const uint2 w = make_uint2 (pack4 (b[0], b[1], b[2], b[3]),
+        pack4 (b[4], b[5], b[6], b[7]));
+    uint8_t *p = im.dst + (size_t) y * im.dst_stride + ox;
+    if (ox + BYTES_PX <= im.width && ((uintptr_t) p & 7) == 0) {
+      *reinterpret_cast<uint2 *>(p) = w;
+    } else {
+#pragma unroll
+      for (int k = 0; k < BYTES_PX; k++)
+        if (ox + k < im.width)
+          p[k] = (uint8_t) ((k < 4 ? w.x : w.y) >> (8 * (k % 4)));
+    }
+  }
+}
+
+template <int KW, int KH>
+static int
+launch_bytes (const Launch & L, const Mask & m)
+{
+  dim3 grid (div_up (L.im.width, BYTES_TW),
+      div_up (L.im.row_end - L.im.row_begin, BYTES_TH));
+  conv2d_fast_bytes_kernel<KW, KH><<<grid, dim3 (BYTES_BX, BYTES_BY), 0,
+      L.stream>>> (L.im, m);
+  return launch_status ();
+}
+
+template <int KW>
+static int
+launch_bytes_rows (const Launch & L, const Mask & m)
+{
+  switch (m.kh) {
+    case 1: return launch_bytes<KW, 1> (L, m);
+    case 3: return launch_bytes<KW, 3> (L, m);
+    default: return launch_bytes<KW, 5> (L, m);
+  }
+}
+
+}  /* namespace cf */
+
+int
+cf_conv2d_fast_bytes (const cf::Launch & launch, const cf::Mask & m)
+{
+  const long pixels = (long) launch.im.width
+      * (launch.im.row_end - launch.im.row_begin);
+  if (launch.plan->magnitude || m.kw > 5 || m.kh > 5
+      || pixels < cf::BYTES_MIN_PIXELS)
+    return CF_ERR_UNSUPPORTED;
+  switch (m.kw) {
+    case 1: return cf::launch_bytes_rows<1> (launch, m);
+    case 3: return cf::launch_bytes_rows<3> (launch, m);
+    default: return cf::launch_bytes_rows<5> (launch, m);
+  }
+}
