@@ -132,7 +132,7 @@ gst_cuda_prefix_sum_algorithm_get_type (void)
 {
   static GType type;
   static const GEnumValue values[] = {
-    {CF_SCAN_AUTO, "The fused row-scan kernel", "auto"},
+    {CF_SCAN_AUTO, "Bands of rows, each table entry written once", "auto"},
     {CF_SCAN_KOGGE_STONE, "Hierarchical scan, Kogge-Stone blocks",
         "kogge-stone"},
     {CF_SCAN_BRENT_KUNG, "Hierarchical scan, Brent-Kung blocks",
@@ -319,10 +319,10 @@ install_algorithm_property (GObjectClass * gobject_class)
    * GstCudaPrefixSum:algorithm:
    *
    * Video on the GPU: how the rows of the integral images are scanned:
-   * `auto`, the fused kernel that scans each row with a warp, or one of the
-   * kernels/scan/scan.h variants run over the whole plane as one array (then
-   * each row's start taken off), for comparing them. Every choice gives
-   * the same tables. Changes in the NULL or READY state only.
+   * `auto`, the tables built in bands of rows (each entry written once),
+   * or one of the kernels/scan/scan.h variants run over the whole plane as
+   * one array (then each row's start taken off), for comparing them. Every
+   * choice gives the same tables. Changes in the NULL or READY state only.
    */
   gst_cuda_filter_base_class_install_enum (gobject_class, PROP_ALGORITHM,
       "algorithm", "Algorithm", "How the GPU scans the rows of the integral images",

@@ -11,11 +11,11 @@
  *   u16      u64      u64
  *   f32      f64      f64
  *
- * CUDA: rows then columns. A warp scans each row, 32 samples at a time
- * with shuffles on top of a running total (coalesced reads and writes);
- * then each column is scanned in place, cut into
- * segments that threads sum in parallel, the segment totals scanned in
- * shared memory, and the segments swept again with their offsets.
+ * CUDA: in bands of 8 rows (integral_bands.cu). Tiles of one band by 1024
+ * columns sum their columns and rows; the bands' last rows are scanned
+ * down and along, which makes them final; then each tile writes its inner
+ * rows from the final row above it. Every entry is written once, and the
+ * input is read twice.
  */
 #ifndef CF_INTEGRAL_H
 #define CF_INTEGRAL_H

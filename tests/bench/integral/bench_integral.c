@@ -6,7 +6,7 @@
  * each call, median of 30, rotating over 4 buffer sets (more than the L2
  * cache holds). Then the 4K table with its rows scanned by each scan
  * variant over the whole plane (the `algorithm` property of
- * cudaprefixsum), against the fused row kernel.
+ * cudaprefixsum), against the tables built in bands of rows.
  *
  *   bench_integral */
 #include <cuda_runtime.h>
@@ -179,7 +179,7 @@ main (void)
         by[a] = time_us (&c, 3, npp, &ctx);
         cudaFree (c.scan_work);
       }
-      printf ("\n4K GRAY8 table, rows by (us): fused row kernel %.1f",
+      printf ("\n4K GRAY8 table, rows by (us): bands %.1f",
           ours);
       for (int a = CF_SCAN_KOGGE_STONE; a < CF_SCAN_N_ALGORITHMS; a++)
         printf (", %s %.1f", cf_scan_algorithm_name ((cf_scan_algorithm) a),

@@ -20,7 +20,7 @@
 #define POISON 0xA5
 
 static int step = 1;             /* samples from pixel to pixel */
-/* cuda: the rows by the fused kernel (CF_SCAN_AUTO) or by a scan variant
+/* cuda: the tables in bands of rows (CF_SCAN_AUTO) or by a scan variant
  * over the whole plane (cf_integral_cuda_with_scan) */
 static cf_scan_algorithm rows_by = CF_SCAN_AUTO;
 
