@@ -22,7 +22,7 @@ constexpr int BYTES_PX = 8;             /* output pixels per thread: a word */
 constexpr int BYTES_ROWS = 2;           /* output rows per thread */
 constexpr int BYTES_BX = 32, BYTES_BY = 8;      /* 256 threads */
 constexpr int BYTES_TW = BYTES_BX * BYTES_PX;   /* 256 output columns */
-constexpr int BYTES_TH = BYTES_BY * BYTES_ROWS; /* 32 output rows */
+constexpr int BYTES_TH = BYTES_BY * BYTES_ROWS; /* 16 output rows */
 /* Bytes kept each side of the tile's columns: a 16-byte chunk, so that the
  * chunks stay aligned in the plane and in shared memory. */
 constexpr int BYTES_HALO = 16;
@@ -30,8 +30,8 @@ constexpr int BYTES_CHUNKS = (BYTES_TW + 2 * BYTES_HALO) / 16;
 constexpr int BYTES_SROW = 16 * BYTES_CHUNKS;
 /* Launches of fewer pixels stay with the float tiles: measured on the H100,
  * byte tiles are faster at 4K (8.3 Mpx) and slower at 1080p (2.1 Mpx), where
- * their larger tiles, 512 pixels a thread, leave too few warps per SM to
- * cover the loads (docs/performance.md). */
+ * 16 pixels a thread (the float tiles' 8) leave half as many warps to cover
+ * the loads (docs/performance.md). */
 constexpr long BYTES_MIN_PIXELS = 4l << 20;
 
 /* The 16 bytes of a chunk that the plane's edge cuts, one by one through
