@@ -15,7 +15,8 @@
  * columns sum their columns and rows; the bands' last rows are scanned
  * down and along, which makes them final; then each tile writes its inner
  * rows from the final row above it. Every entry is written once, and the
- * input is read twice.
+ * input is read twice. Planes of up to 524280 rows (CF_ERR_UNSUPPORTED
+ * beyond).
  */
 #ifndef CF_INTEGRAL_H
 #define CF_INTEGRAL_H

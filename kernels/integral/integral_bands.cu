@@ -415,6 +415,9 @@ int
 cf_integral_bands (const cf_integral_layout * l, const void *d_in,
     void *d_sum, void *d_squares, cudaStream_t stream)
 {
+  /* bands are the grid's second dimension */
+  if ((l->height + cfi::BAND - 1) / cfi::BAND > 65535)
+    return CF_ERR_UNSUPPORTED;
   switch (l->type) {
     case CF_INTEGRAL_U8:
       return cfi::run<uint8_t, uint32_t, uint64_t> (l, d_in, d_sum,

@@ -1,5 +1,6 @@
 /* The CUDA integral image in bands of rows (integral_bands.cu), behind
- * cf_integral_cuda(); arguments already checked. */
+ * cf_integral_cuda(); arguments already checked. CF_ERR_UNSUPPORTED for
+ * planes of more than 65535 bands (524280 rows). */
 #pragma once
 
 #include <cuda_runtime.h>
