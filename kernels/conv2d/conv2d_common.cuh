@@ -100,13 +100,20 @@ bits_to_float (uint32_t w, uint32_t sel)
 #define CF_SEL_HALF 0x7510u
 
 /* Saturate to [0, maxval] and round to nearest even: adding 2^23 leaves the
- * rounded integer in the low mantissa bits. Matches the CPU twin's
- * lrintf(clamp(v)). */
+ * rounded integer in the low mantissa bits, under the exponent's. Matches
+ * the CPU twin's lrintf(clamp(v)). Kernels that only take the low byte may
+ * keep the bits as they are. */
+__device__ __forceinline__ uint32_t
+saturated_bits (float v, float maxval)
+{
+  v = fminf (fmaxf (v, 0.0f), maxval);
+  return __float_as_uint (v + 8388608.0f);
+}
+
 __device__ __forceinline__ uint32_t
 saturate_round (float v, float maxval)
 {
-  v = fminf (fmaxf (v, 0.0f), maxval);
-  return __float_as_uint (v + 8388608.0f) - 0x4B000000u;
+  return saturated_bits (v, maxval) - 0x4B000000u;
 }
 
 template <typename T> constexpr float MAX_SAMPLE = sizeof (T) == 2 ? 65535.0f : 255.0f;

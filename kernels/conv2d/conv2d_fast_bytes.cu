@@ -60,14 +60,6 @@ window_px (uint32_t left, uint2 own, uint32_t right, int c)
       : bits_to_float (right, CF_SEL_BYTE (c - 8));
 }
 
-/* A sum scaled, offset, saturated and rounded: the byte is the low byte of
- * the result's bits (see saturate_round). */
-__device__ __forceinline__ uint32_t
-rounded_bits (float sum, const Mask & m)
-{
-  float v = fminf (fmaxf (fmaf (sum, m.scale, m.offset), 0.0f), 255.0f);
-  return __float_as_uint (v + 8388608.0f);
-}
 
 /* Four rounded results' low bytes as one word. */
 __device__ __forceinline__ uint32_t
@@ -159,7 +151,7 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ Mask m)
     uint32_t b[BYTES_PX];
 #pragma unroll
     for (int k = 0; k < BYTES_PX; k++)
-      b[k] = rounded_bits (acc[o][k], m);
+      b[k] = saturated_bits (fmaf (acc[o][k], m.scale, m.offset), 255.0f);
     const uint2 w = make_uint2 (pack4 (b[0], b[1], b[2], b[3]),
         pack4 (b[4], b[5], b[6], b[7]));
     uint8_t *p = im.dst + (size_t) y * im.dst_stride + ox;
