@@ -384,7 +384,7 @@ table_in_bands (const Args & a, uint8_t * table, size_t pitch,
   tile_sums_kernel<IN, S, SQUARE><<<tiles, tile_threads, 0, stream>>> (a,
       table, pitch);
   if (bands > 1)
-    scan_columns<S, S> (table, pitch, nullptr, 0, a.l.width,
+    scan_columns<S> (table, pitch, a.l.width,
         RowSet { BAND, BAND, bands, a.l.height }, stream);
   band_ends_kernel<S><<<bands, threads_for (entries, ENDS_THREADS), 0,
       stream>>> (a.l.width, a.l.height, tile_entries, table, pitch);

@@ -85,34 +85,24 @@ columns_in_place (uint8_t * table, size_t pitch, int width, RowSet rows,
   }
 }
 
-/* The columns of the sums (blockIdx.y 0) and of the squares (blockIdx.y
- * 1, when there are any) in one launch. */
-template <typename SUM, typename SQ>
+/* The columns of one table, COLUMNS a block. */
+template <typename S>
 __global__ void
-columns_kernel (uint8_t * sum, size_t sum_pitch, uint8_t * squares,
-    size_t squares_pitch, int width, RowSet rows)
+columns_kernel (uint8_t * table, size_t pitch, int width, RowSet rows)
 {
-  constexpr size_t cell = sizeof (SUM) > sizeof (SQ) ? sizeof (SUM)
-      : sizeof (SQ);
-  __shared__ alignas (8) unsigned char raw[SEGMENTS * (COLUMNS + 1) * cell];
+  __shared__ S totals[SEGMENTS][COLUMNS + 1];
 
-  if (blockIdx.y == 0)
-    columns_in_place<SUM> (sum, sum_pitch, width, rows,
-        (SUM (*)[COLUMNS + 1]) raw);
-  else
-    columns_in_place<SQ> (squares, squares_pitch, width, rows,
-        (SQ (*)[COLUMNS + 1]) raw);
+  columns_in_place<S> (table, pitch, width, rows, totals);
 }
 
-/* Launches columns_kernel over every column of the table(s). */
-template <typename SUM, typename SQ>
+/* Launches columns_kernel over every column of the table. */
+template <typename S>
 void
-scan_columns (uint8_t * sum, size_t sum_pitch, uint8_t * squares,
-    size_t squares_pitch, int width, RowSet rows, cudaStream_t stream)
+scan_columns (uint8_t * table, size_t pitch, int width, RowSet rows,
+    cudaStream_t stream)
 {
-  dim3 grid ((width + COLUMNS - 1) / COLUMNS, squares ? 2 : 1);
-  columns_kernel<SUM, SQ><<<grid, dim3 (COLUMNS, SEGMENTS), 0, stream>>> (
-      sum, sum_pitch, squares, squares_pitch, width, rows);
+  columns_kernel<S><<<(width + COLUMNS - 1) / COLUMNS, dim3 (COLUMNS,
+          SEGMENTS), 0, stream>>> (table, pitch, width, rows);
 }
 
 }                               /* namespace cfi */

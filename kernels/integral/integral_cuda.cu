@@ -66,7 +66,7 @@ table_with_scan (const cf_integral_layout * l, cf_scan_algorithm a,
     return st;
   rebase_kernel<S><<<grid_out, 256, 0, stream>>> (flat, l->width, table,
       pitch);
-  scan_columns<S, S> (table, pitch, nullptr, 0, l->width,
+  scan_columns<S> (table, pitch, l->width,
       RowSet { 1, 1, l->height, l->height }, stream);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
