@@ -87,12 +87,6 @@ gst_cuda_level_restart (GstCudaLevel * level)
     level->squares[c] = level->peak[c] = 0.0;
 }
 
-gboolean
-gst_cuda_level_due (const GstCudaLevel * level)
-{
-  return level->frames > 0 && level->frames >= level->interval_frames;
-}
-
 guint
 gst_cuda_level_max_blocks (const GstCudaLevel * level, guint frames)
 {
@@ -109,7 +103,7 @@ gst_cuda_level_plan (GstCudaLevel * level, GstClockTime pts, guint frames,
     level->message_ts = pts;
   while (frames > 0) {
     guint room = level->interval_frames > pending
-        ? level->interval_frames - pending : level->interval_frames;
+        ? level->interval_frames - pending : frames;
     guint size = MIN (room, frames);
     blocks[n++] = size;
     frames -= size;

@@ -73,13 +73,11 @@ void gst_cuda_level_set_interval (GstCudaLevel * level, GstClockTime interval);
  * starts one at its timestamp. */
 void gst_cuda_level_restart (GstCudaLevel * level);
 
-/* Whether a message is due before the next buffer (the interval shrank
- * below what the message already holds). */
-gboolean gst_cuda_level_due (const GstCudaLevel * level);
-
 /* At the start of a buffer of `frames` frames with timestamp `pts`: the
  * sizes of its blocks are written to `blocks` (room for
- * gst_cuda_level_max_blocks) and their number returned. */
+ * gst_cuda_level_max_blocks) and their number returned. Where the interval
+ * shrank below what the message already holds, the whole buffer joins it
+ * before it is posted, as level does. */
 guint gst_cuda_level_max_blocks (const GstCudaLevel * level, guint frames);
 guint gst_cuda_level_plan (GstCudaLevel * level, GstClockTime pts,
     guint frames, guint * blocks);

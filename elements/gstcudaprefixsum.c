@@ -565,9 +565,13 @@ static gboolean
 gst_cuda_prefix_sum_stop (GstBaseTransform * trans)
 {
   GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (trans);
+  gboolean cuda = gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self));
 
-  if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self))) {
+  if (cuda)
     gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
+  /* first: queued level work may still read the device buffers */
+  gst_cuda_prefix_sum_free_audio (self);
+  if (cuda) {
     gst_cuda_filter_base_free_device (&self->d_in);
     gst_cuda_filter_base_free_device (&self->d_out);
     gst_cuda_filter_base_free_device (&self->d_tables);
@@ -577,12 +581,6 @@ gst_cuda_prefix_sum_stop (GstBaseTransform * trans)
   }
   g_clear_pointer (&self->table_pool, gst_cuda_table_pool_release);
   g_clear_pointer (&self->tables, g_free);
-  gst_cuda_level_clear (&self->level);
-  g_clear_pointer (&self->level_blocks, g_free);
-  g_clear_pointer (&self->level_pinned, cf_gpu_host_free);
-  self->level_pinned_room = 0;
-  g_clear_pointer (&self->level_stats, g_free);
-  self->level_room = 0;
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
   self->have_info = FALSE;
@@ -637,8 +635,9 @@ set_audio_caps (GstCudaPrefixSum * self, GstCaps * caps)
             "adaptive-threshold"), (NULL));
     return FALSE;
   }
+  /* the channel count may change: no room sized for the old one stays */
+  gst_cuda_prefix_sum_free_audio (self);
   gst_cuda_level_init (&self->level, &info, interval);
-  self->level_room = 0;         /* the channel count may have changed */
   self->level_interval = interval;
   GST_OBJECT_LOCK (self);
   self->have_info = FALSE;
@@ -1374,7 +1373,7 @@ gst_cuda_prefix_sum_sink_event (GstBaseTransform * trans, GstEvent * event)
     if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
       gst_cuda_prefix_sum_finish_audio (self);
     else if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-      gst_cuda_level_restart (&self->level);
+      gst_cuda_prefix_sum_flush_audio (self);
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }

@@ -14,6 +14,10 @@
 
 G_BEGIN_DECLS
 
+/* Audio buffers whose level sums may be in flight at once (see
+ * gstcudaprefixsumaudio.c). */
+#define GST_CUDA_LEVEL_QUEUE 16
+
 typedef enum
 {
   GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH,
@@ -70,6 +74,15 @@ struct _GstCudaPrefixSum
   cf_stats *level_pinned;       /* GPU: where the reductions write the sums
                                  * (page-locked, read with no copy) */
   guint level_pinned_room;
+  /* GPU: buffers inside one interval whose sums are still on their way
+   * back (gstcudaprefixsumaudio.c): their samples staged in page-locked
+   * slots, their sums in page-locked stats, taken at the interval's end */
+  guint8 *level_staging;        /* GST_CUDA_LEVEL_QUEUE slots */
+  gsize level_slot_bytes;
+  cf_stats *level_queued_stats; /* slot k at k x channels */
+  guint level_queued_frames[GST_CUDA_LEVEL_QUEUE];
+  guint level_n_queued;
+  guint64 level_queued_total;   /* frames of all queued buffers */
   gpointer tables;              /* host tables when no meta takes them */
   GstCudaDeviceBuffer d_in, d_out, d_tables, d_stats, d_work, d_scan;
   GstCudaTablePool *table_pool; /* device tables that travel on buffers */

@@ -16,6 +16,11 @@ GstFlowReturn gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self,
     GstBuffer * buf);
 /* At EOS: posts what is left of the last interval. */
 void gst_cuda_prefix_sum_finish_audio (GstCudaPrefixSum * self);
+/* At a flush: forgets the interval being gathered. */
+void gst_cuda_prefix_sum_flush_audio (GstCudaPrefixSum * self);
+/* Frees the level state and its memory (new caps, stop), after the GPU
+ * is done with it. */
+void gst_cuda_prefix_sum_free_audio (GstCudaPrefixSum * self);
 
 G_END_DECLS
 

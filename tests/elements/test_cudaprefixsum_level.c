@@ -23,6 +23,7 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/audio/audio.h>
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 
 #include "element_check.h"
 
@@ -53,6 +54,11 @@ static const Case cases[] = {
   {"F32LE", 8, 96000, "interval=1000000 peak-ttl=20000000", 1000000, 3000,
       TRUE},
   {"S16LE", 1, 8000, "interval=1", 1, 40, FALSE},
+  /* tens of buffers an interval: on the GPU more than are queued at once
+   * (GST_CUDA_LEVEL_QUEUE), GAP buffers among them */
+  {"F32LE", 8, 48000, "interval=20000000 peak-ttl=5000000 peak-falloff=60",
+      20000000, 64, TRUE},
+  {"S32LE", 2, 48000, "interval=30000000", 30000000, 50, FALSE},
 };
 
 /* ---- the signal ----------------------------------------------------------- */
@@ -131,25 +137,25 @@ typedef struct
 {
   GstElement *ps, *lv;
   gint count, at;
-  const gchar *interval;
+  const gchar *property, *value;
 } Change;
 
 /* In the streaming thread, before cudaprefixsum sees buffer `at`: both
- * elements take the new interval at the same point of the stream. */
+ * elements take the new setting at the same point of the stream. */
 static GstPadProbeReturn
-change_interval (GstPad * pad, GstPadProbeInfo * info, Change * ch)
+change_setting (GstPad * pad, GstPadProbeInfo * info, Change * ch)
 {
   (void) pad;
   (void) info;
   if (ch->count++ == ch->at) {
-    gst_util_set_object_arg (G_OBJECT (ch->ps), "interval", ch->interval);
-    gst_util_set_object_arg (G_OBJECT (ch->lv), "interval", ch->interval);
+    gst_util_set_object_arg (G_OBJECT (ch->ps), ch->property, ch->value);
+    gst_util_set_object_arg (G_OBJECT (ch->lv), ch->property, ch->value);
   }
   return GST_PAD_PROBE_OK;
 }
 
-/* Feeds `buffers` random buffers; `change` (or NULL) is set on both
- * elements halfway. Collects the messages until EOS. */
+/* Feeds `buffers` random buffers; `change` ("property=value", or NULL) is
+ * set on both elements halfway. Collects the messages until EOS. */
 static void
 run_case (const Case * c, const gchar * backend, const gchar * extra,
     const gchar * change, gint buffers, Result * r, const gchar * what)
@@ -162,7 +168,10 @@ run_case (const Case * c, const gchar * backend, const gchar * extra,
       c->channels > 2 ? ",channel-mask=(bitmask)0" : "", backend,
       c->settings, extra, c->settings);
   GstElement *p = gst_parse_launch (desc, NULL), *src;
-  Change ch = { NULL, NULL, 0, buffers / 2, change };
+  gchar **setting = change ? g_strsplit (change, "=", 2) : NULL;
+  Change ch = { NULL, NULL, 0, buffers / 2, setting ? setting[0] : NULL,
+    setting ? setting[1] : NULL
+  };
   GstAudioInfo info;
   GstClockTime pts = 0;
   guint64 frames_in = 0;
@@ -185,7 +194,7 @@ run_case (const Case * c, const gchar * backend, const gchar * extra,
   if (change) {
     GstPad *pad = gst_element_get_static_pad (ch.ps, "sink");
     gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
-        (GstPadProbeCallback) change_interval, &ch, NULL);
+        (GstPadProbeCallback) change_setting, &ch, NULL);
     gst_object_unref (pad);
   }
   gst_element_set_state (p, GST_STATE_PLAYING);
@@ -228,6 +237,7 @@ run_case (const Case * c, const gchar * backend, const gchar * extra,
   gst_object_unref (ch.lv);
   gst_object_unref (p);
   g_free (desc);
+  g_strfreev (setting);
 }
 
 /* ---- comparing --------------------------------------------------------------- */
@@ -357,8 +367,8 @@ GST_START_TEST (test_interval_change)
       : backends[__i__];
   Result r;
 
-  run_case (&cases[1], backend, "", "30000000", 80, &r, "interval 10 -> "
-      "30 ms");
+  run_case (&cases[1], backend, "", "interval=30000000", 80, &r,
+      "interval 10 -> 30 ms");
   compare (&cases[1], &r, "interval 10 -> 30 ms");
   fail_unless (r.ours->len > 0);
   {
@@ -367,6 +377,187 @@ GST_START_TEST (test_interval_change)
     fail_unless_equals_uint64 (time_field (last, "duration"), 30000000);
   }
   result_clear (&r);
+}
+
+GST_END_TEST;
+
+/* Settings changed while tens of buffers of one interval are measured:
+ * a shorter interval, a new peak falloff. */
+GST_START_TEST (test_change_inside_interval)
+{
+  const gchar *backend = backend_under_test ? backend_under_test
+      : backends[__i__];
+  static const gchar *const changes[] = { "interval=5000000",
+    "peak-falloff=15", "peak-ttl=0"
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (changes); k++) {
+    gchar *what = g_strdup_printf ("%s halfway [%s]", changes[k], backend);
+    Result r;
+    run_case (&cases[6], backend, "", changes[k], 200, &r, what);
+    compare (&cases[6], &r, what);
+    result_clear (&r);
+    g_free (what);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- restarts: a flush, new caps ---------------------------------------------- */
+
+typedef struct
+{
+  GstHarness *h;
+  GstBus *bus;
+  GstClockTime pts;
+} Feed;
+
+static void
+feed_start (Feed * f, const gchar * backend, const gchar * caps)
+{
+  GstElement *e = gst_element_factory_make ("cudaprefixsum", NULL);
+
+  fail_unless (e != NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", backend);
+  g_object_set (e, "interval", (guint64) 20000000, NULL);
+  f->bus = gst_bus_new ();
+  gst_element_set_bus (e, f->bus);
+  f->h = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
+  gst_harness_set_src_caps_str (f->h, caps);
+  f->pts = 0;
+}
+
+/* `n` buffers of 100 frames (48 kHz, F32) from `signal`'s generator,
+ * `amp` loud. */
+static void
+feed (Feed * f, const gchar * caps, gint n, gdouble amp, guint32 seed)
+{
+  GstCaps *c = gst_caps_from_string (caps);
+  GRand *g = g_rand_new_with_seed (seed);
+  GstAudioInfo info;
+
+  gst_audio_info_from_caps (&info, c);
+  gst_caps_unref (c);
+  for (gint b = 0; b < n; b++) {
+    gint samples = 100 * GST_AUDIO_INFO_CHANNELS (&info);
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, samples * 4, NULL);
+    GstMapInfo map;
+    gst_buffer_map (buf, &map, GST_MAP_WRITE);
+    for (gint k = 0; k < samples; k++)
+      ((gfloat *) map.data)[k] = (gfloat) (amp * g_rand_double_range (g,
+              -1.0, 1.0));
+    gst_buffer_unmap (buf, &map);
+    GST_BUFFER_PTS (buf) = f->pts;
+    GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (100, GST_SECOND,
+        48000);
+    f->pts += GST_BUFFER_DURATION (buf);
+    fail_unless_equals_int (gst_harness_push (f->h, buf), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (f->h));
+  }
+  g_rand_free (g);
+}
+
+/* The level messages posted so far. */
+static GPtrArray *
+feed_messages (Feed * f)
+{
+  GPtrArray *all = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_structure_free);
+  GstMessage *msg;
+
+  while ((msg = gst_bus_pop_filtered (f->bus, GST_MESSAGE_ELEMENT
+              | GST_MESSAGE_ERROR))) {
+    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "an error");
+    if (gst_structure_has_name (gst_message_get_structure (msg), "level"))
+      g_ptr_array_add (all, gst_structure_copy (gst_message_get_structure
+              (msg)));
+    gst_message_unref (msg);
+  }
+  return all;
+}
+
+static void
+feed_stop (Feed * f)
+{
+  gst_harness_teardown (f->h);
+  gst_bus_set_flushing (f->bus, TRUE);
+  gst_object_unref (f->bus);
+}
+
+/* The messages of `after` (taken after a restart) against those of a fresh
+ * element given the same buffers; the decaying peak too when `decay`. */
+static void
+same_messages (GPtrArray * after, GPtrArray * fresh, gint channels,
+    gboolean decay, const gchar * what)
+{
+  static const gchar *const fields[] = { "rms", "peak", "decay" };
+
+  fail_unless (after->len == fresh->len && fresh->len >= 2, "%s: %u "
+      "messages, a fresh element %u", what, after->len, fresh->len);
+  for (guint m = 0; m < fresh->len; m++) {
+    const GstStructure *a = g_ptr_array_index (after, m);
+    const GstStructure *b = g_ptr_array_index (fresh, m);
+    fail_unless (time_field (a, "duration") == time_field (b, "duration"),
+        "%s: message %u lasts %" G_GUINT64_FORMAT " ns", what, m,
+        time_field (a, "duration"));
+    for (guint k = 0; k < (decay ? 3u : 2u); k++)
+      for (gint c = 0; c < channels; c++)
+        check_db (array_at (a, fields[k], c), array_at (b, fields[k], c),
+            what, m, fields[k], c);
+  }
+}
+
+/* Loud buffers inside an interval (on the GPU, queued), then a flush or
+ * new caps: what follows is measured as by a fresh element, nothing of
+ * the loud part in it. */
+GST_START_TEST (test_restart_inside_interval)
+{
+  const gchar *backend = backend_under_test ? backend_under_test
+      : backends[__i__];
+  const gchar *caps2 = "audio/x-raw,format=F32LE,channels=2,rate=48000,"
+      "layout=interleaved";
+  const gchar *caps8 = "audio/x-raw,format=F32LE,channels=8,rate=48000,"
+      "layout=interleaved,channel-mask=(bitmask)0";
+  guint32 quiet = g_rand_int (rng);
+
+  for (gint flush = 0; flush < 2; flush++) {
+    const gchar *what = flush ? "after a flush" : "after new caps";
+    const gchar *then = flush ? caps2 : caps8;
+    gint channels = flush ? 2 : 8;
+    GPtrArray *after, *fresh;
+    Feed f;
+
+    feed_start (&f, backend, caps2);
+    feed (&f, caps2, 7, 1.0, g_rand_int (rng));   /* 700 of 960 frames */
+    if (flush) {
+      GstSegment seg;
+      fail_unless (gst_harness_push_event (f.h, gst_event_new_flush_start ()));
+      fail_unless (gst_harness_push_event (f.h,
+              gst_event_new_flush_stop (TRUE)));
+      gst_segment_init (&seg, GST_FORMAT_TIME);
+      fail_unless (gst_harness_push_event (f.h, gst_event_new_segment (&seg)));
+    } else {
+      gst_harness_set_src_caps_str (f.h, caps8);
+    }
+    g_ptr_array_unref (feed_messages (&f));
+    f.pts = 0;
+    feed (&f, then, 40, 0.01, quiet);
+    after = feed_messages (&f);
+    feed_stop (&f);
+
+    feed_start (&f, backend, then);
+    feed (&f, then, 40, 0.01, quiet);
+    fresh = feed_messages (&f);
+    feed_stop (&f);
+
+    /* a flush forgets the interval, not the decaying peak; new caps
+     * forget both */
+    same_messages (after, fresh, channels, !flush, what);
+    messages_checked += fresh->len;
+    g_ptr_array_unref (after);
+    g_ptr_array_unref (fresh);
+  }
 }
 
 GST_END_TEST;
@@ -446,6 +637,8 @@ level_suite (gboolean gpu)
   tcase_set_timeout (tc, 300);
   tcase_add_loop_test (tc, test_same_as_level, 0, n);
   tcase_add_loop_test (tc, test_interval_change, 0, n);
+  tcase_add_loop_test (tc, test_change_inside_interval, 0, n);
+  tcase_add_loop_test (tc, test_restart_inside_interval, 0, n);
   if (!gpu) {
     tcase_add_loop_test (tc, test_post_messages_off, 0, n);
     tcase_add_loop_test (tc, test_bad_input, 0, n);
