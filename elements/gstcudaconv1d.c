@@ -51,7 +51,7 @@
 #include "gstcudapin.h"
 #include "gstcudapinnedallocator.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_conv1d_debug);
+GST_DEBUG_CATEGORY (gst_cuda_conv1d_debug);
 #define GST_CAT_DEFAULT gst_cuda_conv1d_debug
 
 #define CONV1D_CAPS "audio/x-raw, format = (string) { F32LE, F64LE, S16LE, " \
@@ -70,6 +70,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_conv1d_debug);
 #define DEFAULT_MIX 1.0
 #define DEFAULT_LATENCY 0
 #define DEFAULT_ALGORITHM GST_CUDA_CONV1D_ALGORITHM_AUTO
+#define DEFAULT_OVERLAP FALSE
 
 /* Masks up to this many taps run direct under `auto` (measured crossover,
  * docs/cudaconv1d.md); longer ones through the FFT. */
@@ -96,6 +97,7 @@ enum
   PROP_MIX,
   PROP_LATENCY,
   PROP_ALGORITHM,
+  PROP_OVERLAP,
 };
 
 #define GST_TYPE_CUDA_CONV1D_ALGORITHM (gst_cuda_conv1d_algorithm_get_type ())
@@ -147,6 +149,8 @@ static gboolean gst_cuda_conv1d_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
 static GstFlowReturn gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform
     * trans, GstBuffer * inbuf, GstBuffer ** outbuf);
+static GstFlowReturn gst_cuda_conv1d_generate_output (GstBaseTransform *
+    trans, GstBuffer ** outbuf);
 static GstFlowReturn gst_cuda_conv1d_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
 
@@ -303,6 +307,22 @@ install_output_properties (GObjectClass * gobject_class)
   gst_cuda_filter_base_class_install_enum (gobject_class, PROP_ALGORITHM,
       "algorithm", "Algorithm", "Direct variant or FFT (auto: by mask length)",
       GST_TYPE_CUDA_CONV1D_ALGORITHM, DEFAULT_ALGORITHM, 0);
+
+  /**
+   * GstCudaConv1d:overlap:
+   *
+   * On the GPU, holds each output buffer until the next input buffer's
+   * work is queued: the GPU filters one buffer while the host passes the
+   * one before downstream, which takes more buffers a second through the
+   * element. It adds one input buffer of latency, reported in the latency
+   * query (the longest buffer seen; a longer one posts a latency message).
+   * No effect on the CPU backend.
+   */
+  g_object_class_install_property (gobject_class, PROP_OVERLAP,
+      g_param_spec_boolean ("overlap", "Overlap", "GPU: hold each output "
+          "buffer until the next input is queued, for throughput (adds one "
+          "buffer of latency)", DEFAULT_OVERLAP,
+          flags | GST_PARAM_MUTABLE_READY));
 }
 
 static void
@@ -335,6 +355,8 @@ gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_cuda_conv1d_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_transform);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cuda_conv1d_generate_output);
 
 }
 
@@ -355,6 +377,7 @@ gst_cuda_conv1d_init (GstCudaConv1d * self)
   self->mix = DEFAULT_MIX;
   self->latency = DEFAULT_LATENCY;
   self->algorithm = DEFAULT_ALGORITHM;
+  self->overlap = DEFAULT_OVERLAP;
   self->start_ts = GST_CLOCK_TIME_NONE;
 }
 
@@ -500,6 +523,9 @@ store_property (GstCudaConv1d * self, guint prop_id, const GValue * value,
     case PROP_ALGORITHM:
       self->algorithm = g_value_get_enum (value);
       break;
+    case PROP_OVERLAP:
+      self->overlap = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (self, prop_id, pspec);
       break;
@@ -562,7 +588,8 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
   }
 
   GST_OBJECT_LOCK (self);
-  if (prop_id == PROP_LATENCY && self->filtering) {
+  if ((prop_id == PROP_LATENCY || prop_id == PROP_OVERLAP)
+      && self->filtering) {
     /* the reported latency and the frames dropped are fixed once the
      * first buffer went through */
     refused = g_strdup ("it can change only in the NULL or READY state");
@@ -637,6 +664,9 @@ gst_cuda_conv1d_get_property (GObject * object, guint prop_id,
     case PROP_ALGORITHM:
       g_value_set_enum (value, self->algorithm);
       break;
+    case PROP_OVERLAP:
+      g_value_set_boolean (value, self->overlap);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -660,6 +690,18 @@ stream_of (GstCudaConv1d * self)
 
 /* F64 and S32 streams are filtered in double: a float would round their
  * samples to 24 bits. */
+/* Whether outputs are held a buffer (`overlap`, on the GPU). */
+static gboolean
+overlapping (GstCudaConv1d * self)
+{
+  gboolean overlap;
+
+  GST_OBJECT_LOCK (self);
+  overlap = self->overlap;
+  GST_OBJECT_UNLOCK (self);
+  return overlap && uses_cuda (self);
+}
+
 static gboolean
 computes_in_double (GstCudaConv1d * self)
 {
@@ -884,6 +926,12 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
     cf_fir_free (fir);
     return FALSE;
   }
+  /* the old filter's memory goes once its work (a held buffer's) is done */
+  if (self->fir && cfg.cuda && !GST_CUDA_FILTER_CHECK (self,
+          cf_gpu_stream_sync (cfg.stream), "changing the mask")) {
+    cf_fir_free (fir);
+    return FALSE;
+  }
   if (self->fir)
     cf_fir_free (self->fir);
   self->fir = fir;
@@ -1074,7 +1122,8 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
     st = cf_fir_process_interleaved (self->fir, &layout, mapped_in,
         mapped_out, frames);
   if (st != CF_ERR_UNSUPPORTED) {
-    if (st == CF_OK)
+    /* held outputs are waited for when they leave */
+    if (st == CF_OK && !overlapping (self))
       st = cf_gpu_stream_sync (stream);
     return GST_CUDA_FILTER_CHECK (self, st, "filtering audio");
   }
@@ -1223,9 +1272,11 @@ filter_frames (GstCudaConv1d * self, gpointer * in, gint frames,
 static GstFlowReturn
 drain (GstCudaConv1d * self)
 {
-  GstFlowReturn ret = GST_FLOW_OK;
+  GstFlowReturn ret = gst_cuda_conv1d_push_held (self);
   gint left;
 
+  if (ret != GST_FLOW_OK)
+    return ret;
   if (!self->fir || !GST_CLOCK_TIME_IS_VALID (self->start_ts)
       || self->frames_in == 0) {
     reset_stream (self);
@@ -1301,6 +1352,7 @@ gst_cuda_conv1d_stop (GstBaseTransform * trans)
 
   if (uses_cuda (self))
     gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
+  gst_cuda_conv1d_clear_held (self);
   if (self->fir)
     cf_fir_free (self->fir);
   self->fir = NULL;
@@ -1382,9 +1434,14 @@ gst_cuda_conv1d_sink_event (GstBaseTransform * trans, GstEvent * event)
       drain (self);
       break;
     case GST_EVENT_FLUSH_STOP:
+      gst_cuda_conv1d_drop_held (self);
       reset_stream (self);
       break;
     default:
+      /* a held output goes before any event that follows its input */
+      if (GST_EVENT_IS_SERIALIZED (event) && GST_EVENT_TYPE (event)
+          != GST_EVENT_CAPS)
+        gst_cuda_conv1d_push_held (self);
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
@@ -1406,6 +1463,8 @@ gst_cuda_conv1d_query (GstBaseTransform * trans, GstPadDirection direction,
     GST_OBJECT_LOCK (self);
     ours = gst_util_uint64_scale_round (self->latency, GST_SECOND,
         GST_AUDIO_INFO_RATE (&self->info));
+    if (self->overlap)
+      ours += self->held.longest;
     GST_OBJECT_UNLOCK (self);
     min += ours;
     if (GST_CLOCK_TIME_IS_VALID (max))
@@ -1488,6 +1547,33 @@ gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform * trans,
   gst_buffer_copy_into (*outbuf, inbuf, GST_BUFFER_COPY_FLAGS, 0, -1);
   stamp (self, *outbuf, kept);
   return GST_FLOW_OK;
+}
+
+/* `overlap`: the output made for this input is held, the one held
+ * before goes out. */
+static GstFlowReturn
+gst_cuda_conv1d_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
+  GstBuffer *in = trans->queued_buf;
+  GstClockTime duration = GST_CLOCK_TIME_NONE;
+  GstFlowReturn ret;
+
+  if (!in || !overlapping (self))
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
+        outbuf);
+  gst_buffer_ref (in);
+  if (self->have_info)
+    duration = gst_util_uint64_scale_int (input_frames (self, in),
+        GST_SECOND, GST_AUDIO_INFO_RATE (&self->info));
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
+      outbuf);
+  if (ret != GST_FLOW_OK || !*outbuf) {
+    gst_buffer_unref (in);
+    return ret;
+  }
+  return gst_cuda_conv1d_hold (self, in, duration, *outbuf, outbuf);
 }
 
 static GstFlowReturn

@@ -8,6 +8,8 @@
 #include "gstcudafilterbase.h"
 #include "gstcudaconv1dmask.h"
 
+#include "gstcudaconv1doverlap.h"
+
 G_BEGIN_DECLS
 
 /* The `algorithm` property: a direct variant or the FFT path. */
@@ -48,6 +50,7 @@ struct _GstCudaConv1d
   gdouble gain, mix;
   guint64 latency;
   GstCudaConv1dAlgorithm algorithm;
+  gboolean overlap;             /* hold each output one buffer (GPU) */
   gchar *settings_error;        /* why the settings make no mask, or NULL */
   gchar *location_error;        /* why `location` could not be read, or NULL */
   gboolean started;             /* bad settings are refused, not stored */
@@ -72,6 +75,7 @@ struct _GstCudaConv1d
   guint64 start_offset;
   guint64 frames_in, frames_out;        /* since the last reset; frames_out
                                          * counts the dropped ones too */
+  GstCudaConv1dHeld held;       /* `overlap`: the output held back */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (cudaconv1d);

@@ -3140,6 +3140,234 @@ GST_START_TEST (test_gpu_many_instances)
 
 GST_END_TEST;
 
+/* ---- overlap ------------------------------------------------------------------- */
+
+/* Input from recycled memory, as sources push it: the element page-locks
+ * memory it sees again, so from then on the steady state runs the one
+ * launch a buffer, which `overlap` leaves running while it returns.
+ * Takes `src`. */
+static GstBuffer *
+pooled (GstBufferPool * pool, GstBuffer * src)
+{
+  GstBuffer *buf = NULL;
+  GstMapInfo map;
+
+  fail_unless (gst_buffer_pool_acquire_buffer (pool, &buf, NULL)
+      == GST_FLOW_OK);
+  gst_buffer_set_size (buf, gst_buffer_get_size (src));
+  fail_unless (gst_buffer_map (src, &map, GST_MAP_READ));
+  gst_buffer_fill (buf, 0, map.data, map.size);
+  gst_buffer_unmap (src, &map);
+  gst_buffer_copy_into (buf, src, GST_BUFFER_COPY_METADATA, 0, -1);
+  gst_buffer_unref (src);
+  return buf;
+}
+
+/* What one run put out: the buffers, and how many had come out after each
+ * push. */
+typedef struct
+{
+  GPtrArray *out;
+  GArray *after_push;           /* guint */
+  GstClockTime latency;         /* reported after the first buffers */
+  gboolean latency_message;
+} OverlapRun;
+
+#define OVERLAP_BUFFERS 40
+#define OVERLAP_MASK_CHANGE 12
+#define OVERLAP_DISCONT 22
+#define OVERLAP_FLUSH 31
+
+/* `s` through one element, `overlap` on or off: a mask change, a DISCONT,
+ * a flush and an EOS on the way. */
+static void
+overlap_run (const Stream * s, const gchar * kernel, const gchar * kernel2,
+    gboolean overlap, OverlapRun * r, const gchar * what)
+{
+  gsize bytes = 0;
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstMessage *msg;
+  GstBuffer *buf;
+  Conv c;
+
+  for (guint k = 0; k < s->cuts->len; k++)
+    bytes = MAX (bytes, (gsize) g_array_index (s->cuts, gint, k)
+        * GST_AUDIO_INFO_BPF (&s->info));
+  gst_buffer_pool_config_set_params (config, NULL, (guint) bytes, 4, 0);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  r->out = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_buffer_unref);
+  r->after_push = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  conv_start (&c, make_conv ("cuda"));
+  g_object_set (c.conv, "kernel", kernel, "overlap", overlap, NULL);
+  gst_harness_set_upstream_latency (c.h, 0);
+  conv_set_caps (&c, &s->info);
+  for (guint k = 0; k < s->cuts->len; k++) {
+    guint n;
+    if (k == OVERLAP_MASK_CHANGE)
+      g_object_set (c.conv, "kernel", kernel2, NULL);
+    if (k == OVERLAP_FLUSH) {
+      GstSegment segment;
+      fail_unless (gst_harness_push_event (c.h, gst_event_new_flush_start ()));
+      fail_unless (gst_harness_push_event (c.h,
+              gst_event_new_flush_stop (TRUE)));
+      gst_segment_init (&segment, GST_FORMAT_TIME);
+      fail_unless (gst_harness_push_event (c.h,
+              gst_event_new_segment (&segment)));
+    }
+    buf = pooled (pool, stream_buffer (s, k, 0));
+    if (k == OVERLAP_DISCONT)
+      GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+    fail_unless_equals_int (gst_harness_push (c.h, buf), GST_FLOW_OK);
+    while ((buf = gst_harness_try_pull (c.h)))
+      g_ptr_array_add (r->out, buf);
+    n = r->out->len;
+    g_array_append_val (r->after_push, n);
+    if (k == 2)
+      r->latency = gst_harness_query_latency (c.h);
+  }
+  fail_unless (gst_harness_push_event (c.h, gst_event_new_eos ()));
+  while ((buf = gst_harness_try_pull (c.h)))
+    g_ptr_array_add (r->out, buf);
+  msg = gst_bus_pop_filtered (c.bus, GST_MESSAGE_LATENCY);
+  r->latency_message = msg != NULL;
+  if (msg)
+    gst_message_unref (msg);
+  conv_stop (&c, what);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+}
+
+static void
+overlap_run_clear (OverlapRun * r)
+{
+  g_ptr_array_unref (r->out);
+  g_array_unref (r->after_push);
+}
+
+static void
+same_buffer (GstBuffer * a, GstBuffer * b, guint k, const gchar * what)
+{
+  GstMapInfo ma, mb;
+
+  fail_unless (GST_BUFFER_PTS (a) == GST_BUFFER_PTS (b)
+      && GST_BUFFER_DURATION (a) == GST_BUFFER_DURATION (b)
+      && GST_BUFFER_OFFSET (a) == GST_BUFFER_OFFSET (b),
+      "%s: output %u: PTS %" GST_TIME_FORMAT " against %" GST_TIME_FORMAT,
+      what, k, GST_TIME_ARGS (GST_BUFFER_PTS (a)),
+      GST_TIME_ARGS (GST_BUFFER_PTS (b)));
+  fail_unless (gst_buffer_map (a, &ma, GST_MAP_READ));
+  fail_unless (gst_buffer_map (b, &mb, GST_MAP_READ));
+  fail_unless (ma.size == mb.size && memcmp (ma.data, mb.data, ma.size) == 0,
+      "%s: output %u (%" G_GSIZE_FORMAT " bytes) differs from the one "
+      "without overlap", what, k, ma.size);
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+}
+
+/* `overlap` changes when buffers come out, never what: the same buffers
+ * as without it, each one input later, the held one dropped by a flush
+ * and pushed before a DISCONT's tail and the EOS; one buffer more of
+ * latency reported. Reverb-length masks in 1024-frame buffers (the one
+ * launch a buffer), and a layout that converts in steps of its own. */
+GST_START_TEST (test_gpu_overlap)
+{
+  static const struct
+  {
+    GstAudioFormat format;
+    gboolean planar;
+    gint channels;
+  } kinds[] = {
+    {GST_AUDIO_FORMAT_F32LE, FALSE, 8},
+    {GST_AUDIO_FORMAT_F32LE, FALSE, 2},
+    {GST_AUDIO_FORMAT_S16LE, TRUE, 2},
+  };
+
+  for (guint t = 0; t < G_N_ELEMENTS (kinds); t++) {
+    GArray *cuts = g_array_new (FALSE, FALSE, sizeof (gint));
+    gchar *kernel = random_kernel (16383, 1), *kernel2 = random_kernel (4000,
+        kinds[t].channels);
+    gchar *what = g_strdup_printf ("overlap, %d ch %s %s", kinds[t].channels,
+        gst_audio_format_to_string (kinds[t].format),
+        kinds[t].planar ? "planar" : "interleaved");
+    GstClockTime one = gst_util_uint64_scale_int (1024, GST_SECOND, RATE);
+    OverlapRun plain, held;
+    Stream *s;
+    guint dropped_from, dropped_to;
+
+    for (gint k = 0; k < OVERLAP_BUFFERS; k++) {
+      gint n = 1024;
+      g_array_append_val (cuts, n);
+    }
+    s = stream_new (kinds[t].format, kinds[t].planar, kinds[t].channels, RATE,
+        cuts);
+    overlap_run (s, kernel, kernel2, FALSE, &plain, what);
+    overlap_run (s, kernel, kernel2, TRUE, &held, what);
+
+    /* each output one input later, until the mask change */
+    fail_unless_equals_int (g_array_index (held.after_push, guint, 0), 0);
+    for (guint k = 1; k < OVERLAP_MASK_CHANGE; k++)
+      fail_unless (g_array_index (held.after_push, guint, k)
+          == g_array_index (plain.after_push, guint, k - 1), "%s: after "
+          "input %u, %u outputs (without overlap %u before it)", what, k,
+          g_array_index (held.after_push, guint, k),
+          g_array_index (plain.after_push, guint, k - 1));
+    fail_unless (held.latency == plain.latency + one, "%s: latency %"
+        GST_TIME_FORMAT ", %" GST_TIME_FORMAT " without overlap", what,
+        GST_TIME_ARGS (held.latency), GST_TIME_ARGS (plain.latency));
+    fail_unless (held.latency_message && !plain.latency_message,
+        "%s: a latency message %s", what, held.latency_message
+        ? "also without overlap" : "missing");
+
+    /* the same buffers but the one held at the flush: the output of the
+     * input before it */
+    dropped_from = g_array_index (plain.after_push, guint, OVERLAP_FLUSH - 2);
+    dropped_to = g_array_index (plain.after_push, guint, OVERLAP_FLUSH - 1);
+    fail_unless (held.out->len + (dropped_to - dropped_from) == plain.out->len,
+        "%s: %u outputs, %u without overlap (%u dropped by the flush)", what,
+        held.out->len, plain.out->len, dropped_to - dropped_from);
+    for (guint k = 0, j = 0; k < plain.out->len; k++) {
+      if (k >= dropped_from && k < dropped_to)
+        continue;
+      same_buffer (g_ptr_array_index (held.out, j),
+          g_ptr_array_index (plain.out, k), k, what);
+      j++;
+    }
+    overlap_run_clear (&plain);
+    overlap_run_clear (&held);
+    stream_free (s);
+    g_free (kernel);
+    g_free (kernel2);
+    g_free (what);
+  }
+}
+
+GST_END_TEST;
+
+/* The filtered signal with `overlap`, against the exact convolution, in
+ * buffers of odd sizes (no held work, only held buffers). */
+GST_START_TEST (test_gpu_overlap_exact)
+{
+  gchar *kernel = random_kernel (3001, 2);
+  Fir *fir = fir_parse (kernel);
+  Stream *s = stream_new (GST_AUDIO_FORMAT_F32LE, FALSE, 2, RATE,
+      random_cuts (9, 3001));
+  GstElement *e = make_conv ("cuda");
+  Out o;
+
+  g_object_set (e, "kernel", kernel, "overlap", TRUE, NULL);
+  run_stream (e, s, &o, "overlap, odd buffers");
+  check_simple ("overlap, odd buffers", s, fir, 0, 1.0, 1.0, &o);
+  out_clear (&o);
+  stream_free (s);
+  fir_free (fir);
+  g_free (kernel);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_gpu_bad_device)
 {
   GstElement *e = make_conv ("cuda");
@@ -3278,6 +3506,8 @@ cudaconv1d_gpu_suite (void)
   tcase_add_test (tc, test_gpu_long_response);
   tcase_add_test (tc, test_gpu_precision);
   tcase_add_test (tc, test_gpu_many_instances);
+  tcase_add_test (tc, test_gpu_overlap);
+  tcase_add_test (tc, test_gpu_overlap_exact);
   tcase_add_test (tc, test_gpu_bad_device);
   return s;
 }

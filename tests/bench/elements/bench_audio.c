@@ -5,7 +5,9 @@
  * - cudaconv1d: a 48 kHz, 8-channel stream in 1024-frame buffers through a
  *   16384-tap impulse response, on the GPU (F32, and F64 computed in
  *   double), on the CPU backend, and audiofirfilter (same taps); and the
- *   same on the GPU and audiofirfilter in 4096-frame buffers;
+ *   same on the GPU and audiofirfilter in 4096-frame buffers; and the GPU
+ *   runs again with overlap=true (outputs held one buffer: their "in
+ *   filter" time runs until the next input's work is queued);
  * - cudaprefixsum's level statistics on the GPU against level, 8 channels
  *   in 1024-frame buffers;
  * - 16 cudaconv1d instances in one process (16 stereo stems, each through
@@ -416,6 +418,8 @@ main (int argc, char **argv)
   gchar *gpu = g_strdup_printf ("cudaconv1d backend=cuda location=%s", ir);
   gchar *cpu = g_strdup_printf ("cudaconv1d backend=cpu location=%s", ir);
   gchar *gpu2 = g_strdup_printf ("cudaconv1d backend=cuda location=%s", ir2);
+  gchar *gpu_overlap = g_strdup_printf ("cudaconv1d backend=cuda "
+      "overlap=true location=%s", ir);
   Spec runs[] = {
     spec ("cudaconv1d (GPU)", gpu, "F32LE", 8, 1024, NULL, many),
     spec ("cudaconv1d (GPU)", gpu, "F64LE", 8, 1024, NULL, many),
@@ -429,6 +433,12 @@ main (int argc, char **argv)
     spec ("cudaprefixsum levels (GPU)", "cudaprefixsum backend=cuda",
         "F32LE", 8, 1024, NULL, many),
     spec ("level (CPU)", "level", "F32LE", 8, 1024, NULL, many),
+    spec ("cudaconv1d overlap=true (GPU)", gpu_overlap, "F32LE", 8, 1024,
+        NULL, many),
+    spec ("cudaconv1d overlap=true (GPU)", gpu_overlap, "F32LE", 8, 4096,
+        NULL, many / 2),
+    spec ("cudaconv1d overlap=true (GPU)", gpu_overlap, "F64LE", 8, 1024,
+        NULL, many),
   };
   Spec stem = spec ("cudaconv1d (GPU)", gpu2, "F32LE", 2, 1024, NULL,
       quick ? 500 : 3000);
@@ -463,6 +473,12 @@ main (int argc, char **argv)
   if (runs[4].ok && runs[5].ok)
     printf ("%-40s %11.1fx\n", "GPU / audiofirfilter, 4096 frames",
         runs[4].rt / runs[5].rt);
+  if (runs[8].ok && runs[3].ok)
+    printf ("%-40s %11.1fx\n", "GPU overlap / audiofirfilter, 1024",
+        runs[8].rt / runs[3].rt);
+  if (runs[9].ok && runs[5].ok)
+    printf ("%-40s %11.1fx\n", "GPU overlap / audiofirfilter, 4096",
+        runs[9].rt / runs[5].rt);
   if (runs[6].ok && runs[7].ok)
     printf ("%-40s %11.1fx\n", "cudaprefixsum / level, 1024 frames",
         runs[6].rt / runs[7].rt);
@@ -479,6 +495,7 @@ main (int argc, char **argv)
   g_free (gpu);
   g_free (cpu);
   g_free (gpu2);
+  g_free (gpu_overlap);
   g_unlink (ir);
   g_unlink (ir2);
   g_rmdir (dir);
