@@ -76,6 +76,10 @@ GST_DEBUG_CATEGORY (gst_cuda_conv1d_debug);
  * docs/cudaconv1d.md); longer ones through the FFT. */
 #define DIRECT_MAX_TAPS_CUDA 1024
 #define DIRECT_MAX_TAPS_CPU 64
+/* `overlap`: from this many frames a buffer, the conversions run as
+ * kernels of their own (their GPU time, 27 µs at 4096 frames, is below the
+ * one launch's 28-30 µs; docs/performance.md). */
+#define OVERLAP_SPLIT 4096
 /* Frames filtered at a time; buffers longer are cut. */
 #define MIN_CHUNK 4096
 /* A timestamp this far from the expected one is a discontinuity, as in
@@ -1116,14 +1120,16 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
   int st = CF_ERR_UNSUPPORTED;
 
   /* 0. both so, nothing to mix or drop: where the filter takes the chunk
-   * whole, it converts the samples itself, in its one launch */
+   * whole, it converts the samples itself, in its one launch (not for a
+   * held output of OVERLAP_SPLIT frames or more: there the GPU's time is
+   * what counts, and separate conversions take less of it) */
   if (mapped_in && mapped_out && kept == frames && self->history == 0
-      && !mixing)
+      && !mixing && !(self->held_output && frames >= OVERLAP_SPLIT))
     st = cf_fir_process_interleaved (self->fir, &layout, mapped_in,
         mapped_out, frames);
   if (st != CF_ERR_UNSUPPORTED) {
-    /* held outputs are waited for when they leave */
-    if (st == CF_OK && !overlapping (self))
+    /* a held output is waited for when it leaves */
+    if (st == CF_OK && !self->held_output)
       st = cf_gpu_stream_sync (stream);
     return GST_CUDA_FILTER_CHECK (self, st, "filtering audio");
   }
@@ -1159,7 +1165,7 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
   if (st == CF_OK && self->history > 0)
     st = keep_history (self, frames);
 
-  if (st == CF_OK && cuda)
+  if (st == CF_OK && cuda && !self->held_output)
     st = cf_gpu_stream_sync (stream);
   return GST_CUDA_FILTER_CHECK (self, st, "filtering audio");
 }
@@ -1611,8 +1617,11 @@ gst_cuda_conv1d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GST_OBJECT_UNLOCK (self);
 
   frames = (gint) in.n_samples;
+  /* an output that will be held is waited for when it leaves */
+  self->held_output = have_out && overlapping (self);
   ok = filter_frames (self, in.planes, frames, have_out ? out.planes : NULL,
       dry1, wet1);
+  self->held_output = FALSE;
   self->frames_in += frames;
   if (have_out)
     gst_audio_buffer_unmap (&out);

@@ -76,6 +76,8 @@ struct _GstCudaConv1d
   guint64 frames_in, frames_out;        /* since the last reset; frames_out
                                          * counts the dropped ones too */
   GstCudaConv1dHeld held;       /* `overlap`: the output held back */
+  gboolean held_output;         /* the buffer being filtered will be held:
+                                 * no waiting for its work */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (cudaconv1d);

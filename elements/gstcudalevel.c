@@ -95,9 +95,9 @@ gst_cuda_level_max_blocks (const GstCudaLevel * level, guint frames)
 
 guint
 gst_cuda_level_plan (GstCudaLevel * level, GstClockTime pts, guint frames,
-    guint * blocks)
+    guint queued, guint * blocks)
 {
-  guint n = 0, pending = level->frames;
+  guint n = 0, pending = level->frames + queued;
 
   if (!GST_CLOCK_TIME_IS_VALID (level->message_ts))
     level->message_ts = pts;

@@ -73,14 +73,14 @@ void gst_cuda_level_set_interval (GstCudaLevel * level, GstClockTime interval);
  * starts one at its timestamp. */
 void gst_cuda_level_restart (GstCudaLevel * level);
 
-/* At the start of a buffer of `frames` frames with timestamp `pts`: the
- * sizes of its blocks are written to `blocks` (room for
- * gst_cuda_level_max_blocks) and their number returned. Where the interval
- * shrank below what the message already holds, the whole buffer joins it
- * before it is posted, as level does. */
+/* At the start of a buffer of `frames` frames with timestamp `pts`, after
+ * `queued` frames not yet added: the sizes of its blocks are written to
+ * `blocks` (room for gst_cuda_level_max_blocks) and their number returned.
+ * Where the interval shrank below what the message already holds, the
+ * whole buffer joins it before it is posted, as level does. */
 guint gst_cuda_level_max_blocks (const GstCudaLevel * level, guint frames);
 guint gst_cuda_level_plan (GstCudaLevel * level, GstClockTime pts,
-    guint frames, guint * blocks);
+    guint frames, guint queued, guint * blocks);
 
 /* Adds one block: `stats` per channel (NULL for a GAP), `unread` the frames
  * of the buffer from the block's start to the buffer's end. Returns TRUE

@@ -14,9 +14,11 @@
 
 G_BEGIN_DECLS
 
-/* Audio buffers whose level sums may be in flight at once (see
- * gstcudaprefixsumaudio.c). */
+/* Audio on the GPU (gstcudaprefixsumaudio.c): buffers whose level sums
+ * may be in flight at once, and blocks (messages ending inside) a buffer
+ * may have to be measured there. */
 #define GST_CUDA_LEVEL_QUEUE 16
+#define GST_CUDA_LEVEL_MAX_GPU_BLOCKS 16
 
 typedef enum
 {
@@ -71,17 +73,18 @@ struct _GstCudaPrefixSum
   guint *level_blocks;          /* a buffer's blocks, level_room of them */
   cf_stats *level_stats;        /* their sums, level_room x channels */
   guint level_room;
-  cf_stats *level_pinned;       /* GPU: where the reductions write the sums
-                                 * (page-locked, read with no copy) */
-  guint level_pinned_room;
-  /* GPU: buffers inside one interval whose sums are still on their way
-   * back (gstcudaprefixsumaudio.c): their samples staged in page-locked
-   * slots, their sums in page-locked stats, taken at the interval's end */
+  /* GPU: buffers whose sums are on their way back, waited for when an
+   * interval ends (gstcudaprefixsumaudio.c): their samples staged in
+   * page-locked slots, their blocks' sums written to page-locked memory */
   guint8 *level_staging;        /* GST_CUDA_LEVEL_QUEUE slots */
   gsize level_slot_bytes;
-  cf_stats *level_queued_stats; /* slot k at k x channels */
+  cf_stats *level_queued_stats; /* block k of the queue at k x channels */
+  cf_stats *level_queued_dev;   /* the same, as the GPU addresses it */
   guint level_queued_frames[GST_CUDA_LEVEL_QUEUE];
-  guint level_n_queued;
+  guint level_queued_blocks[GST_CUDA_LEVEL_QUEUE
+      * GST_CUDA_LEVEL_MAX_GPU_BLOCKS];
+  guint level_queued_n[GST_CUDA_LEVEL_QUEUE];   /* blocks of each buffer */
+  guint level_n_queued, level_n_blocks;
   guint64 level_queued_total;   /* frames of all queued buffers */
   gpointer tables;              /* host tables when no meta takes them */
   GstCudaDeviceBuffer d_in, d_out, d_tables, d_stats, d_work, d_scan;

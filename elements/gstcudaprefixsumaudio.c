@@ -2,30 +2,31 @@
  *
  * cudaprefixsum on audio: the buffer passes unchanged; its level statistics
  * (gstcudalevel.h) are measured block by block with the per-channel
- * reductions of kernels/reduce/reduce.h, on the GPU (one upload, a reduction
- * per block, sums written to page-locked host memory) or the CPU, and
- * posted as "level" messages.
+ * reductions of kernels/reduce/reduce.h, on the GPU or the CPU, and posted
+ * as "level" messages.
  *
- * On the GPU a buffer that does not end an interval is not waited for: its
- * samples are staged in a page-locked slot, its copy and reduction queued,
- * and the buffer goes on. The buffer that ends the interval waits for all
- * of them and adds their sums in order before its own, so the messages are
- * the same, posted at the same buffer, as if each had been waited for. */
+ * On the GPU nothing waits for a buffer that ends no interval: its samples
+ * are copied on the CPU into a page-locked slot, and their copy to the
+ * device and one reduction a block are queued, writing the sums into
+ * page-locked memory; the buffer goes on. The buffer that ends an interval
+ * is queued the same way, then waits for the whole queue and adds its
+ * blocks in order: the messages are the same, posted at the same buffer,
+ * as if each buffer had been waited for. (A kernel reading the interleaved
+ * frames where they lie, in host memory, was measured slower: each warp
+ * reads one channel, strided accesses the bus turns into many small
+ * transfers.) GAP buffers, and buffers of more blocks than
+ * GST_CUDA_LEVEL_MAX_GPU_BLOCKS (intervals far shorter than the buffers),
+ * are summed on the CPU, after the queue. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <string.h>
 
-#include "gstcudapin.h"
 #include "gstcudaprefixsumaudio.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_prefix_sum_debug);
 #define GST_CAT_DEFAULT gst_cuda_prefix_sum_debug
-
-/* Beyond this many blocks in one buffer (an interval far shorter than the
- * buffers) the launches would cost more than the sums: the CPU sums them. */
-#define MAX_GPU_BLOCKS 16
 
 static cf_reduce_layout
 block_layout (GstCudaPrefixSum * self, guint frames)
@@ -38,70 +39,6 @@ block_layout (GstCudaPrefixSum * self, guint frames)
   l.channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
   l.pitch = (gsize) frames * GST_AUDIO_INFO_BPF (&self->level.info);
   return l;
-}
-
-/* Page-locked room for the sums of n blocks, which the reductions write
- * straight into host memory. */
-static gboolean
-ensure_pinned_stats (GstCudaPrefixSum * self, guint n)
-{
-  guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
-  void *p = NULL;
-
-  if (n <= self->level_pinned_room)
-    return TRUE;
-  g_clear_pointer (&self->level_pinned, cf_gpu_host_free);
-  self->level_pinned_room = 0;
-  if (!GST_CUDA_FILTER_CHECK (self, cf_gpu_host_alloc (&p, sizeof (cf_stats)
-              * channels * n), "allocating page-locked memory"))
-    return FALSE;
-  self->level_pinned = p;
-  self->level_pinned_room = n;
-  return TRUE;
-}
-
-/* *stats[k * channels + c]: block k, channel c, in page-locked memory the
- * reductions write. The samples go over by one
- * copy (a kernel reading them where they lie in host memory was measured
- * slower: each warp reads one channel of interleaved frames, strided
- * accesses the bus turns into many small transfers); the sums come back
- * written straight into page-locked host memory, with no copy. */
-static gboolean
-reduce_blocks_cuda (GstCudaPrefixSum * self, const guint8 * data,
-    const guint * blocks, guint n, guint frames, cf_stats ** stats)
-{
-  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
-  cf_stream stream = gst_cuda_filter_base_streams (base)->compute;
-  guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
-  gsize bpf = GST_AUDIO_INFO_BPF (&self->level.info), offset = 0;
-  gsize work = 256;
-  cf_stats *sums;
-  int st;
-
-  for (guint k = 0; k < n; k++) {
-    cf_reduce_layout l = block_layout (self, blocks[k]);
-    work = MAX (work, cf_reduce_workspace_size (&l));
-  }
-  if (!gst_cuda_filter_base_enter (base)
-      || !gst_cuda_filter_base_ensure_device (base, &self->d_in,
-          frames * bpf)
-      || !gst_cuda_filter_base_ensure_device (base, &self->d_work, work)
-      || !ensure_pinned_stats (self, n))
-    return FALSE;
-  sums = cf_gpu_host_device_pointer (self->level_pinned);
-  st = sums ? cf_gpu_copy_2d (self->d_in.ptr, frames * bpf, data,
-      frames * bpf, frames * bpf, 1, CF_COPY_HOST_TO_DEVICE, stream)
-      : CF_ERR_INVALID;
-  for (guint k = 0; k < n && st == CF_OK; k++) {
-    cf_reduce_layout l = block_layout (self, blocks[k]);
-    st = cf_reduce_cuda (&l, (const guint8 *) self->d_in.ptr + offset,
-        sums + (gsize) k * channels, self->d_work.ptr, stream);
-    offset += blocks[k] * bpf;
-  }
-  if (st == CF_OK)
-    st = cf_gpu_stream_sync (stream);
-  *stats = self->level_pinned;
-  return GST_CUDA_FILTER_CHECK (self, st, "measuring audio");
 }
 
 static void
@@ -117,28 +54,32 @@ post_level (GstCudaPrefixSum * self, gboolean post)
     gst_structure_free (s);
 }
 
-/* Adds the queued buffers' sums, in order, once the GPU has written them;
- * posts the messages they complete (none, unless a setting changed). */
+/* Waits for the queued buffers' sums and adds their blocks, in order,
+ * posting the messages they end. */
 static gboolean
 take_queued (GstCudaPrefixSum * self, gboolean post)
 {
   GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
   guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
-  guint n = self->level_n_queued;
+  guint n = self->level_n_queued, block = 0;
 
   if (n == 0)
     return TRUE;
-  self->level_n_queued = 0;
+  self->level_n_queued = self->level_n_blocks = 0;
   self->level_queued_total = 0;
   if (!gst_cuda_filter_base_enter (base)
       || !GST_CUDA_FILTER_CHECK (self, cf_gpu_stream_sync
           (gst_cuda_filter_base_streams (base)->compute), "measuring audio"))
     return FALSE;
   for (guint k = 0; k < n; k++) {
-    guint frames = self->level_queued_frames[k];
-    if (gst_cuda_level_add_block (&self->level, frames, frames,
-            self->level_queued_stats + (gsize) k * channels))
-      post_level (self, post);
+    guint unread = self->level_queued_frames[k];
+    for (guint b = 0; b < self->level_queued_n[k]; b++, block++) {
+      guint frames = self->level_queued_blocks[block];
+      if (gst_cuda_level_add_block (&self->level, frames, unread,
+              self->level_queued_stats + (gsize) block * channels))
+        post_level (self, post);
+      unread -= frames;
+    }
   }
   return TRUE;
 }
@@ -152,15 +93,15 @@ drop_queued (GstCudaPrefixSum * self)
 
   if (self->level_n_queued == 0)
     return;
-  self->level_n_queued = 0;
+  self->level_n_queued = self->level_n_blocks = 0;
   self->level_queued_total = 0;
   if (gst_cuda_filter_base_enter (base))
     cf_gpu_stream_sync (gst_cuda_filter_base_streams (base)->compute);
 }
 
-/* Whether a buffer of `frames` frames (`bytes` bytes) can join the queue
- * as it stands: a slot free and big enough, device room that need not
- * grow while queued work reads it. */
+/* Whether a buffer of `bytes` bytes can join the queue as it stands: a
+ * slot free and big enough, device memory that need not grow while queued
+ * work reads it. */
 static gboolean
 queue_has_room (GstCudaPrefixSum * self, guint frames, gsize bytes)
 {
@@ -173,59 +114,82 @@ queue_has_room (GstCudaPrefixSum * self, guint frames, gsize bytes)
       && cf_reduce_workspace_size (&l) <= self->d_work.size;
 }
 
-/* Stages a buffer of `frames` frames that ends no interval in the next
- * slot and queues its copy and reduction, without waiting. */
+/* Page-locked slots of `bytes` for the samples, and room for the sums;
+ * they grow only while nothing is queued. */
 static gboolean
-queue_buffer (GstCudaPrefixSum * self, const guint8 * data, guint frames)
+ensure_slots (GstCudaPrefixSum * self, gsize bytes)
+{
+  guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
+  void *staging = NULL, *stats = NULL;
+
+  if (bytes <= self->level_slot_bytes && self->level_queued_stats)
+    return TRUE;
+  g_clear_pointer (&self->level_staging, cf_gpu_host_free);
+  g_clear_pointer (&self->level_queued_stats, cf_gpu_host_free);
+  self->level_slot_bytes = 0;
+  if (!GST_CUDA_FILTER_CHECK (self, cf_gpu_host_alloc (&staging,
+              bytes * GST_CUDA_LEVEL_QUEUE), "allocating page-locked memory")
+      || !GST_CUDA_FILTER_CHECK (self, cf_gpu_host_alloc (&stats,
+              sizeof (cf_stats) * channels * G_N_ELEMENTS
+              (self->level_queued_blocks)), "allocating page-locked memory")) {
+    if (staging)
+      cf_gpu_host_free (staging);
+    return FALSE;
+  }
+  self->level_staging = staging;
+  self->level_queued_stats = stats;
+  self->level_queued_dev = cf_gpu_host_device_pointer (stats);
+  self->level_slot_bytes = bytes;
+  return self->level_queued_dev != NULL
+      || GST_CUDA_FILTER_CHECK (self, CF_ERR_INVALID, "mapping page-locked "
+      "memory");
+}
+
+/* Stages a buffer of `frames` frames (its `n` blocks planned) in the next
+ * slot and queues its copy and one reduction a block, without waiting. */
+static gboolean
+queue_buffer (GstCudaPrefixSum * self, const guint8 * data, guint frames,
+    const guint * blocks, guint n)
 {
   GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
   cf_stream stream = gst_cuda_filter_base_streams (base)->compute;
   guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
-  gsize bytes = (gsize) frames * GST_AUDIO_INFO_BPF (&self->level.info);
-  cf_reduce_layout l = block_layout (self, frames);
+  gsize bpf = GST_AUDIO_INFO_BPF (&self->level.info);
+  gsize bytes = (gsize) frames * bpf, offset = 0, work = 256;
   guint k = self->level_n_queued;
-  cf_stats *sums;
   guint8 *slot;
-  int st;
+  int st = CF_OK;
 
+  for (guint b = 0; b < n; b++) {
+    cf_reduce_layout l = block_layout (self, blocks[b]);
+    work = MAX (work, cf_reduce_workspace_size (&l));
+  }
   if (!gst_cuda_filter_base_enter (base)
       || !gst_cuda_filter_base_ensure_device (base, &self->d_in, bytes)
-      || !gst_cuda_filter_base_ensure_device (base, &self->d_work,
-          MAX (cf_reduce_workspace_size (&l), 256)))
+      || !gst_cuda_filter_base_ensure_device (base, &self->d_work, work)
+      || !ensure_slots (self, bytes))
     return FALSE;
-  /* the slots grow only while empty (queue_has_room saw to that) */
-  if (bytes > self->level_slot_bytes || !self->level_queued_stats) {
-    void *staging = NULL, *stats = NULL;
-    g_clear_pointer (&self->level_staging, cf_gpu_host_free);
-    g_clear_pointer (&self->level_queued_stats, cf_gpu_host_free);
-    self->level_slot_bytes = 0;
-    if (!GST_CUDA_FILTER_CHECK (self, cf_gpu_host_alloc (&staging,
-                bytes * GST_CUDA_LEVEL_QUEUE), "allocating page-locked memory")
-        || !GST_CUDA_FILTER_CHECK (self, cf_gpu_host_alloc (&stats,
-                sizeof (cf_stats) * channels * GST_CUDA_LEVEL_QUEUE),
-            "allocating page-locked memory")) {
-      if (staging)
-        cf_gpu_host_free (staging);
-      return FALSE;
-    }
-    self->level_staging = staging;
-    self->level_queued_stats = stats;
-    self->level_slot_bytes = bytes;
-  }
   /* the buffer may go back upstream as soon as this returns: its samples
    * are copied on the CPU into the slot, which the queued copy reads */
   slot = self->level_staging + (gsize) k * self->level_slot_bytes;
   memcpy (slot, data, bytes);
-  sums = cf_gpu_host_device_pointer (self->level_queued_stats
-      + (gsize) k * channels);
-  st = sums ? cf_gpu_copy_2d (self->d_in.ptr, bytes, slot, bytes, bytes, 1,
-      CF_COPY_HOST_TO_DEVICE, stream) : CF_ERR_INVALID;
-  if (st == CF_OK)
-    st = cf_reduce_cuda (&l, self->d_in.ptr, sums, self->d_work.ptr, stream);
+  st = cf_gpu_copy_2d (self->d_in.ptr, bytes, slot, bytes, bytes, 1,
+      CF_COPY_HOST_TO_DEVICE, stream);
+  for (guint b = 0; b < n && st == CF_OK; b++) {
+    cf_reduce_layout l = block_layout (self, blocks[b]);
+    guint at = self->level_n_blocks + b;
+    st = cf_reduce_cuda (&l, (const guint8 *) self->d_in.ptr + offset,
+        self->level_queued_dev + (gsize) at * channels, self->d_work.ptr,
+        stream);
+    self->level_queued_blocks[at] = blocks[b];
+    offset += blocks[b] * bpf;
+  }
   if (!GST_CUDA_FILTER_CHECK (self, st, "measuring audio"))
     return FALSE;
   self->level_queued_frames[k] = frames;
+  self->level_queued_n[k] = n;
   self->level_n_queued = k + 1;
+  self->level_n_blocks += n;
   self->level_queued_total += frames;
   return TRUE;
 }
@@ -300,16 +264,12 @@ gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self, GstBuffer * buf)
   guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
   gsize bpf = GST_AUDIO_INFO_BPF (&self->level.info);
   gboolean gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP);
-  gboolean discont = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT);
   gboolean cuda = gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self));
-  gboolean post, ok = TRUE, queue;
+  gboolean post, ok = TRUE;
   guint frames, n, *blocks, unread;
-  cf_stats *stats = NULL;
   GstMapInfo map;
 
   post = take_settings (self, &ok);
-  if (cuda)
-    gst_cuda_pin_buffer (buf);
   if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map an audio buffer."),
         (NULL));
@@ -323,41 +283,40 @@ gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self, GstBuffer * buf)
     return GST_FLOW_ERROR;
   }
   frames = (guint) (map.size / bpf);
+  blocks = make_room (self, frames);
 
-  /* a GPU buffer inside the interval joins the queue; any other first
-   * takes what is queued, so that blocks add up in order */
-  queue = cuda && ok && !gap && !discont && frames > 0
-      && self->level.frames + self->level_queued_total + frames
-      < self->level.interval_frames;
-  if (ok && (!queue || !queue_has_room (self, frames, map.size)))
+  /* a DISCONT ends what came before: the queued buffers first */
+  if (ok && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)) {
     ok = take_queued (self, post);
-  if (queue && ok) {
-    gst_cuda_level_plan (&self->level, GST_BUFFER_PTS (buf), frames,
-        make_room (self, frames));
-    ok = queue_buffer (self, map.data, frames);
+    gst_cuda_level_restart (&self->level);
+  }
+
+  /* on the GPU a buffer joins the queue, and only one that ends an
+   * interval waits (for the whole queue); the samples of a GAP buffer are
+   * not read, so it and the CPU's buffers follow what is queued */
+  if (ok && cuda && !gap && frames > 0
+      && !queue_has_room (self, frames, map.size))
+    ok = take_queued (self, post);
+  n = gst_cuda_level_plan (&self->level, GST_BUFFER_PTS (buf), frames,
+      self->level_queued_total, blocks);
+  if (ok && cuda && !gap && frames > 0 && n <= GST_CUDA_LEVEL_MAX_GPU_BLOCKS) {
+    ok = queue_buffer (self, map.data, frames, blocks, n);
     gst_buffer_unmap (buf, &map);
+    if (ok && self->level.frames + self->level_queued_total
+        >= self->level.interval_frames)
+      ok = take_queued (self, post);
     return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
   }
 
-  if (discont)
-    gst_cuda_level_restart (&self->level);
-  blocks = make_room (self, frames);
-  n = gst_cuda_level_plan (&self->level, GST_BUFFER_PTS (buf), frames,
-      blocks);
-  if (ok && !gap && n > 0) {
-    if (cuda && n <= MAX_GPU_BLOCKS) {
-      ok = reduce_blocks_cuda (self, map.data, blocks, n, frames, &stats);
-    } else {
-      stats = self->level_stats;
-      ok = reduce_blocks_cpu (self, map.data, blocks, n, stats);
-    }
-  }
+  if (ok)
+    ok = take_queued (self, post);
+  if (ok && !gap)
+    ok = reduce_blocks_cpu (self, map.data, blocks, n, self->level_stats);
   gst_buffer_unmap (buf, &map);
-
   unread = frames;
   for (guint k = 0; k < n && ok; k++) {
-    if (gst_cuda_level_add_block (&self->level, blocks[k], unread,
-            stats ? stats + (gsize) k * channels : NULL))
+    if (gst_cuda_level_add_block (&self->level, blocks[k], unread, gap
+            ? NULL : self->level_stats + (gsize) k * channels))
       post_level (self, post);
     unread -= blocks[k];
   }
@@ -387,14 +346,13 @@ void
 gst_cuda_prefix_sum_free_audio (GstCudaPrefixSum * self)
 {
   /* page-locked memory goes back in the context it came from */
-  if (self->level_staging || self->level_pinned)
+  if (self->level_staging || self->level_queued_stats)
     gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
   drop_queued (self);
   g_clear_pointer (&self->level_staging, cf_gpu_host_free);
   g_clear_pointer (&self->level_queued_stats, cf_gpu_host_free);
+  self->level_queued_dev = NULL;
   self->level_slot_bytes = 0;
-  g_clear_pointer (&self->level_pinned, cf_gpu_host_free);
-  self->level_pinned_room = 0;
   gst_cuda_level_clear (&self->level);
   g_clear_pointer (&self->level_blocks, g_free);
   g_clear_pointer (&self->level_stats, g_free);

@@ -2,7 +2,9 @@
  * threads of a block walk their channel's items with a grid-wide stride,
  * keeping sum, sum of squares, min and max in registers, then fold them
  * (one channel of aligned floats reads 16 bytes at a time). Kernel 2: one
- * block per channel folds the blocks' partials. */
+ * block per channel folds the blocks' partials; where one block takes a
+ * whole channel (short audio buffers) it writes the statistics itself and
+ * kernel 2 is not launched. */
 #include "cf_fault.h"
 #include <cstdint>
 #include <type_traits>
@@ -81,9 +83,21 @@ block_fold (Partial p)
   return p;
 }
 
+/* A block's sums: the channel's statistics when the block is its only
+ * one (short audio buffers: no second launch), else a partial to fold. */
+__device__ void
+finish (const Partial &p, Partial * partial, cf_stats * out)
+{
+  if (gridDim.x == 1)
+    *out = cf_stats { p.sum, p.squares, p.min, p.max };
+  else
+    *partial = p;
+}
+
 template <typename T>
 __global__ void __launch_bounds__ (THREADS)
-reduce_items (const uint8_t * data, cf_reduce_layout l, Partial * partials)
+reduce_items (const uint8_t * data, cf_reduce_layout l, Partial * partials,
+    cf_stats * out)
 {
   const int c = blockIdx.y;
   const size_t items = (size_t) l.width * l.rows;
@@ -110,7 +124,7 @@ reduce_items (const uint8_t * data, cf_reduce_layout l, Partial * partials)
   }
   p = block_fold (p);
   if (threadIdx.x == 0)
-    partials[(size_t) c * gridDim.x + blockIdx.x] = p;
+    finish (p, partials + (size_t) c * gridDim.x + blockIdx.x, out + c);
 }
 
 /* One channel of contiguous, 16-byte aligned floats (a mono buffer, a
@@ -141,7 +155,8 @@ struct Sums
 };
 
 __global__ void __launch_bounds__ (THREADS)
-reduce_f32_vectors (const float *data, size_t items, Partial * partials)
+reduce_f32_vectors (const float *data, size_t items, Partial * partials,
+    cf_stats * out)
 {
   const float4 *v = reinterpret_cast<const float4 *>(data);
   const size_t vectors = items / 4;
@@ -164,7 +179,7 @@ reduce_f32_vectors (const float *data, size_t items, Partial * partials)
   };
   p = block_fold (p);
   if (threadIdx.x == 0)
-    partials[blockIdx.x] = p;
+    finish (p, partials + blockIdx.x, out);
 }
 
 __global__ void __launch_bounds__ (THREADS)
@@ -207,11 +222,13 @@ run (const cf_reduce_layout * l, const void *data, cf_stats * out,
   if (std::is_same<T, float>::value && flat.rows == 1 && l->channels == 1
       && ((uintptr_t) data & 15) == 0)
     reduce_f32_vectors<<<blocks, THREADS, 0, stream>>> ((const float *) data,
-        (size_t) flat.width, partials);
+        (size_t) flat.width, partials, out);
   else
     reduce_items<T><<<grid, THREADS, 0, stream>>> ((const uint8_t *) data,
-        flat, partials);
-  fold_partials<<<l->channels, THREADS, 0, stream>>> (partials, blocks, out);
+        flat, partials, out);
+  if (blocks > 1)
+    fold_partials<<<l->channels, THREADS, 0, stream>>> (partials, blocks,
+        out);
   return (cudaError_t) cf_fault_check (CF_FAULT_LAUNCH, cudaGetLastError ());
 }
 

@@ -3271,36 +3271,38 @@ same_buffer (GstBuffer * a, GstBuffer * b, guint k, const gchar * what)
  * as without it, each one input later, the held one dropped by a flush
  * and pushed before a DISCONT's tail and the EOS; one buffer more of
  * latency reported. Reverb-length masks in 1024-frame buffers (the one
- * launch a buffer), and a layout that converts in steps of its own. */
+ * launch a buffer), 4096-frame ones (conversions apart), and a layout
+ * that converts in steps of its own. */
 GST_START_TEST (test_gpu_overlap)
 {
   static const struct
   {
     GstAudioFormat format;
     gboolean planar;
-    gint channels;
+    gint channels, frames;
   } kinds[] = {
-    {GST_AUDIO_FORMAT_F32LE, FALSE, 8},
-    {GST_AUDIO_FORMAT_F32LE, FALSE, 2},
-    {GST_AUDIO_FORMAT_S16LE, TRUE, 2},
+    {GST_AUDIO_FORMAT_F32LE, FALSE, 8, 1024},
+    {GST_AUDIO_FORMAT_F32LE, FALSE, 2, 1024},
+    /* separate conversion kernels for held buffers this long */
+    {GST_AUDIO_FORMAT_F32LE, FALSE, 8, 4096},
+    {GST_AUDIO_FORMAT_S16LE, TRUE, 2, 1024},
   };
 
   for (guint t = 0; t < G_N_ELEMENTS (kinds); t++) {
     GArray *cuts = g_array_new (FALSE, FALSE, sizeof (gint));
     gchar *kernel = random_kernel (16383, 1), *kernel2 = random_kernel (4000,
         kinds[t].channels);
-    gchar *what = g_strdup_printf ("overlap, %d ch %s %s", kinds[t].channels,
-        gst_audio_format_to_string (kinds[t].format),
-        kinds[t].planar ? "planar" : "interleaved");
-    GstClockTime one = gst_util_uint64_scale_int (1024, GST_SECOND, RATE);
+    gchar *what = g_strdup_printf ("overlap, %d ch %s %s, %d frames",
+        kinds[t].channels, gst_audio_format_to_string (kinds[t].format),
+        kinds[t].planar ? "planar" : "interleaved", kinds[t].frames);
+    GstClockTime one = gst_util_uint64_scale_int (kinds[t].frames,
+        GST_SECOND, RATE);
     OverlapRun plain, held;
     Stream *s;
     guint dropped_from, dropped_to;
 
-    for (gint k = 0; k < OVERLAP_BUFFERS; k++) {
-      gint n = 1024;
-      g_array_append_val (cuts, n);
-    }
+    for (gint k = 0; k < OVERLAP_BUFFERS; k++)
+      g_array_append_val (cuts, kinds[t].frames);
     s = stream_new (kinds[t].format, kinds[t].planar, kinds[t].channels, RATE,
         cuts);
     overlap_run (s, kernel, kernel2, FALSE, &plain, what);

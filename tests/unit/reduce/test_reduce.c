@@ -151,6 +151,10 @@ main (int argc, char **argv)
     /* one channel without padding: floats read 16 bytes at a time, the
      * last 1 to 3 apart; and enough that every block loops */
     {6, 1, 1, 0}, {4194307, 1, 1, 0}, {1023, 4097, 1, 0},
+    /* a channel's last size for one block (which then writes the
+     * statistics itself), and the first for two */
+    {4096, 1, 1, 0}, {4096, 1, 3, 0}, {4097, 1, 1, 0}, {4097, 1, 2, 0},
+    {2048, 2, 1, 0},
   };
   cf_reduce_layout bad = { CF_REDUCE_U8, 0, 1, 1, 0 };
   char name[32];
