@@ -603,6 +603,19 @@ push_range (Conv * c, const Stream * s, guint first, guint last, gint gap,
     push_buffer (c, stream_buffer (s, k, gap), what);
 }
 
+/* A flush, then a new segment from zero. */
+static void
+push_flush (Conv * c)
+{
+  GstSegment segment;
+
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (c->h,
+          gst_event_new_segment (&segment)));
+}
+
 static void
 push_eos (Conv * c)
 {
@@ -2423,16 +2436,9 @@ run_two_streams (const gchar * backend, BreakKind kind, gboolean relative,
   out_init_for (&ob, b);
   push_range (&c, a, 0, a->cuts->len, 0, what);
   if (kind == BREAK_FLUSH) {
-    GstSegment segment;
-
     /* what the first stream made so far, and nothing more */
     out_take_from (&oa, &c, -1, what);
-    fail_unless (gst_harness_push_event (c.h, gst_event_new_flush_start ()));
-    fail_unless (gst_harness_push_event (c.h,
-            gst_event_new_flush_stop (TRUE)));
-    gst_segment_init (&segment, GST_FORMAT_TIME);
-    fail_unless (gst_harness_push_event (c.h,
-            gst_event_new_segment (&segment)));
+    push_flush (&c);
     conv_collect (&c);
     fail_unless (g_queue_is_empty (&c.out), "%s: %u buffers came out of "
         "the flush", what, g_queue_get_length (&c.out));
@@ -3208,15 +3214,8 @@ overlap_run (const Stream * s, const gchar * kernel, const gchar * kernel2,
     guint n;
     if (k == OVERLAP_MASK_CHANGE)
       g_object_set (c.conv, "kernel", kernel2, NULL);
-    if (k == OVERLAP_FLUSH) {
-      GstSegment segment;
-      fail_unless (gst_harness_push_event (c.h, gst_event_new_flush_start ()));
-      fail_unless (gst_harness_push_event (c.h,
-              gst_event_new_flush_stop (TRUE)));
-      gst_segment_init (&segment, GST_FORMAT_TIME);
-      fail_unless (gst_harness_push_event (c.h,
-              gst_event_new_segment (&segment)));
-    }
+    if (k == OVERLAP_FLUSH)
+      push_flush (&c);
     buf = pooled (pool, stream_buffer (s, k, 0));
     if (k == OVERLAP_DISCONT)
       GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
