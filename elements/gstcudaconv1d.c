@@ -315,17 +315,17 @@ install_output_properties (GObjectClass * gobject_class)
   /**
    * GstCudaConv1d:overlap:
    *
-   * On the GPU, holds each output buffer until the next input buffer's
-   * work is queued: the GPU filters one buffer while the host passes the
-   * one before downstream, which takes more buffers a second through the
-   * element. It adds one input buffer of latency, reported in the latency
-   * query (the longest buffer seen; a longer one posts a latency message).
-   * No effect on the CPU backend.
+   * On the GPU, outputs are pushed by a thread of the element's own, each
+   * as soon as its work is done, while the streaming thread takes in the
+   * next buffer: the GPU filters one buffer while the host handles the
+   * next, which takes more buffers a second through the element. No
+   * latency is added beyond that thread's wake-up. No effect on the CPU
+   * backend.
    */
   g_object_class_install_property (gobject_class, PROP_OVERLAP,
-      g_param_spec_boolean ("overlap", "Overlap", "GPU: hold each output "
-          "buffer until the next input is queued, for throughput (adds one "
-          "buffer of latency)", DEFAULT_OVERLAP,
+      g_param_spec_boolean ("overlap", "Overlap", "GPU: push outputs from "
+          "a thread of the element's own as soon as they are done, while "
+          "the next buffer is taken in (throughput)", DEFAULT_OVERLAP,
           flags | GST_PARAM_MUTABLE_READY));
 }
 
@@ -382,6 +382,7 @@ gst_cuda_conv1d_init (GstCudaConv1d * self)
   self->latency = DEFAULT_LATENCY;
   self->algorithm = DEFAULT_ALGORITHM;
   self->overlap = DEFAULT_OVERLAP;
+  gst_cuda_conv1d_outputs_init (self);
   self->start_ts = GST_CLOCK_TIME_NONE;
 }
 
@@ -397,6 +398,7 @@ gst_cuda_conv1d_finalize (GObject * object)
   g_free (self->location_error);
   g_free (self->chunk_planes);
   gst_cuda_conv1d_taps_clear (&self->taps);
+  gst_cuda_conv1d_outputs_finalize (self);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1121,15 +1123,15 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
 
   /* 0. both so, nothing to mix or drop: where the filter takes the chunk
    * whole, it converts the samples itself, in its one launch (not for a
-   * held output of OVERLAP_SPLIT frames or more: there the GPU's time is
+   * queued output of OVERLAP_SPLIT frames or more: there the GPU's time is
    * what counts, and separate conversions take less of it) */
   if (mapped_in && mapped_out && kept == frames && self->history == 0
-      && !mixing && !(self->held_output && frames >= OVERLAP_SPLIT))
+      && !mixing && !(self->queued_output && frames >= OVERLAP_SPLIT))
     st = cf_fir_process_interleaved (self->fir, &layout, mapped_in,
         mapped_out, frames);
   if (st != CF_ERR_UNSUPPORTED) {
-    /* a held output is waited for when it leaves */
-    if (st == CF_OK && !self->held_output)
+    /* an output the output thread pushes is waited for there */
+    if (st == CF_OK && !self->queued_output)
       st = cf_gpu_stream_sync (stream);
     return GST_CUDA_FILTER_CHECK (self, st, "filtering audio");
   }
@@ -1165,7 +1167,7 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
   if (st == CF_OK && self->history > 0)
     st = keep_history (self, frames);
 
-  if (st == CF_OK && cuda && !self->held_output)
+  if (st == CF_OK && cuda && !self->queued_output)
     st = cf_gpu_stream_sync (stream);
   return GST_CUDA_FILTER_CHECK (self, st, "filtering audio");
 }
@@ -1278,7 +1280,7 @@ filter_frames (GstCudaConv1d * self, gpointer * in, gint frames,
 static GstFlowReturn
 drain (GstCudaConv1d * self)
 {
-  GstFlowReturn ret = gst_cuda_conv1d_push_held (self);
+  GstFlowReturn ret = gst_cuda_conv1d_wait_sent (self);
   gint left;
 
   if (ret != GST_FLOW_OK)
@@ -1358,7 +1360,7 @@ gst_cuda_conv1d_stop (GstBaseTransform * trans)
 
   if (uses_cuda (self))
     gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
-  gst_cuda_conv1d_clear_held (self);
+  gst_cuda_conv1d_stop_outputs (self);
   if (self->fir)
     cf_fir_free (self->fir);
   self->fir = NULL;
@@ -1439,15 +1441,17 @@ gst_cuda_conv1d_sink_event (GstBaseTransform * trans, GstEvent * event)
         gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
       drain (self);
       break;
+    case GST_EVENT_FLUSH_START:
+      gst_cuda_conv1d_discard (self);
+      break;
     case GST_EVENT_FLUSH_STOP:
-      gst_cuda_conv1d_drop_held (self);
+      gst_cuda_conv1d_resume (self);
       reset_stream (self);
       break;
     default:
-      /* a held output goes before any event that follows its input */
-      if (GST_EVENT_IS_SERIALIZED (event) && GST_EVENT_TYPE (event)
-          != GST_EVENT_CAPS)
-        gst_cuda_conv1d_push_held (self);
+      /* queued outputs go before any event that follows their input */
+      if (GST_EVENT_IS_SERIALIZED (event))
+        gst_cuda_conv1d_wait_sent (self);
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
@@ -1469,8 +1473,6 @@ gst_cuda_conv1d_query (GstBaseTransform * trans, GstPadDirection direction,
     GST_OBJECT_LOCK (self);
     ours = gst_util_uint64_scale_round (self->latency, GST_SECOND,
         GST_AUDIO_INFO_RATE (&self->info));
-    if (self->overlap)
-      ours += self->held.longest;
     GST_OBJECT_UNLOCK (self);
     min += ours;
     if (GST_CLOCK_TIME_IS_VALID (max))
@@ -1555,31 +1557,28 @@ gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform * trans,
   return GST_FLOW_OK;
 }
 
-/* `overlap`: the output made for this input is held, the one held
- * before goes out. */
+/* `overlap`: the output made for this input goes to the output thread. */
 static GstFlowReturn
 gst_cuda_conv1d_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf)
 {
   GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
   GstBuffer *in = trans->queued_buf;
-  GstClockTime duration = GST_CLOCK_TIME_NONE;
   GstFlowReturn ret;
 
   if (!in || !overlapping (self))
     return GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
         outbuf);
   gst_buffer_ref (in);
-  if (self->have_info)
-    duration = gst_util_uint64_scale_int (input_frames (self, in),
-        GST_SECOND, GST_AUDIO_INFO_RATE (&self->info));
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
       outbuf);
   if (ret != GST_FLOW_OK || !*outbuf) {
     gst_buffer_unref (in);
     return ret;
   }
-  return gst_cuda_conv1d_hold (self, in, duration, *outbuf, outbuf);
+  ret = gst_cuda_conv1d_send (self, in, *outbuf);
+  *outbuf = NULL;
+  return ret;
 }
 
 static GstFlowReturn
@@ -1617,11 +1616,11 @@ gst_cuda_conv1d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GST_OBJECT_UNLOCK (self);
 
   frames = (gint) in.n_samples;
-  /* an output that will be held is waited for when it leaves */
-  self->held_output = have_out && overlapping (self);
+  /* an output the output thread pushes is waited for there */
+  self->queued_output = have_out && overlapping (self);
   ok = filter_frames (self, in.planes, frames, have_out ? out.planes : NULL,
       dry1, wet1);
-  self->held_output = FALSE;
+  self->queued_output = FALSE;
   self->frames_in += frames;
   if (have_out)
     gst_audio_buffer_unmap (&out);

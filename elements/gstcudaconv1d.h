@@ -75,9 +75,9 @@ struct _GstCudaConv1d
   guint64 start_offset;
   guint64 frames_in, frames_out;        /* since the last reset; frames_out
                                          * counts the dropped ones too */
-  GstCudaConv1dHeld held;       /* `overlap`: the output held back */
-  gboolean held_output;         /* the buffer being filtered will be held:
-                                 * no waiting for its work */
+  GstCudaConv1dOutputs outputs; /* `overlap`: the output thread */
+  gboolean queued_output;       /* the buffer being filtered goes to the
+                                 * output thread: no waiting for its work */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (cudaconv1d);

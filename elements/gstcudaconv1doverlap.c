@@ -10,118 +10,203 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_conv1d_debug);
 #define GST_CAT_DEFAULT gst_cuda_conv1d_debug
 
-static cf_stream
-stream_of (GstCudaConv1d * self)
+/* Outputs on their way at most: one on the GPU while the next is queued
+ * behind it is all the overlap there is; more would only hold more
+ * buffers. */
+#define GST_CUDA_CONV1D_QUEUED 2
+
+typedef struct
 {
-  return gst_cuda_filter_base_streams (GST_CUDA_FILTER_BASE (self))->compute;
+  GstBuffer *out;               /* pushed once `done` has passed */
+  GstBuffer *in;                /* its input, whose page-locked samples the
+                                 * GPU may still read */
+  cf_event done;                /* recorded after the buffer's work */
+} Output;
+
+void
+gst_cuda_conv1d_outputs_init (GstCudaConv1d * self)
+{
+  GstCudaConv1dOutputs *o = &self->outputs;
+
+  g_mutex_init (&o->lock);
+  g_cond_init (&o->cond);
+  g_queue_init (&o->queue);
+  g_queue_init (&o->spare);
+  o->ret = GST_FLOW_OK;
 }
 
-static gboolean
-ensure_events (GstCudaConv1d * self)
+void
+gst_cuda_conv1d_outputs_finalize (GstCudaConv1d * self)
 {
-  GstCudaConv1dHeld *h = &self->held;
+  GstCudaConv1dOutputs *o = &self->outputs;
 
-  for (guint k = 0; k < 2; k++)
-    if (!h->done[k] && !GST_CUDA_FILTER_CHECK (self,
-            cf_gpu_event_create (&h->done[k]), "creating an event"))
-      return FALSE;
-  return TRUE;
+  g_mutex_clear (&o->lock);
+  g_cond_clear (&o->cond);
 }
 
-/* The added latency is the longest input buffer: a longer one than seen
- * so far makes the pipeline ask again. */
-static void
-note_duration (GstCudaConv1d * self, GstClockTime duration)
+/* The output thread: waits for the head's work, pushes it (or drops it
+ * during a flush), then takes it off the queue. */
+static gpointer
+push_outputs (gpointer data)
 {
-  GstCudaConv1dHeld *h = &self->held;
+  GstCudaConv1d *self = data;
+  GstCudaConv1dOutputs *o = &self->outputs;
+  gboolean current = gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
 
-  if (!GST_CLOCK_TIME_IS_VALID (duration) || duration <= h->longest)
-    return;
-  GST_OBJECT_LOCK (self);
-  h->longest = duration;
-  GST_OBJECT_UNLOCK (self);
-  GST_INFO_OBJECT (self, "holding buffers of up to %" GST_TIME_FORMAT,
-      GST_TIME_ARGS (duration));
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_latency (GST_OBJECT (self)));
+  g_mutex_lock (&o->lock);
+  for (;;) {
+    Output *head;
+    gboolean drop;
+    GstFlowReturn ret = GST_FLOW_OK;
+    int st;
+
+    while (!o->stopping && g_queue_is_empty (&o->queue))
+      g_cond_wait (&o->cond, &o->lock);
+    if (g_queue_is_empty (&o->queue))
+      break;
+    head = g_queue_peek_head (&o->queue);
+    g_mutex_unlock (&o->lock);
+
+    /* the GPU may still write the output and read the input */
+    st = current ? cf_gpu_event_sync (head->done) : CF_ERR_INVALID;
+    g_mutex_lock (&o->lock);
+    drop = o->discarding || o->stopping || o->ret != GST_FLOW_OK;
+    g_mutex_unlock (&o->lock);
+    if (drop) {
+      gst_buffer_unref (head->out);
+    } else if (!GST_CUDA_FILTER_CHECK (self, st, "filtering audio")) {
+      gst_buffer_unref (head->out);
+      ret = GST_FLOW_ERROR;
+    } else {
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), head->out);
+    }
+    gst_clear_buffer (&head->in);
+
+    g_mutex_lock (&o->lock);
+    g_queue_pop_head (&o->queue);
+    g_queue_push_tail (&o->spare, head->done);
+    g_free (head);
+    if (ret != GST_FLOW_OK && o->ret == GST_FLOW_OK && !o->discarding)
+      o->ret = ret;
+    g_cond_broadcast (&o->cond);
+  }
+  g_mutex_unlock (&o->lock);
+  return NULL;
 }
 
 GstFlowReturn
-gst_cuda_conv1d_hold (GstCudaConv1d * self, GstBuffer * in,
-    GstClockTime duration, GstBuffer * made, GstBuffer ** outbuf)
+gst_cuda_conv1d_send (GstCudaConv1d * self, GstBuffer * in, GstBuffer * made)
 {
-  GstCudaConv1dHeld *h = &self->held;
-  guint next = 1 - h->which;
-  int st;
+  GstCudaConv1dOutputs *o = &self->outputs;
+  cf_stream stream =
+      gst_cuda_filter_base_streams (GST_CUDA_FILTER_BASE (self))->compute;
+  cf_event done;
+  GstFlowReturn ret;
+  Output *item;
+  int st = CF_OK;
 
-  *outbuf = NULL;
-  note_duration (self, duration);
-  if (!ensure_events (self))
-    goto failed;
-  st = cf_gpu_event_record (h->done[next], stream_of (self));
-  if (st == CF_OK && h->out)
-    st = cf_gpu_event_sync (h->done[h->which]);
-  if (!GST_CUDA_FILTER_CHECK (self, st, "filtering audio"))
-    goto failed;
-  *outbuf = h->out;
-  gst_clear_buffer (&h->in);
-  h->out = made;
-  h->in = in;
-  h->which = next;
-  return GST_FLOW_OK;
-
-failed:
-  gst_buffer_unref (made);
-  gst_clear_buffer (&in);
-  return GST_FLOW_ERROR;
-}
-
-GstFlowReturn
-gst_cuda_conv1d_push_held (GstCudaConv1d * self)
-{
-  GstCudaConv1dHeld *h = &self->held;
-  GstBuffer *out = h->out;
-  int st;
-
-  if (!out)
-    return GST_FLOW_OK;
-  h->out = NULL;
-  st = gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self))
-      ? cf_gpu_event_sync (h->done[h->which]) : CF_ERR_INVALID;
-  gst_clear_buffer (&h->in);
+  g_mutex_lock (&o->lock);
+  done = g_queue_pop_head (&o->spare);
+  g_mutex_unlock (&o->lock);
+  if (!done)
+    st = cf_gpu_event_create (&done);
+  if (st == CF_OK)
+    st = cf_gpu_event_record (done, stream);
   if (!GST_CUDA_FILTER_CHECK (self, st, "filtering audio")) {
-    gst_buffer_unref (out);
+    if (done)
+      cf_gpu_event_destroy (done);
+    gst_buffer_unref (made);
+    gst_clear_buffer (&in);
     return GST_FLOW_ERROR;
   }
-  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+  item = g_new (Output, 1);
+  item->out = made;
+  item->in = in;
+  item->done = done;
+
+  g_mutex_lock (&o->lock);
+  while (o->ret == GST_FLOW_OK && !o->discarding
+      && g_queue_get_length (&o->queue) >= GST_CUDA_CONV1D_QUEUED)
+    g_cond_wait (&o->cond, &o->lock);
+  ret = o->discarding ? GST_FLOW_FLUSHING : o->ret;
+  if (ret == GST_FLOW_OK) {
+    g_queue_push_tail (&o->queue, item);
+    item = NULL;
+    if (!o->thread)
+      o->thread = g_thread_new ("cudaconv1d-out", push_outputs, self);
+    g_cond_broadcast (&o->cond);
+  }
+  g_mutex_unlock (&o->lock);
+  if (item) {
+    /* not queued: the GPU's work on it ends before it goes */
+    cf_gpu_event_sync (item->done);
+    cf_gpu_event_destroy (item->done);
+    gst_buffer_unref (item->out);
+    gst_clear_buffer (&item->in);
+    g_free (item);
+  }
+  return ret;
+}
+
+GstFlowReturn
+gst_cuda_conv1d_wait_sent (GstCudaConv1d * self)
+{
+  GstCudaConv1dOutputs *o = &self->outputs;
+  GstFlowReturn ret;
+
+  g_mutex_lock (&o->lock);
+  while (!g_queue_is_empty (&o->queue))
+    g_cond_wait (&o->cond, &o->lock);
+  ret = o->ret;
+  g_mutex_unlock (&o->lock);
+  return ret;
 }
 
 void
-gst_cuda_conv1d_drop_held (GstCudaConv1d * self)
+gst_cuda_conv1d_discard (GstCudaConv1d * self)
 {
-  GstCudaConv1dHeld *h = &self->held;
+  GstCudaConv1dOutputs *o = &self->outputs;
 
-  if (!h->out)
-    return;
-  /* the GPU may still write it, and read the input */
-  if (gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self)))
-    cf_gpu_event_sync (h->done[h->which]);
-  gst_clear_buffer (&h->out);
-  gst_clear_buffer (&h->in);
+  g_mutex_lock (&o->lock);
+  o->discarding = TRUE;
+  g_cond_broadcast (&o->cond);
+  g_mutex_unlock (&o->lock);
 }
 
 void
-gst_cuda_conv1d_clear_held (GstCudaConv1d * self)
+gst_cuda_conv1d_resume (GstCudaConv1d * self)
 {
-  GstCudaConv1dHeld *h = &self->held;
+  GstCudaConv1dOutputs *o = &self->outputs;
 
-  gst_cuda_conv1d_drop_held (self);
-  for (guint k = 0; k < 2; k++)
-    if (h->done[k])
-      cf_gpu_event_destroy (h->done[k]);
-  h->done[0] = h->done[1] = NULL;
-  h->which = 0;
-  GST_OBJECT_LOCK (self);
-  h->longest = 0;
-  GST_OBJECT_UNLOCK (self);
+  g_mutex_lock (&o->lock);
+  o->discarding = TRUE;
+  while (!g_queue_is_empty (&o->queue))
+    g_cond_wait (&o->cond, &o->lock);
+  o->discarding = FALSE;
+  o->ret = GST_FLOW_OK;
+  g_mutex_unlock (&o->lock);
+}
+
+void
+gst_cuda_conv1d_stop_outputs (GstCudaConv1d * self)
+{
+  GstCudaConv1dOutputs *o = &self->outputs;
+  GThread *thread;
+  cf_event done;
+
+  g_mutex_lock (&o->lock);
+  o->stopping = TRUE;
+  g_cond_broadcast (&o->cond);
+  thread = o->thread;
+  o->thread = NULL;
+  g_mutex_unlock (&o->lock);
+  /* the thread drops what is queued, once the GPU is done with it */
+  if (thread)
+    g_thread_join (thread);
+  g_mutex_lock (&o->lock);
+  while ((done = g_queue_pop_head (&o->spare)))
+    cf_gpu_event_destroy (done);
+  o->stopping = o->discarding = FALSE;
+  o->ret = GST_FLOW_OK;
+  g_mutex_unlock (&o->lock);
 }

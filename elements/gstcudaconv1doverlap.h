@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * cudaconv1d's `overlap`: each output buffer is held back until the next
- * input buffer's work is queued, so that the GPU filters buffer n while
- * the host hands buffer n - 1 downstream and takes in buffer n + 1. The
- * cost is one input buffer of latency, which the element reports. A
- * module of the element (gstcudaconv1d.c owns it and calls these, in the
- * streaming thread).
+ * cudaconv1d's `overlap`: outputs pushed by a thread of the element's own.
+ * The streaming thread queues a buffer's work on the GPU and returns at
+ * once to take in the next buffer; the output thread waits for each
+ * buffer's work, in order, and pushes its output downstream as soon as it
+ * is done. The GPU filters buffer n while the host takes in buffer n + 1,
+ * and no output waits for the next input: no latency is added beyond the
+ * output thread's wake-up. A module of the element (gstcudaconv1d.c owns
+ * it and calls these).
  */
 #ifndef __GST_CUDA_CONV1D_OVERLAP_H__
 #define __GST_CUDA_CONV1D_OVERLAP_H__
@@ -21,31 +23,39 @@ struct _GstCudaConv1d;
 
 typedef struct
 {
-  GstBuffer *out;               /* held: its work may still run on the GPU */
-  GstBuffer *in;                /* its input, whose page-locked samples the
-                                 * GPU may still read */
-  cf_event done[2];             /* recorded after a buffer's work */
-  guint which;                  /* done[which] is `out`'s */
-  GstClockTime longest;         /* the longest input buffer seen: the
-                                 * latency the holding adds */
-} GstCudaConv1dHeld;
+  GMutex lock;
+  GCond cond;                   /* the queue or the state changed */
+  GThread *thread;
+  GQueue queue;                 /* outputs on their way, oldest first; the
+                                 * head leaves the queue once pushed */
+  GQueue spare;                 /* events free for the next outputs */
+  gboolean stopping;            /* the thread ends */
+  gboolean discarding;          /* a flush: outputs are dropped, not pushed */
+  GstFlowReturn ret;            /* the first push that failed, for upstream */
+} GstCudaConv1dOutputs;
 
-/* `made`, the output just made for `in` (both taken), is held; *outbuf
- * receives the buffer held before it (NULL for a stream's first) once its
- * work is done. `duration`: the input's. */
-GstFlowReturn gst_cuda_conv1d_hold (struct _GstCudaConv1d * self, GstBuffer * in,
-    GstClockTime duration, GstBuffer * made, GstBuffer ** outbuf);
+void gst_cuda_conv1d_outputs_init (struct _GstCudaConv1d *self);
+void gst_cuda_conv1d_outputs_finalize (struct _GstCudaConv1d *self);
 
-/* Pushes the held buffer, once its work is done (before a drain or an
- * event that must not overtake it). */
-GstFlowReturn gst_cuda_conv1d_push_held (struct _GstCudaConv1d * self);
+/* `made`, the output of `in` (both taken), whose work is queued on the
+ * element's stream: the output thread pushes it once that work is done.
+ * Waits while GST_CUDA_CONV1D_QUEUED outputs are on their way. Returns the
+ * flow of the pushes so far. */
+GstFlowReturn gst_cuda_conv1d_send (struct _GstCudaConv1d *self,
+    GstBuffer * in, GstBuffer * made);
 
-/* Forgets the held buffer (a flush), once the GPU is done with it. */
-void gst_cuda_conv1d_drop_held (struct _GstCudaConv1d * self);
+/* Waits until every queued output has been pushed (before the streaming
+ * thread pushes a tail or an event itself); returns their flow. */
+GstFlowReturn gst_cuda_conv1d_wait_sent (struct _GstCudaConv1d *self);
 
-/* At stop: the held buffer dropped, the events freed, the latency
- * forgotten. */
-void gst_cuda_conv1d_clear_held (struct _GstCudaConv1d * self);
+/* A flush starts: what is queued is dropped, not pushed. */
+void gst_cuda_conv1d_discard (struct _GstCudaConv1d *self);
+
+/* The flush ends: once what was queued is gone, outputs go out again. */
+void gst_cuda_conv1d_resume (struct _GstCudaConv1d *self);
+
+/* At stop: what is queued dropped, the thread ended, the events freed. */
+void gst_cuda_conv1d_stop_outputs (struct _GstCudaConv1d *self);
 
 G_END_DECLS
 

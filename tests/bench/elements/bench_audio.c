@@ -6,8 +6,8 @@
  *   16384-tap impulse response, on the GPU (F32, and F64 computed in
  *   double), on the CPU backend, and audiofirfilter (same taps); and the
  *   same on the GPU and audiofirfilter in 4096-frame buffers; and the GPU
- *   runs again with overlap=true (outputs held one buffer: their "in
- *   filter" time runs until the next input's work is queued);
+ *   runs again with overlap=true (outputs pushed by the element's own
+ *   thread while the next buffer comes in);
  * - cudaprefixsum's level statistics on the GPU against level, 8 channels
  *   in 1024-frame buffers;
  * - 16 cudaconv1d instances in one process (16 stereo stems, each through
