@@ -696,7 +696,7 @@ stream_of (GstCudaConv1d * self)
 
 /* F64 and S32 streams are filtered in double: a float would round their
  * samples to 24 bits. */
-/* Whether outputs are held a buffer (`overlap`, on the GPU). */
+/* Whether outputs go to the output thread (`overlap`, on the GPU). */
 static gboolean
 overlapping (GstCudaConv1d * self)
 {
@@ -932,7 +932,7 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
     cf_fir_free (fir);
     return FALSE;
   }
-  /* the old filter's memory goes once its work (a held buffer's) is done */
+  /* the old filter's memory goes once its work (a queued output's) is done */
   if (self->fir && cfg.cuda && !GST_CUDA_FILTER_CHECK (self,
           cf_gpu_stream_sync (cfg.stream), "changing the mask")) {
     cf_fir_free (fir);

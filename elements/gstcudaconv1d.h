@@ -50,7 +50,7 @@ struct _GstCudaConv1d
   gdouble gain, mix;
   guint64 latency;
   GstCudaConv1dAlgorithm algorithm;
-  gboolean overlap;             /* hold each output one buffer (GPU) */
+  gboolean overlap;             /* outputs pushed by their own thread (GPU) */
   gchar *settings_error;        /* why the settings make no mask, or NULL */
   gchar *location_error;        /* why `location` could not be read, or NULL */
   gboolean started;             /* bad settings are refused, not stored */
