@@ -596,8 +596,8 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   if ((prop_id == PROP_LATENCY || prop_id == PROP_OVERLAP)
       && self->filtering) {
-    /* the reported latency and the frames dropped are fixed once the
-     * first buffer went through */
+    /* the reported latency, the frames dropped and the way outputs leave
+     * are fixed once the first buffer went through */
     refused = g_strdup ("it can change only in the NULL or READY state");
     GST_OBJECT_UNLOCK (self);
     goto done;
@@ -694,8 +694,6 @@ stream_of (GstCudaConv1d * self)
   return gst_cuda_filter_base_streams (GST_CUDA_FILTER_BASE (self))->compute;
 }
 
-/* F64 and S32 streams are filtered in double: a float would round their
- * samples to 24 bits. */
 /* Whether outputs go to the output thread (`overlap`, on the GPU). */
 static gboolean
 overlapping (GstCudaConv1d * self)
@@ -708,6 +706,8 @@ overlapping (GstCudaConv1d * self)
   return overlap && uses_cuda (self);
 }
 
+/* F64 and S32 streams are filtered in double: a float would round their
+ * samples to 24 bits. */
 static gboolean
 computes_in_double (GstCudaConv1d * self)
 {
