@@ -2915,7 +2915,7 @@ GST_START_TEST (test_properties)
     {"cutoff", "1000"}, {"bandwidth", "500"}, {"taps", "255"},
     {"window", "hamming"}, {"normalize", "false"}, {"gain", "1"},
     {"mix", "1"}, {"latency", "0"}, {"algorithm", "auto"},
-    {"backend", "auto"}, {"cuda-device-id", "-1"},
+    {"overlap", "false"}, {"backend", "auto"}, {"cuda-device-id", "-1"},
   };
   GParamSpec *spec;
   gchar *text;
@@ -2972,6 +2972,47 @@ GST_START_TEST (test_properties)
   g_object_get (e, "mix", &d, NULL);
   fail_unless (d == 0.25);
   gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* `overlap`: the same convolution on either backend (the CPU's ignores
+ * it); fixed while playing, as `latency` is, with a warning saying so. */
+GST_START_TEST (test_overlap)
+{
+  const gchar *backend = backends[__i__];
+  gchar *kernel = random_kernel (700, 2), *text;
+  Fir *fir = fir_parse (kernel);
+  Stream *s = stream_new (GST_AUDIO_FORMAT_F32LE, FALSE, 2, RATE,
+      random_cuts (6, 3001));
+  GstElement *e = make_conv (backend);
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "overlap");
+  gboolean overlap;
+  Out o;
+  Conv c;
+
+  fail_unless (pspec && (pspec->flags & GST_PARAM_MUTABLE_READY),
+      "overlap is not flagged GST_PARAM_MUTABLE_READY");
+  g_object_set (e, "kernel", kernel, "overlap", TRUE, NULL);
+  run_stream (e, s, &o, "overlap=true");
+  check_simple ("overlap=true", s, fir, 0, 1.0, 1.0, &o);
+  out_clear (&o);
+
+  conv_start (&c, make_conv (backend));
+  g_object_set (c.conv, "kernel", kernel, NULL);
+  conv_set_caps (&c, &s->info);
+  push_range (&c, s, 0, 1, 0, "overlap set while playing");
+  g_object_set (c.conv, "overlap", TRUE, NULL);
+  g_object_get (c.conv, "overlap", &overlap, NULL);
+  fail_if (overlap, "overlap set while playing took");
+  text = expect_message (c.bus, GST_MESSAGE_WARNING, GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "overlap", "overlap set while playing");
+  g_free (text);
+  conv_stop (&c, "overlap set while playing");
+  stream_free (s);
+  fir_free (fir);
+  g_free (kernel);
 }
 
 GST_END_TEST;
@@ -3479,6 +3520,7 @@ cudaconv1d_suite (void)
   tcase_add_loop_test (tc, test_location_errors_while_playing, 0, n);
   tcase_add_loop_test (tc, test_location_resample, 0, n);
   tcase_add_loop_test (tc, test_latency, 0, n);
+  tcase_add_loop_test (tc, test_overlap, 0, n);
   tcase_add_loop_test (tc, test_gain_mix, 0, n);
   tcase_add_loop_test (tc, test_mask_change, 0, n);
   tcase_add_loop_test (tc, test_location_change, 0, n);
