@@ -249,6 +249,7 @@ tile_sums_kernel (Args a, uint8_t * table, size_t pitch)
   const int rows = min (a.l.height, y0 + BAND) - y0;
   S cols[CPT] = { }, across[INNER] = { }, total[INNER];
 
+  let_next_start ();
   if (blockIdx.y == 0)          /* row 0 is zeros */
     store_run (table, pitch, 0, e0, width, cols);
   S v[BAND][CPT];
@@ -279,6 +280,8 @@ band_ends_kernel (int width, int height, int tile_entries, uint8_t * table,
   const int y0 = blockIdx.x * BAND, rows = min (height, y0 + BAND) - y0;
   S carry = 0;
 
+  let_next_start ();
+  wait_for_previous ();         /* the last rows, scanned down */
   for (int base = 0; base <= width; base += blockDim.x * CPT) {
     const int e0 = base + threadIdx.x * CPT;
     S v[CPT];
@@ -327,7 +330,9 @@ band_rows (const Args & a, uint8_t * table, size_t pitch)
 
   if (n <= 0)
     return;                     /* a one-row band: its row is done */
+  /* the samples while band_ends still runs; the table after it */
   load_rows<IN, S, SQUARE, INNER> (a, y0, n, e0 - 1, s);
+  wait_for_previous ();
 #pragma unroll
   for (int r = 0; r < INNER; r++) {
     /* what band_ends left: the row's sum before this segment */
@@ -386,10 +391,11 @@ table_in_bands (const Args & a, uint8_t * table, size_t pitch,
   if (bands > 1)
     scan_columns<S> (table, pitch, a.l.width,
         RowSet { BAND, BAND, bands, a.l.height }, stream);
-  band_ends_kernel<S><<<bands, threads_for (entries, ENDS_THREADS), 0,
-      stream>>> (a.l.width, a.l.height, tile_entries, table, pitch);
-  band_rows_kernel<IN, S, SQUARE><<<tiles, tile_threads, 0, stream>>> (a,
-      table, pitch);
+  launch_after (band_ends_kernel<S>, dim3 (bands), dim3 (threads_for
+          (entries, ENDS_THREADS)), stream, a.l.width, a.l.height,
+      tile_entries, table, pitch);
+  launch_after (band_rows_kernel<IN, S, SQUARE>, tiles, dim3 (tile_threads),
+      stream, a, table, pitch);
 }
 
 template <typename IN, typename SUM, typename SQ>

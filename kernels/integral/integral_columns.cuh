@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "dependent_launch.cuh"
+
 namespace cfi
 {
 
@@ -92,6 +94,8 @@ columns_kernel (uint8_t * table, size_t pitch, int width, RowSet rows)
 {
   __shared__ S totals[SEGMENTS][COLUMNS + 1];
 
+  let_next_start ();
+  wait_for_previous ();         /* the rows come from the kernel before */
   columns_in_place<S> (table, pitch, width, rows, totals);
 }
 
@@ -101,8 +105,8 @@ void
 scan_columns (uint8_t * table, size_t pitch, int width, RowSet rows,
     cudaStream_t stream)
 {
-  columns_kernel<S><<<(width + COLUMNS - 1) / COLUMNS, dim3 (COLUMNS,
-          SEGMENTS), 0, stream>>> (table, pitch, width, rows);
+  launch_after (columns_kernel<S>, dim3 ((width + COLUMNS - 1) / COLUMNS),
+      dim3 (COLUMNS, SEGMENTS), stream, table, pitch, width, rows);
 }
 
 }                               /* namespace cfi */
