@@ -2,10 +2,11 @@
  * launched with launch_after may be scheduled while the kernel before it
  * on the stream is still running, so that its launch and whatever it reads
  * that the earlier kernel does not write overlap that kernel's tail; it
- * calls wait_for_previous before reading anything the earlier one wrote.
- * The earlier kernel calls let_next_start once all of its blocks are
- * running. On older GPUs both calls do nothing and launches queue as
- * usual. */
+ * calls wait_for_previous before reading anything the earlier one wrote,
+ * and in at least one block before it ends (so that its end still means
+ * the earlier one's end to whatever follows on the stream). The earlier
+ * kernel calls let_next_start once all of its blocks are running. On older
+ * GPUs both calls do nothing and launches queue as usual. */
 #pragma once
 
 #include <cuda_runtime.h>

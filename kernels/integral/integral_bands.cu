@@ -328,11 +328,14 @@ band_rows (const Args & a, uint8_t * table, size_t pitch)
   const int n = min (a.l.height, y0 + BAND) - y0 - 1;   /* rows to write */
   S s[INNER][CPT], before[INNER], total[INNER], carry[INNER];
 
+  /* the samples while band_ends still runs; the table after it. Every
+   * block waits, even with nothing to write: this grid must not end before
+   * band_ends, or work queued after it could overtake band_ends */
+  if (n > 0)
+    load_rows<IN, S, SQUARE, INNER> (a, y0, n, e0 - 1, s);
+  wait_for_previous ();
   if (n <= 0)
     return;                     /* a one-row band: its row is done */
-  /* the samples while band_ends still runs; the table after it */
-  load_rows<IN, S, SQUARE, INNER> (a, y0, n, e0 - 1, s);
-  wait_for_previous ();
 #pragma unroll
   for (int r = 0; r < INNER; r++) {
     /* what band_ends left: the row's sum before this segment */
