@@ -99,13 +99,14 @@ drop_queued (GstCudaPrefixSum * self)
     cf_gpu_stream_sync (gst_cuda_filter_base_streams (base)->compute);
 }
 
-/* Whether a buffer of `bytes` bytes can join the queue as it stands: a
+/* Whether a buffer of `frames` frames can join the queue as it stands: a
  * slot free and big enough, device memory that need not grow while queued
  * work reads it. */
 static gboolean
-queue_has_room (GstCudaPrefixSum * self, guint frames, gsize bytes)
+queue_has_room (GstCudaPrefixSum * self, guint frames)
 {
   cf_reduce_layout l = block_layout (self, frames);
+  gsize bytes = (gsize) frames * GST_AUDIO_INFO_BPF (&self->level.info);
 
   if (self->level_n_queued == 0)
     return TRUE;
@@ -295,7 +296,7 @@ gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self, GstBuffer * buf)
    * interval waits (for the whole queue); the samples of a GAP buffer are
    * not read, so it and the CPU's buffers follow what is queued */
   if (ok && cuda && !gap && frames > 0
-      && !queue_has_room (self, frames, map.size))
+      && !queue_has_room (self, frames))
     ok = take_queued (self, post);
   n = gst_cuda_level_plan (&self->level, GST_BUFFER_PTS (buf), frames,
       self->level_queued_total, blocks);

@@ -428,8 +428,8 @@ feed_start (Feed * f, const gchar * backend, const gchar * caps)
   f->pts = 0;
 }
 
-/* `n` buffers of 100 frames (48 kHz, F32) from `signal`'s generator,
- * `amp` loud. */
+/* `n` buffers of 100 frames (48 kHz, F32) of noise `amp` loud, from a
+ * generator seeded with `seed` (the same seed, the same samples). */
 static void
 feed (Feed * f, const gchar * caps, gint n, gdouble amp, guint32 seed)
 {
