@@ -93,8 +93,9 @@ int cf_plane_format_check (const cf_plane_format * format);
 /* Bytes per pixel of a plane layout. */
 size_t cf_plane_format_pixel_bytes (const cf_plane_format * format);
 
-/* The variant CF_CONV2D_AUTO runs for this plan. */
-cf_conv2d_algorithm cf_conv2d_choose (const cf_conv2d_plan * plan);
+/* The variant CF_CONV2D_AUTO runs for this plan on planes of this layout. */
+cf_conv2d_algorithm cf_conv2d_choose (const cf_conv2d_plan * plan,
+    const cf_plane_format * format);
 const char *cf_conv2d_algorithm_name (cf_conv2d_algorithm algorithm);
 
 /* CPU twin: filters output rows [row_begin, row_end) of the plane. `src` and

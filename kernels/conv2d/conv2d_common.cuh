@@ -110,6 +110,17 @@ saturated_bits (float v, float maxval)
   return __float_as_uint (v + 8388608.0f);
 }
 
+/* Saturated to [0, 255] and rounded to nearest even, as one conversion
+ * (cvt.rni.sat.u8): the same byte as saturated_bits (), in one issue slot
+ * where that takes three. Higher bytes of the result are zero. */
+__device__ __forceinline__ uint32_t
+rounded_byte (float v)
+{
+  uint32_t r;
+  asm ("cvt.rni.sat.u8.f32 %0, %1;" : "=r" (r) : "f" (v));
+  return r;
+}
+
 __device__ __forceinline__ uint32_t
 saturate_round (float v, float maxval)
 {
@@ -321,3 +332,7 @@ int cf_conv2d_wide (const cf::Launch & launch, const cf_plane_format * f);
  * mask) and launches of 4 Mpx or more (conv2d_fast_bytes.cu);
  * CF_ERR_UNSUPPORTED otherwise. */
 int cf_conv2d_fast_bytes (const cf::Launch & launch, const cf::Mask & m);
+/* The fast variant's kernel for four-byte pixels of 8-bit samples, masks up
+ * to 5 x 5 (one mask) (conv2d_fast_words.cu); CF_ERR_UNSUPPORTED
+ * otherwise. */
+int cf_conv2d_fast_words (const cf::Launch & launch, const cf::Mask & m);

@@ -138,7 +138,7 @@ cf_conv2d_cuda (cf_conv2d_algorithm algorithm, const cf_conv2d_plan * plan,
 
   /* auto: the preferred variant, then the general fast one, then the cached
    * one, which fits any device's shared memory. */
-  status = run_variant (cf_conv2d_choose (plan), launch, f);
+  status = run_variant (cf_conv2d_choose (plan, f), launch, f);
   if (status == CF_ERR_UNSUPPORTED)
     status = run_variant (CF_CONV2D_FAST, launch, f);
   if (status == CF_ERR_UNSUPPORTED)

@@ -111,6 +111,13 @@ struct Fast
       if (status != CF_ERR_UNSUPPORTED)
         return status;
     }
+    if constexpr (sizeof (T) == 1 && C == 4) {
+      /* four-byte pixels, small masks: tiles of words
+       * (conv2d_fast_words.cu) */
+      int status = cf_conv2d_fast_words (L, m);
+      if (status != CF_ERR_UNSUPPORTED)
+        return status;
+    }
     switch (L.plan->kw) {
 #define CASE(k) case k: return two ? launch_fast<T, C, k, 2> (L, m) \
                                    : launch_fast<T, C, k, 1> (L, m);

@@ -8,7 +8,8 @@
  *   the input rows one after the other, converts each window once and adds
  *   it into every output row it reaches, all in registers (the loops are
  *   unrolled, so the sums never move); 8 pixels go out as one 8-byte store.
- * - Results are packed from the rounded floats' bits with byte permutes.
+ * - Results are rounded to bytes by one conversion each and packed with
+ *   byte permutes.
  * - Launches of at least BYTES_MIN_PIXELS only.
  *
  * Cost per output pixel: (BYTES_TH + KH - 1) / BYTES_TH loads of the input,
@@ -35,16 +36,17 @@ constexpr int BYTES_SROW = 16 * BYTES_CHUNKS;
 constexpr long BYTES_MIN_PIXELS = 4l << 20;
 
 /* The 16 bytes of a chunk that the plane's edge cuts, one by one through
- * the border mode; out of line, as only edge blocks come here. */
+ * the border mode; out of line, as only edge blocks come here. Takes values
+ * rather than the Image, which would otherwise be copied to the stack of
+ * every thread to have an address. */
 __device__ __noinline__ uint4
-edge_chunk (const Image & im, int border, int gx, int gy)
+edge_chunk (const uint8_t * row, int width, int border, int gx)
 {
   uint32_t w[4] = { 0, 0, 0, 0 };
   for (int b = 0; b < 16; b++) {
-    int bx = cf_border_index (gx + b, im.width, (cf_border) border);
-    if (bx >= 0 && gy >= 0)
-      w[b / 4] |= (uint32_t) __ldg (im.src + (size_t) gy * im.src_stride
-          + bx) << (8 * (b % 4));
+    int bx = cf_border_index (gx + b, width, (cf_border) border);
+    if (bx >= 0 && row)
+      w[b / 4] |= (uint32_t) __ldg (row + bx) << (8 * (b % 4));
   }
   return make_uint4 (w[0], w[1], w[2], w[3]);
 }
@@ -93,11 +95,12 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ Mask m)
         (cf_border) m.border);
     if (idx >= IN_ROWS * BYTES_CHUNKS)
       break;
-    if (im.chunk_loads && gy >= 0 && gx >= 0 && gx + 16 <= im.width)
-      v[k] = __ldg (reinterpret_cast<const uint4 *>(im.src
-              + (size_t) gy * im.src_stride + gx));
+    const uint8_t *row = gy >= 0 ? im.src + (size_t) gy * im.src_stride
+        : nullptr;
+    if (im.chunk_loads && row && gx >= 0 && gx + 16 <= im.width)
+      v[k] = __ldg (reinterpret_cast<const uint4 *>(row + gx));
     else
-      v[k] = edge_chunk (im, m.border, gx, gy);
+      v[k] = edge_chunk (row, im.width, m.border, gx);
   }
 #pragma unroll
   for (int k = 0; k < LOADS; k++) {
@@ -151,7 +154,7 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ Mask m)
     uint32_t b[BYTES_PX];
 #pragma unroll
     for (int k = 0; k < BYTES_PX; k++)
-      b[k] = saturated_bits (fmaf (acc[o][k], m.scale, m.offset), 255.0f);
+      b[k] = rounded_byte (fmaf (acc[o][k], m.scale, m.offset));
     const uint2 w = make_uint2 (pack4 (b[0], b[1], b[2], b[3]),
         pack4 (b[4], b[5], b[6], b[7]));
     uint8_t *p = im.dst + (size_t) y * im.dst_stride + ox;

@@ -1,0 +1,231 @@
+/* The fast variant on four-byte pixels (RGBA, BGRx, ARGB, xBGR ... of 8-bit
+ * samples) with masks of up to 5 x 5: tiles of the pixels' own words.
+ *
+ * - The tile stays 32-bit pixels in shared memory: 16-byte loads go
+ *   straight in, unconverted (a quarter of a float tile's room, so more
+ *   blocks share an SM), and a thread reads the window of a row as one
+ *   16-byte word and the few pixels either side.
+ * - A thread owns 4 output pixels (16 bytes) over WORDS_ROWS rows. It takes
+ *   the input rows one after the other, converts each window's three
+ *   filtered channels once and adds them into every output row they reach,
+ *   in registers (the loops are unrolled, so the sums never move); a row's 4
+ *   pixels go out as one 16-byte store.
+ * - The kept channel (alpha or padding) is copied from the source word; the
+ *   results are rounded to bytes by one conversion each and packed with
+ *   byte permutes.
+ *
+ * Cost per output pixel: (WORDS_TH + KH - 1) / WORDS_TH loads of the
+ * input, 3 (4 + KW - 1)(WORDS_ROWS + KH - 1) / (4 WORDS_ROWS) conversions,
+ * 3 KW KH multiply-adds, 4 bytes stored. */
+#include "conv2d_tile.cuh"
+
+namespace cf {
+
+constexpr int WORDS_PX = 4;             /* output pixels per thread: 16 bytes */
+/* Output rows per thread: 4 (fewer conversions a pixel) measured slower,
+ * their 80 registers leave 3 blocks an SM where 2 rows leave 5. */
+constexpr int WORDS_ROWS = 2;
+constexpr int WORDS_BX = 32, WORDS_BY = 8;      /* 256 threads */
+constexpr int WORDS_TW = WORDS_BX * WORDS_PX;   /* 128 output columns */
+constexpr int WORDS_TH = WORDS_BY * WORDS_ROWS;
+/* Pixels kept each side of the tile's columns: a 16-byte chunk, so that the
+ * chunks stay aligned in the plane and in shared memory. */
+constexpr int WORDS_HALO = 4;
+constexpr int WORDS_CHUNKS = (WORDS_TW + 2 * WORDS_HALO) / 4;
+constexpr int WORDS_SROW = 4 * WORDS_CHUNKS;    /* words a shared row */
+
+/* Pixel x of row y as its little-endian word, bytes in memory order. */
+__device__ __forceinline__ uint32_t
+load_word (const uint8_t * row, int x, bool word_loads)
+{
+  const uint8_t *p = row + 4 * (size_t) x;
+  if (word_loads)
+    return __ldg (reinterpret_cast<const uint32_t *>(p));
+  return __ldg (p) | (uint32_t) __ldg (p + 1) << 8
+      | (uint32_t) __ldg (p + 2) << 16 | (uint32_t) __ldg (p + 3) << 24;
+}
+
+/* The 4 pixels of a chunk that the plane's edge cuts (or of rows that are
+ * not 16-byte aligned), one by one through the border mode; out of line,
+ * as only edge blocks come here on aligned planes. Takes values rather than
+ * the Image, which would otherwise be copied to the stack of every thread
+ * to have an address. */
+__device__ __noinline__ uint4
+edge_words (const uint8_t * row, int width, bool word_loads, int border,
+    int gx)
+{
+  uint32_t w[4] = { 0, 0, 0, 0 };
+  for (int p = 0; p < 4; p++) {
+    int bx = cf_border_index (gx + p, width, (cf_border) border);
+    if (bx >= 0 && row)
+      w[p] = load_word (row, bx, word_loads);
+  }
+  return make_uint4 (w[0], w[1], w[2], w[3]);
+}
+
+/* ROTATE: the kept channel is the first byte (ARGB, xRGB ...), not the
+ * last; a template parameter so that every byte selector is an immediate. */
+template <int KW, int KH, bool ROTATE>
+__global__ void __launch_bounds__ (WORDS_BX * WORDS_BY)
+conv2d_fast_words_kernel (Image im, const __grid_constant__ Mask m)
+{
+  constexpr int RX = KW / 2, RY = KH / 2;
+  constexpr int IN_ROWS = WORDS_TH + KH - 1;
+  constexpr int THREADS = WORDS_BX * WORDS_BY;
+  constexpr int LOADS = (IN_ROWS * WORDS_CHUNKS + THREADS - 1) / THREADS;
+  constexpr int WIN = WORDS_PX + 2 * RX;
+  __shared__ alignas (16) uint32_t tile[IN_ROWS][WORDS_SROW];
+  const int x0 = blockIdx.x * WORDS_TW;
+  const int y0 = im.row_begin + blockIdx.y * WORDS_TH;
+  const int tid = threadIdx.y * WORDS_BX + threadIdx.x;
+
+  /* 1. the tile: pixels x0 - 4 .. x0 + 131, rows y0 - RY ..; every load
+   * of a thread issued before any is stored */
+  uint4 v[LOADS];
+#pragma unroll
+  for (int k = 0; k < LOADS; k++) {
+    const int idx = tid + k * THREADS, r = idx / WORDS_CHUNKS;
+    const int gx = x0 - WORDS_HALO + 4 * (idx - r * WORDS_CHUNKS);
+    const int gy = cf_border_index (y0 - RY + r, im.height,
+        (cf_border) m.border);
+    if (idx >= IN_ROWS * WORDS_CHUNKS)
+      break;
+    const uint8_t *row = gy >= 0 ? im.src + (size_t) gy * im.src_stride
+        : nullptr;
+    if (im.chunk_loads && row && gx >= 0 && gx + 4 <= im.width)
+      v[k] = __ldg (reinterpret_cast<const uint4 *>(row + 4 * (size_t) gx));
+    else
+      v[k] = edge_words (row, im.width, im.word_loads, m.border, gx);
+  }
+#pragma unroll
+  for (int k = 0; k < LOADS; k++) {
+    const int idx = tid + k * THREADS, r = idx / WORDS_CHUNKS;
+    if (idx >= IN_ROWS * WORDS_CHUNKS)
+      break;
+    *reinterpret_cast<uint4 *>(&tile[r][4 * (idx - r * WORDS_CHUNKS)]) =
+        v[k];
+  }
+  __syncthreads ();
+
+  /* 2. WORDS_ROWS rows of 4 pixels */
+  const int ox = x0 + threadIdx.x * WORDS_PX;
+  const int oy = y0 + threadIdx.y * WORDS_ROWS;
+  if (ox >= im.width || oy >= im.row_end)
+    return;
+  /* the filtered channels are bytes 0-2, or 1-3 when the kept one leads */
+  constexpr int FIRST = ROTATE ? 1 : 0;
+  float acc[WORDS_ROWS][WORDS_PX][3] = { };
+  uint4 kept[WORDS_ROWS];
+#pragma unroll
+  for (int r = 0; r < WORDS_ROWS + KH - 1; r++) {
+    const uint32_t *row = &tile[threadIdx.y * WORDS_ROWS + r][WORDS_HALO
+        + threadIdx.x * WORDS_PX];
+    const uint4 own = *reinterpret_cast<const uint4 *>(row);
+    uint32_t w[WIN];
+    w[RX] = own.x;
+    w[RX + 1] = own.y;
+    w[RX + 2] = own.z;
+    w[RX + 3] = own.w;
+#pragma unroll
+    for (int k = 0; k < RX; k++) {
+      w[k] = row[k - RX];
+      w[RX + WORDS_PX + k] = row[WORDS_PX + k];
+    }
+    if (r >= RY && r - RY < WORDS_ROWS)
+      kept[r - RY] = own;
+    float win[WIN][3];
+#pragma unroll
+    for (int p = 0; p < WIN; p++)
+#pragma unroll
+      for (int c = 0; c < 3; c++)
+        win[p][c] = bits_to_float (w[p], CF_SEL_BYTE (FIRST + c));
+    /* input row r is mask row j of output row r - j */
+#pragma unroll
+    for (int j = 0; j < KH; j++) {
+      const int o = r - j;
+      if (o < 0 || o >= WORDS_ROWS)
+        continue;
+#pragma unroll
+      for (int i = 0; i < KW; i++)
+#pragma unroll
+        for (int k = 0; k < WORDS_PX; k++)
+#pragma unroll
+          for (int c = 0; c < 3; c++)
+            acc[o][k][c] = fmaf (m.taps[0][j * KW + i], win[k + i][c],
+                acc[o][k][c]);
+    }
+  }
+
+  /* 3. each row's 16 bytes: lanes 0-2 of a pixel are its rounded results'
+   * low bytes, lane 3 the kept byte; then into memory order */
+  constexpr uint32_t KEPT_SEL = ROTATE ? 0x40u : 0x70u;
+  constexpr uint32_t ORDER = ROTATE ? 0x4105u : 0x5410u;
+#pragma unroll
+  for (int o = 0; o < WORDS_ROWS; o++) {
+    const int y = oy + o;
+    if (y >= im.row_end)
+      break;
+    const uint32_t src[WORDS_PX] = { kept[o].x, kept[o].y, kept[o].z,
+      kept[o].w };
+    uint32_t px[WORDS_PX];
+#pragma unroll
+    for (int k = 0; k < WORDS_PX; k++) {
+      uint32_t b[3];
+#pragma unroll
+      for (int c = 0; c < 3; c++)
+        b[c] = rounded_byte (fmaf (acc[o][k][c], m.scale, m.offset));
+      const uint32_t lo = __byte_perm (b[0], b[1], 0x0040);
+      const uint32_t hi = __byte_perm (b[2], src[k], KEPT_SEL);
+      px[k] = __byte_perm (lo, hi, ORDER);
+    }
+    if (ox + WORDS_PX <= im.width) {
+      store_words<WORDS_PX> (im.dst + (size_t) y * im.dst_stride
+          + 4 * (size_t) ox, px);
+    } else {
+#pragma unroll
+      for (int k = 0; k < WORDS_PX; k++)
+        if (ox + k < im.width)
+          store_px<uint8_t, 4> (im, ox + k, y, px[k]);
+    }
+  }
+}
+
+template <int KW, int KH>
+static int
+launch_words (const Launch & L, const Mask & m)
+{
+  dim3 grid (div_up (L.im.width, WORDS_TW),
+      div_up (L.im.row_end - L.im.row_begin, WORDS_TH));
+  if (L.im.rotate)
+    conv2d_fast_words_kernel<KW, KH, true><<<grid, dim3 (WORDS_BX,
+            WORDS_BY), 0, L.stream>>> (L.im, m);
+  else
+    conv2d_fast_words_kernel<KW, KH, false><<<grid, dim3 (WORDS_BX,
+            WORDS_BY), 0, L.stream>>> (L.im, m);
+  return launch_status ();
+}
+
+template <int KW>
+static int
+launch_words_rows (const Launch & L, const Mask & m)
+{
+  switch (m.kh) {
+    case 1: return launch_words<KW, 1> (L, m);
+    case 3: return launch_words<KW, 3> (L, m);
+    default: return launch_words<KW, 5> (L, m);
+  }
+}
+
+}  /* namespace cf */
+
+int
+cf_conv2d_fast_words (const cf::Launch & launch, const cf::Mask & m)
+{
+  if (launch.plan->magnitude || m.kw > 5 || m.kh > 5)
+    return CF_ERR_UNSUPPORTED;
+  switch (m.kw) {
+    case 1: return cf::launch_words_rows<1> (launch, m);
+    case 3: return cf::launch_words_rows<3> (launch, m);
+    default: return cf::launch_words_rows<5> (launch, m);
+  }
+}
