@@ -329,7 +329,7 @@ int cf_conv2d_fast (const cf::Launch & launch, const cf_plane_format * f);
 int cf_conv2d_separable (const cf::Launch & launch, const cf_plane_format * f);
 int cf_conv2d_wide (const cf::Launch & launch, const cf_plane_format * f);
 /* The fast variant's kernel for one-byte planes, masks up to 5 x 5 (one
- * mask) and launches of 4 Mpx or more (conv2d_fast_bytes.cu);
+ * mask) (conv2d_fast_bytes.cu);
  * CF_ERR_UNSUPPORTED otherwise. */
 int cf_conv2d_fast_bytes (const cf::Launch & launch, const cf::Mask & m);
 /* The fast variant's kernel for four-byte pixels of 8-bit samples, masks up

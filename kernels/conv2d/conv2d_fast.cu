@@ -105,7 +105,7 @@ struct Fast
     Mask m = make_mask (L.plan);
     int two = L.plan->magnitude;
     if constexpr (sizeof (T) == 1 && C == 1) {
-      /* one-byte planes, small masks, large launches: byte tiles
+      /* one-byte planes, small masks: byte tiles
        * (conv2d_fast_bytes.cu) */
       int status = cf_conv2d_fast_bytes (L, m);
       if (status != CF_ERR_UNSUPPORTED)

@@ -10,7 +10,6 @@
  *   unrolled, so the sums never move); 8 pixels go out as one 8-byte store.
  * - Results are rounded to bytes by one conversion each and packed with
  *   byte permutes.
- * - Launches of at least BYTES_MIN_PIXELS only.
  *
  * Cost per output pixel: (BYTES_TH + KH - 1) / BYTES_TH loads of the input,
  * (8 + KW - 1)(BYTES_ROWS + KH - 1) / (8 BYTES_ROWS) conversions, KW x KH
@@ -29,12 +28,6 @@ constexpr int BYTES_TH = BYTES_BY * BYTES_ROWS; /* 16 output rows */
 constexpr int BYTES_HALO = 16;
 constexpr int BYTES_CHUNKS = (BYTES_TW + 2 * BYTES_HALO) / 16;
 constexpr int BYTES_SROW = 16 * BYTES_CHUNKS;
-/* Launches of fewer pixels stay with the float tiles: measured on the H100,
- * byte tiles are faster at 4K (8.3 Mpx) and slower at 1080p (2.1 Mpx), where
- * 16 pixels a thread (the float tiles' 8) leave half as many warps to cover
- * the loads (docs/performance.md). */
-constexpr long BYTES_MIN_PIXELS = 4l << 20;
-
 /* The 16 bytes of a chunk that the plane's edge cuts, one by one through
  * the border mode; out of line, as only edge blocks come here. Takes values
  * rather than the Image, which would otherwise be copied to the stack of
@@ -196,10 +189,7 @@ launch_bytes_rows (const Launch & L, const Mask & m)
 int
 cf_conv2d_fast_bytes (const cf::Launch & launch, const cf::Mask & m)
 {
-  const long pixels = (long) launch.im.width
-      * (launch.im.row_end - launch.im.row_begin);
-  if (launch.plan->magnitude || m.kw > 5 || m.kh > 5
-      || pixels < cf::BYTES_MIN_PIXELS)
+  if (launch.plan->magnitude || m.kw > 5 || m.kh > 5)
     return CF_ERR_UNSUPPORTED;
   switch (m.kw) {
     case 1: return cf::launch_bytes_rows<1> (launch, m);

@@ -383,6 +383,44 @@ done:
 
 /* ---- contract checks ------------------------------------------------------ */
 
+/* What auto runs for rank-1 (box) masks: separable from 5 x 5 on, but for
+ * 8-bit four-channel pixels up to 5 x 5, where the fast variant's word
+ * tiles were measured faster. */
+static void
+check_choice (cf_conv2d_mask * m)
+{
+  static const struct
+  {
+    int size, channels;
+    cf_sample sample;
+    cf_conv2d_algorithm expect;
+  } cases[] = {
+    {3, 4, CF_SAMPLE_U8, CF_CONV2D_FAST},
+    {5, 4, CF_SAMPLE_U8, CF_CONV2D_FAST},
+    {7, 4, CF_SAMPLE_U8, CF_CONV2D_SEPARABLE},
+    {5, 1, CF_SAMPLE_U8, CF_CONV2D_SEPARABLE},
+    {5, 3, CF_SAMPLE_U8, CF_CONV2D_SEPARABLE},
+    {5, 1, CF_SAMPLE_U16, CF_CONV2D_SEPARABLE},
+    {3, 1, CF_SAMPLE_U8, CF_CONV2D_FAST},
+  };
+  cf_conv2d_plan plan;
+
+  for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++) {
+    cf_plane_format f = { 64, 64, cases[k].channels, cases[k].sample,
+      cases[k].channels == 4 ? 3 : -1
+    };
+    m->width = m->height = cases[k].size;
+    cf_conv2d_plan_init (&plan, m);
+    cf_conv2d_algorithm got = cf_conv2d_choose (&plan, &f);
+    test_check (got == cases[k].expect, "auto for a %dx%d box on %d "
+        "channels of %s: %s, expected %s", cases[k].size, cases[k].size,
+        cases[k].channels, cases[k].sample == CF_SAMPLE_U8 ? "u8" : "u16",
+        cf_conv2d_algorithm_name (got),
+        cf_conv2d_algorithm_name (cases[k].expect));
+  }
+  m->width = m->height = 3;
+}
+
 static void
 check_plan_validation (void)
 {
@@ -427,6 +465,8 @@ check_plan_validation (void)
   m.border = (cf_border) 9;
   test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
       "unknown border accepted");
+  m.border = CF_BORDER_CLAMP;
+  check_choice (&m);
 }
 
 static void
@@ -528,15 +568,16 @@ main (int argc, char **argv)
       {5, 7, 5, MASK_RANDOM}, {0, 3, 3, MASK_RANDOM},
       {0, 5, 5, MASK_SEPARABLE}, {3, 3, 3, MASK_MAGNITUDE},
       {4, 5, 3, MASK_INTEGER}, {1, 5, 5, MASK_RANDOM}, {5, 3, 5, MASK_RANDOM},
-      /* one-byte planes of 4 Mpx and more: the fast variant's byte tiles,
-       * 16-byte aligned rows and not */
+      /* 4K and 3001 x 1999 (rows not 16-byte aligned): the fast variant's
+       * byte tiles (one-byte planes) and word tiles (four-byte pixels,
+       * the kept channel last and first) over thousands of blocks */
       {0, 3, 3, MASK_RANDOM}, {0, 5, 3, MASK_INTEGER}, {0, 1, 5, MASK_RANDOM},
-      {0, 5, 5, MASK_RANDOM},
+      {0, 5, 5, MASK_RANDOM}, {3, 3, 3, MASK_RANDOM}, {4, 5, 5, MASK_INTEGER},
     };
     for (size_t k = 0; k < sizeof (big) / sizeof (big[0]); k++) {
       test_case tc;
       int w = big[k][1] > 9 ? 640 : 1920, h = 1080;
-      if (k + 4 >= sizeof (big) / sizeof (big[0])) {
+      if (k + 6 >= sizeof (big) / sizeof (big[0])) {
         w = k % 2 ? 3001 : 3840;
         h = k % 2 ? 1999 : 2160;
       }
