@@ -20,9 +20,11 @@ namespace cf {
 
 constexpr int BYTES_PX = 8;             /* output pixels per thread: a word */
 constexpr int BYTES_ROWS = 2;           /* output rows per thread */
-constexpr int BYTES_BX = 32, BYTES_BY = 8;      /* 256 threads */
+constexpr int BYTES_BX = 32, BYTES_BY = 4;      /* 128 threads: twice the
+                                                 * blocks of 256, measured
+                                                 * 2-4% faster */
 constexpr int BYTES_TW = BYTES_BX * BYTES_PX;   /* 256 output columns */
-constexpr int BYTES_TH = BYTES_BY * BYTES_ROWS; /* 16 output rows */
+constexpr int BYTES_TH = BYTES_BY * BYTES_ROWS; /* 8 output rows */
 /* Bytes kept each side of the tile's columns: a 16-byte chunk, so that the
  * chunks stay aligned in the plane and in shared memory. */
 constexpr int BYTES_HALO = 16;

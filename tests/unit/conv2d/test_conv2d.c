@@ -95,9 +95,10 @@ static const int shapes[][2] = {
   {15, 15}, {11, 31}, {31, 31},
 };
 
-/* Around the tiles: fast 128 x 32, separable 64 x 32, cached 32 x 16,
- * tiled 32 - k + 1, wide 32 lanes x 16 bytes x 32 rows (a warp spans 128
- * RGBA, 256 two-channel or 512 GRAY8 pixels). */
+/* Around the tiles: fast 128 x 16 (byte tiles 256 x 8, word tiles
+ * 128 x 16), separable 64 x 32, cached 32 x 16, tiled 32 - k + 1, wide 32
+ * lanes x 16 bytes x 32 rows (a warp spans 128 RGBA, 256 two-channel or 512
+ * GRAY8 pixels). */
 static const int sizes[][2] = {
   {1, 1}, {2, 3}, {7, 5}, {31, 17}, {64, 32}, {65, 33}, {129, 40},
   {200, 67}, {257, 9}, {513, 35}, {1037, 6}, {528, 3},
