@@ -32,7 +32,8 @@ cf_sample_get (cf_audio_format format, const void *base, size_t i)
   }
 }
 
-/* Stores v at sample `i`: integers rounded to nearest even and saturated. */
+/* Stores v at sample `i`: integers rounded to nearest even and saturated;
+ * NaN stores as 0 (converting it to an integer is undefined in C). */
 CF_AUDIO_FN void
 cf_sample_put (cf_audio_format format, void *base, size_t i, double v)
 {
@@ -41,13 +42,13 @@ cf_sample_put (cf_audio_format format, void *base, size_t i, double v)
       ((double *) base)[i] = v;
       break;
     case CF_AUDIO_S16:{
-      double s = rint (v * 32768.0);
+      double s = isnan (v) ? 0.0 : rint (v * 32768.0);
       ((int16_t *) base)[i] = (int16_t) (s < -32768.0 ? -32768.0
           : (s > 32767.0 ? 32767.0 : s));
       break;
     }
     case CF_AUDIO_S32:{
-      double s = rint (v * 2147483648.0);
+      double s = isnan (v) ? 0.0 : rint (v * 2147483648.0);
       ((int32_t *) base)[i] = (int32_t) (s < -2147483648.0 ? -2147483648.0
           : (s > 2147483647.0 ? 2147483647.0 : s));
       break;

@@ -355,6 +355,38 @@ out:
   cf_gpu_free (d);
 }
 
+/* NaN in the planes stores as 0 in the integer formats, where a C cast
+ * of NaN to an integer is undefined (and gives the most negative value on
+ * x86); the other samples as usual. */
+static void
+check_nan_to_integers (void)
+{
+  static const float planes[2][4] = {
+    {NAN, 0.5f, -NAN, 0.25f}, {1.0f, NAN, -1.0f, NAN}
+  };
+
+  for (int f = CF_AUDIO_S16; f <= CF_AUDIO_S32; f++) {
+    cf_audio_layout l = { (cf_audio_format) f, 2, 1, 0 };
+    int32_t out[8];
+    double scale = f == CF_AUDIO_S16 ? 32768.0 : 2147483648.0;
+    int bad = 0;
+
+    memset (out, 0x55, sizeof (out));
+    int st = cf_audio_from_planar_cpu (&l, planes, 4, 4, out, 0);
+    for (int n = 0; n < 4; n++)
+      for (int c = 0; c < 2; c++) {
+        double v = planes[c][n];
+        int64_t want = isnan (v) ? 0
+            : reference_integer (v, scale, -scale, scale - 1);
+        int64_t got = f == CF_AUDIO_S16 ? ((int16_t *) out)[n * 2 + c]
+            : out[n * 2 + c];
+        bad += got != want;
+      }
+    test_check (st == CF_OK && !bad, "NaN to %s: %d samples wrong (%s)",
+        format_names[f], bad, cf_status_name (st));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -373,6 +405,7 @@ main (int argc, char **argv)
       return status;
   }
   test_seed_from_env (name);
+  check_nan_to_integers ();
   for (int f64 = 0; f64 <= 1; f64++) {
     for (int f = CF_AUDIO_F32; f <= CF_AUDIO_S32; f++)
       for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++)
