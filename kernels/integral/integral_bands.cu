@@ -284,10 +284,18 @@ band_ends_kernel (int width, int height, int tile_entries, uint8_t * table,
 
   let_next_start ();
   wait_for_previous ();         /* the last rows, scanned down */
-  for (int base = 0; base <= width; base += blockDim.x * CPT) {
+  const int step = blockDim.x * CPT;
+  S next[CPT];
+  load_entries (table, pitch, y0 + rows, threadIdx.x * CPT, width, next);
+  for (int base = 0; base <= width; base += step) {
     const int e0 = base + threadIdx.x * CPT;
     S v[CPT];
-    load_entries (table, pitch, y0 + rows, e0, width, v);
+#pragma unroll
+    for (int k = 0; k < CPT; k++)
+      v[k] = next[k];
+    /* the next stretch's loads in flight during this one's scan */
+    if (base + step <= width)
+      load_entries (table, pitch, y0 + rows, e0 + step, width, next);
 #pragma unroll
     for (int k = 1; k < CPT; k++)
       v[k] += v[k - 1];

@@ -181,12 +181,15 @@ main (int argc, char **argv)
   const char *mode = argc > 1 ? argv[1] : "cpu";
   int cuda = strcmp (mode, "cuda") == 0;
   cf_stream stream = NULL;
-  /* width, height, padding: on the GPU around its tiles (1024 entries of
-   * a row, bands of 8 rows: a last band of one row at 65, 17, 9, 1081) */
+  /* width, height, padding: on the GPU around its tiles (512 entries of
+   * a row, bands of 8 rows: a last band of one row at 65, 17, 9, 1081),
+   * the last rows' scans along (2048 entries a stretch: three stretches at
+   * 4099, the next one's loads issued during each) and down (4104 rows: 513
+   * bands, 17 a segment of the column scan) */
   static const int cases[][3] = {
     {1, 1, 0}, {7, 3, 5}, {33, 65, 3}, {1, 500, 1}, {500, 1, 0},
     {640, 480, 0}, {1023, 17, 0}, {2047, 9, 3}, {1921, 1081, 7},
-    {3840, 2160, 0},
+    {3840, 2160, 0}, {4099, 19, 1}, {37, 4104, 2},
   };
   cf_integral_layout bad = { CF_INTEGRAL_U8, 0, 1, 0, 0, 0, 1 };
   char name[32];
