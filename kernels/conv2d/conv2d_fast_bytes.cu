@@ -4,7 +4,7 @@
  * - The tile stays bytes in shared memory: 16-byte loads go straight in
  *   (no conversion on the way, a quarter of a float tile's room), and a
  *   thread reads its window of a row as three words.
- * - A thread owns a word of 8 output pixels over BYTES_ROWS rows. It takes
+ * - A thread owns a word of 8 output pixels over ROWS rows. It takes
  *   the input rows one after the other, converts each window once and adds
  *   it into every output row it reaches, all in registers (the loops are
  *   unrolled, so the sums never move); 8 pixels go out as one 8-byte store.
@@ -12,19 +12,19 @@
  *   byte permutes.
  *
  * Cost per output pixel: (BYTES_TH + KH - 1) / BYTES_TH loads of the input,
- * (8 + KW - 1)(BYTES_ROWS + KH - 1) / (8 BYTES_ROWS) conversions, KW x KH
+ * (8 + KW - 1)(ROWS + KH - 1) / (8 ROWS) conversions, KW x KH
  * multiply-adds, one byte stored. */
 #include "conv2d_tile.cuh"
 
 namespace cf {
 
 constexpr int BYTES_PX = 8;             /* output pixels per thread: a word */
-constexpr int BYTES_ROWS = 2;           /* output rows per thread */
-constexpr int BYTES_BX = 32, BYTES_BY = 4;      /* 128 threads: twice the
-                                                 * blocks of 256, measured
-                                                 * 2-4% faster */
+constexpr int BYTES_BX = 32;            /* threads along a row */
 constexpr int BYTES_TW = BYTES_BX * BYTES_PX;   /* 256 output columns */
-constexpr int BYTES_TH = BYTES_BY * BYTES_ROWS; /* 8 output rows */
+constexpr int BYTES_TH = 8;             /* output rows */
+/* Rows a thread owns: 2 (128 threads a tile) from this many pixels on, 1
+ * (256 threads) below, each measured faster there (docs/performance.md). */
+constexpr long BYTES_TWO_ROWS_FROM = 4l << 20;
 /* Bytes kept each side of the tile's columns: a 16-byte chunk, so that the
  * chunks stay aligned in the plane and in shared memory. */
 constexpr int BYTES_HALO = 16;
@@ -66,13 +66,13 @@ pack4 (uint32_t a, uint32_t b, uint32_t c, uint32_t d)
       0x5410);
 }
 
-template <int KW, int KH>
-__global__ void __launch_bounds__ (BYTES_BX * BYTES_BY)
+template <int KW, int KH, int ROWS>
+__global__ void __launch_bounds__ (BYTES_BX * BYTES_TH / ROWS)
 conv2d_fast_bytes_kernel (Image im, const __grid_constant__ Mask m)
 {
   constexpr int RX = KW / 2, RY = KH / 2;
   constexpr int IN_ROWS = BYTES_TH + KH - 1;
-  constexpr int THREADS = BYTES_BX * BYTES_BY;
+  constexpr int THREADS = BYTES_BX * BYTES_TH / ROWS;
   constexpr int LOADS = (IN_ROWS * BYTES_CHUNKS + THREADS - 1) / THREADS;
   __shared__ alignas (16) uint8_t tile[IN_ROWS][BYTES_SROW];
   const int x0 = blockIdx.x * BYTES_TW;
@@ -107,15 +107,15 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ Mask m)
   }
   __syncthreads ();
 
-  /* 2. BYTES_ROWS rows of 8 pixels */
+  /* 2. ROWS rows of 8 pixels */
   const int ox = x0 + threadIdx.x * BYTES_PX;
-  const int oy = y0 + threadIdx.y * BYTES_ROWS;
+  const int oy = y0 + threadIdx.y * ROWS;
   if (ox >= im.width || oy >= im.row_end)
     return;
-  float acc[BYTES_ROWS][BYTES_PX] = { };
+  float acc[ROWS][BYTES_PX] = { };
 #pragma unroll
-  for (int r = 0; r < BYTES_ROWS + KH - 1; r++) {
-    const uint8_t *row = &tile[threadIdx.y * BYTES_ROWS + r][BYTES_HALO
+  for (int r = 0; r < ROWS + KH - 1; r++) {
+    const uint8_t *row = &tile[threadIdx.y * ROWS + r][BYTES_HALO
         + threadIdx.x * BYTES_PX];
     const uint2 own = *reinterpret_cast<const uint2 *>(row);
     const uint32_t left = RX ? *reinterpret_cast<const uint32_t *>(row - 4)
@@ -130,7 +130,7 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ Mask m)
 #pragma unroll
     for (int j = 0; j < KH; j++) {
       const int o = r - j;
-      if (o < 0 || o >= BYTES_ROWS)
+      if (o < 0 || o >= ROWS)
         continue;
 #pragma unroll
       for (int i = 0; i < KW; i++)
@@ -142,7 +142,7 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ Mask m)
 
   /* 3. each row's 8 bytes */
 #pragma unroll
-  for (int o = 0; o < BYTES_ROWS; o++) {
+  for (int o = 0; o < ROWS; o++) {
     const int y = oy + o;
     if (y >= im.row_end)
       break;
@@ -168,10 +168,14 @@ template <int KW, int KH>
 static int
 launch_bytes (const Launch & L, const Mask & m)
 {
-  dim3 grid (div_up (L.im.width, BYTES_TW),
-      div_up (L.im.row_end - L.im.row_begin, BYTES_TH));
-  conv2d_fast_bytes_kernel<KW, KH><<<grid, dim3 (BYTES_BX, BYTES_BY), 0,
-      L.stream>>> (L.im, m);
+  const int rows = L.im.row_end - L.im.row_begin;
+  dim3 grid (div_up (L.im.width, BYTES_TW), div_up (rows, BYTES_TH));
+  if ((long) L.im.width * rows >= BYTES_TWO_ROWS_FROM)
+    conv2d_fast_bytes_kernel<KW, KH, 2><<<grid, dim3 (BYTES_BX,
+            BYTES_TH / 2), 0, L.stream>>> (L.im, m);
+  else
+    conv2d_fast_bytes_kernel<KW, KH, 1><<<grid, dim3 (BYTES_BX, BYTES_TH),
+        0, L.stream>>> (L.im, m);
   return launch_status ();
 }
 
