@@ -30,22 +30,6 @@ constexpr long BYTES_TWO_ROWS_FROM = 4l << 20;
 constexpr int BYTES_HALO = 16;
 constexpr int BYTES_CHUNKS = (BYTES_TW + 2 * BYTES_HALO) / 16;
 constexpr int BYTES_SROW = 16 * BYTES_CHUNKS;
-/* The 16 bytes of a chunk that the plane's edge cuts, one by one through
- * the border mode; out of line, as only edge blocks come here. Takes values
- * rather than the Image, which would otherwise be copied to the stack of
- * every thread to have an address. */
-__device__ __noinline__ uint4
-edge_chunk (const uint8_t * row, int width, int border, int gx)
-{
-  uint32_t w[4] = { 0, 0, 0, 0 };
-  for (int b = 0; b < 16; b++) {
-    int bx = cf_border_index (gx + b, width, (cf_border) border);
-    if (bx >= 0 && row)
-      w[b / 4] |= (uint32_t) __ldg (row + bx) << (8 * (b % 4));
-  }
-  return make_uint4 (w[0], w[1], w[2], w[3]);
-}
-
 /* Byte c (-4 <= c < 12) of the thread's window row: its own 8 bytes, the
  * word before and the word after. */
 __device__ __forceinline__ float
@@ -73,38 +57,14 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ Mask m)
   constexpr int RX = KW / 2, RY = KH / 2;
   constexpr int IN_ROWS = BYTES_TH + KH - 1;
   constexpr int THREADS = BYTES_BX * BYTES_TH / ROWS;
-  constexpr int LOADS = (IN_ROWS * BYTES_CHUNKS + THREADS - 1) / THREADS;
   __shared__ alignas (16) uint8_t tile[IN_ROWS][BYTES_SROW];
   const int x0 = blockIdx.x * BYTES_TW;
   const int y0 = im.row_begin + blockIdx.y * BYTES_TH;
   const int tid = threadIdx.y * BYTES_BX + threadIdx.x;
 
-  /* 1. the tile: columns x0 - 16 .. x0 + 271, rows y0 - RY .., as bytes;
-   * every load of a thread issued before any is stored */
-  uint4 v[LOADS];
-#pragma unroll
-  for (int k = 0; k < LOADS; k++) {
-    const int idx = tid + k * THREADS, r = idx / BYTES_CHUNKS;
-    const int gx = x0 - BYTES_HALO + 16 * (idx - r * BYTES_CHUNKS);
-    const int gy = cf_border_index (y0 - RY + r, im.height,
-        (cf_border) m.border);
-    if (idx >= IN_ROWS * BYTES_CHUNKS)
-      break;
-    const uint8_t *row = gy >= 0 ? im.src + (size_t) gy * im.src_stride
-        : nullptr;
-    if (im.chunk_loads && row && gx >= 0 && gx + 16 <= im.width)
-      v[k] = __ldg (reinterpret_cast<const uint4 *>(row + gx));
-    else
-      v[k] = edge_chunk (row, im.width, m.border, gx);
-  }
-#pragma unroll
-  for (int k = 0; k < LOADS; k++) {
-    const int idx = tid + k * THREADS, r = idx / BYTES_CHUNKS;
-    if (idx >= IN_ROWS * BYTES_CHUNKS)
-      break;
-    *reinterpret_cast<uint4 *>(&tile[r][16 * (idx - r * BYTES_CHUNKS)]) =
-        v[k];
-  }
+  /* 1. the tile: columns x0 - 16 .. x0 + 271, rows y0 - RY .., as bytes */
+  fill_raw_tile<1, IN_ROWS, BYTES_CHUNKS, THREADS> (im, m.border,
+      x0 - BYTES_HALO, y0 - RY, tid, &tile[0][0]);
   __syncthreads ();
 
   /* 2. ROWS rows of 8 pixels */
@@ -165,41 +125,26 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ Mask m)
 }
 
 template <int KW, int KH>
-static int
-launch_bytes (const Launch & L, const Mask & m)
+struct LaunchBytes
 {
-  const int rows = L.im.row_end - L.im.row_begin;
-  dim3 grid (div_up (L.im.width, BYTES_TW), div_up (rows, BYTES_TH));
-  if ((long) L.im.width * rows >= BYTES_TWO_ROWS_FROM)
-    conv2d_fast_bytes_kernel<KW, KH, 2><<<grid, dim3 (BYTES_BX,
-            BYTES_TH / 2), 0, L.stream>>> (L.im, m);
-  else
-    conv2d_fast_bytes_kernel<KW, KH, 1><<<grid, dim3 (BYTES_BX, BYTES_TH),
-        0, L.stream>>> (L.im, m);
-  return launch_status ();
-}
-
-template <int KW>
-static int
-launch_bytes_rows (const Launch & L, const Mask & m)
-{
-  switch (m.kh) {
-    case 1: return launch_bytes<KW, 1> (L, m);
-    case 3: return launch_bytes<KW, 3> (L, m);
-    default: return launch_bytes<KW, 5> (L, m);
+  static int run (const Launch & L, const Mask & m)
+  {
+    const int rows = L.im.row_end - L.im.row_begin;
+    dim3 grid (div_up (L.im.width, BYTES_TW), div_up (rows, BYTES_TH));
+    if ((long) L.im.width * rows >= BYTES_TWO_ROWS_FROM)
+      conv2d_fast_bytes_kernel<KW, KH, 2><<<grid, dim3 (BYTES_BX,
+              BYTES_TH / 2), 0, L.stream>>> (L.im, m);
+    else
+      conv2d_fast_bytes_kernel<KW, KH, 1><<<grid, dim3 (BYTES_BX,
+              BYTES_TH), 0, L.stream>>> (L.im, m);
+    return launch_status ();
   }
-}
+};
 
 }  /* namespace cf */
 
 int
 cf_conv2d_fast_bytes (const cf::Launch & launch, const cf::Mask & m)
 {
-  if (launch.plan->magnitude || m.kw > 5 || m.kh > 5)
-    return CF_ERR_UNSUPPORTED;
-  switch (m.kw) {
-    case 1: return cf::launch_bytes_rows<1> (launch, m);
-    case 3: return cf::launch_bytes_rows<3> (launch, m);
-    default: return cf::launch_bytes_rows<5> (launch, m);
-  }
+  return cf::small_mask<cf::LaunchBytes> (launch, m);
 }

@@ -34,35 +34,6 @@ constexpr int WORDS_HALO = 4;
 constexpr int WORDS_CHUNKS = (WORDS_TW + 2 * WORDS_HALO) / 4;
 constexpr int WORDS_SROW = 4 * WORDS_CHUNKS;    /* words a shared row */
 
-/* Pixel x of row y as its little-endian word, bytes in memory order. */
-__device__ __forceinline__ uint32_t
-load_word (const uint8_t * row, int x, bool word_loads)
-{
-  const uint8_t *p = row + 4 * (size_t) x;
-  if (word_loads)
-    return __ldg (reinterpret_cast<const uint32_t *>(p));
-  return __ldg (p) | (uint32_t) __ldg (p + 1) << 8
-      | (uint32_t) __ldg (p + 2) << 16 | (uint32_t) __ldg (p + 3) << 24;
-}
-
-/* The 4 pixels of a chunk that the plane's edge cuts (or of rows that are
- * not 16-byte aligned), one by one through the border mode; out of line,
- * as only edge blocks come here on aligned planes. Takes values rather than
- * the Image, which would otherwise be copied to the stack of every thread
- * to have an address. */
-__device__ __noinline__ uint4
-edge_words (const uint8_t * row, int width, bool word_loads, int border,
-    int gx)
-{
-  uint32_t w[4] = { 0, 0, 0, 0 };
-  for (int p = 0; p < 4; p++) {
-    int bx = cf_border_index (gx + p, width, (cf_border) border);
-    if (bx >= 0 && row)
-      w[p] = load_word (row, bx, word_loads);
-  }
-  return make_uint4 (w[0], w[1], w[2], w[3]);
-}
-
 /* ROTATE: the kept channel is the first byte (ARGB, xRGB ...), not the
  * last; a template parameter so that every byte selector is an immediate. */
 template <int KW, int KH, bool ROTATE>
@@ -72,39 +43,15 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ Mask m)
   constexpr int RX = KW / 2, RY = KH / 2;
   constexpr int IN_ROWS = WORDS_TH + KH - 1;
   constexpr int THREADS = WORDS_BX * WORDS_BY;
-  constexpr int LOADS = (IN_ROWS * WORDS_CHUNKS + THREADS - 1) / THREADS;
   constexpr int WIN = WORDS_PX + 2 * RX;
   __shared__ alignas (16) uint32_t tile[IN_ROWS][WORDS_SROW];
   const int x0 = blockIdx.x * WORDS_TW;
   const int y0 = im.row_begin + blockIdx.y * WORDS_TH;
   const int tid = threadIdx.y * WORDS_BX + threadIdx.x;
 
-  /* 1. the tile: pixels x0 - 4 .. x0 + 131, rows y0 - RY ..; every load
-   * of a thread issued before any is stored */
-  uint4 v[LOADS];
-#pragma unroll
-  for (int k = 0; k < LOADS; k++) {
-    const int idx = tid + k * THREADS, r = idx / WORDS_CHUNKS;
-    const int gx = x0 - WORDS_HALO + 4 * (idx - r * WORDS_CHUNKS);
-    const int gy = cf_border_index (y0 - RY + r, im.height,
-        (cf_border) m.border);
-    if (idx >= IN_ROWS * WORDS_CHUNKS)
-      break;
-    const uint8_t *row = gy >= 0 ? im.src + (size_t) gy * im.src_stride
-        : nullptr;
-    if (im.chunk_loads && row && gx >= 0 && gx + 4 <= im.width)
-      v[k] = __ldg (reinterpret_cast<const uint4 *>(row + 4 * (size_t) gx));
-    else
-      v[k] = edge_words (row, im.width, im.word_loads, m.border, gx);
-  }
-#pragma unroll
-  for (int k = 0; k < LOADS; k++) {
-    const int idx = tid + k * THREADS, r = idx / WORDS_CHUNKS;
-    if (idx >= IN_ROWS * WORDS_CHUNKS)
-      break;
-    *reinterpret_cast<uint4 *>(&tile[r][4 * (idx - r * WORDS_CHUNKS)]) =
-        v[k];
-  }
+  /* 1. the tile: pixels x0 - 4 .. x0 + 131, rows y0 - RY .. */
+  fill_raw_tile<4, IN_ROWS, WORDS_CHUNKS, THREADS> (im, m.border,
+      x0 - WORDS_HALO, y0 - RY, tid, reinterpret_cast<uint8_t *>(tile));
   __syncthreads ();
 
   /* 2. WORDS_ROWS rows of 4 pixels */
@@ -191,41 +138,26 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ Mask m)
 }
 
 template <int KW, int KH>
-static int
-launch_words (const Launch & L, const Mask & m)
+struct LaunchWords
 {
-  dim3 grid (div_up (L.im.width, WORDS_TW),
-      div_up (L.im.row_end - L.im.row_begin, WORDS_TH));
-  if (L.im.rotate)
-    conv2d_fast_words_kernel<KW, KH, true><<<grid, dim3 (WORDS_BX,
-            WORDS_BY), 0, L.stream>>> (L.im, m);
-  else
-    conv2d_fast_words_kernel<KW, KH, false><<<grid, dim3 (WORDS_BX,
-            WORDS_BY), 0, L.stream>>> (L.im, m);
-  return launch_status ();
-}
-
-template <int KW>
-static int
-launch_words_rows (const Launch & L, const Mask & m)
-{
-  switch (m.kh) {
-    case 1: return launch_words<KW, 1> (L, m);
-    case 3: return launch_words<KW, 3> (L, m);
-    default: return launch_words<KW, 5> (L, m);
+  static int run (const Launch & L, const Mask & m)
+  {
+    dim3 grid (div_up (L.im.width, WORDS_TW),
+        div_up (L.im.row_end - L.im.row_begin, WORDS_TH));
+    if (L.im.rotate)
+      conv2d_fast_words_kernel<KW, KH, true><<<grid, dim3 (WORDS_BX,
+              WORDS_BY), 0, L.stream>>> (L.im, m);
+    else
+      conv2d_fast_words_kernel<KW, KH, false><<<grid, dim3 (WORDS_BX,
+              WORDS_BY), 0, L.stream>>> (L.im, m);
+    return launch_status ();
   }
-}
+};
 
 }  /* namespace cf */
 
 int
 cf_conv2d_fast_words (const cf::Launch & launch, const cf::Mask & m)
 {
-  if (launch.plan->magnitude || m.kw > 5 || m.kh > 5)
-    return CF_ERR_UNSUPPORTED;
-  switch (m.kw) {
-    case 1: return cf::launch_words_rows<1> (launch, m);
-    case 3: return cf::launch_words_rows<3> (launch, m);
-    default: return cf::launch_words_rows<5> (launch, m);
-  }
+  return cf::small_mask<cf::LaunchWords> (launch, m);
 }

@@ -210,4 +210,103 @@ store_run (const Image & im, const Mask & m, int x, int y,
   }
 }
 
+/* ---- tiles of the plane's own bytes (byte and word tiles) ---------------- */
+
+/* Pixel x of a row of four-byte pixels as its little-endian word. */
+__device__ __forceinline__ uint32_t
+load_word (const uint8_t * row, int x, bool word_loads)
+{
+  const uint8_t *p = row + 4 * (size_t) x;
+  if (word_loads)
+    return __ldg (reinterpret_cast<const uint32_t *>(p));
+  return __ldg (p) | (uint32_t) __ldg (p + 1) << 8
+      | (uint32_t) __ldg (p + 2) << 16 | (uint32_t) __ldg (p + 3) << 24;
+}
+
+/* The 16 / P pixels of P bytes (1 or 4) of a 16-byte chunk from pixel gx of
+ * `row` (NULL: a row outside a CONSTANT border), pixel by pixel through the
+ * border mode: chunks that the plane's edge cuts, or rows that are not
+ * 16-byte aligned. Out of line, as only edge blocks come here on aligned
+ * planes; takes values rather than the Image, which would otherwise be
+ * copied to the stack of every thread to have an address. */
+template <int P>
+__device__ __noinline__ uint4
+edge_chunk (const uint8_t * row, int width, bool word_loads, int border,
+    int gx)
+{
+  uint32_t w[4] = { 0, 0, 0, 0 };
+  for (int p = 0; p < 16 / P; p++) {
+    int bx = cf_border_index (gx + p, width, (cf_border) border);
+    if (bx < 0 || !row)
+      continue;
+    if (P == 1)
+      w[p / 4] |= (uint32_t) __ldg (row + bx) << (8 * (p % 4));
+    else
+      w[p] = load_word (row, bx, word_loads);
+  }
+  return make_uint4 (w[0], w[1], w[2], w[3]);
+}
+
+/* ROWS rows from row y0 of CHUNKS 16-byte chunks from pixel x0 (a multiple
+ * of 16 / P) into `tile`, rows of 16 CHUNKS bytes, unconverted; every load
+ * of a thread is issued before any is stored. The caller waits at a
+ * barrier before reading it. */
+template <int P, int ROWS, int CHUNKS, int THREADS>
+__device__ __forceinline__ void
+fill_raw_tile (const Image & im, int border, int x0, int y0, int tid,
+    uint8_t * tile)
+{
+  constexpr int PX = 16 / P;
+  constexpr int LOADS = (ROWS * CHUNKS + THREADS - 1) / THREADS;
+  uint4 v[LOADS];
+#pragma unroll
+  for (int k = 0; k < LOADS; k++) {
+    const int idx = tid + k * THREADS, r = idx / CHUNKS;
+    const int gx = x0 + PX * (idx - r * CHUNKS);
+    const int gy = cf_border_index (y0 + r, im.height, (cf_border) border);
+    if (idx >= ROWS * CHUNKS)
+      break;
+    const uint8_t *row = gy >= 0 ? im.src + (size_t) gy * im.src_stride
+        : nullptr;
+    if (im.chunk_loads && row && gx >= 0 && gx + PX <= im.width)
+      v[k] = __ldg (reinterpret_cast<const uint4 *>(row + P * (size_t) gx));
+    else
+      v[k] = edge_chunk<P> (row, im.width, im.word_loads, border, gx);
+  }
+#pragma unroll
+  for (int k = 0; k < LOADS; k++) {
+    const int idx = tid + k * THREADS;
+    if (idx >= ROWS * CHUNKS)
+      break;
+    reinterpret_cast<uint4 *>(tile)[idx] = v[k];
+  }
+}
+
+/* Kernels for one mask of up to 5 x 5 (the byte and word tiles): calls
+ * Launcher<KW, KH>::run (launch, m) for the mask's sides (odd: 1, 3 or
+ * 5), or says CF_ERR_UNSUPPORTED for a larger mask or two masks. */
+template <template <int, int> class Launcher, int KW>
+int
+small_mask_rows (const Launch & launch, const Mask & m)
+{
+  switch (m.kh) {
+    case 1: return Launcher<KW, 1>::run (launch, m);
+    case 3: return Launcher<KW, 3>::run (launch, m);
+    default: return Launcher<KW, 5>::run (launch, m);
+  }
+}
+
+template <template <int, int> class Launcher>
+int
+small_mask (const Launch & launch, const Mask & m)
+{
+  if (launch.plan->magnitude || m.kw > 5 || m.kh > 5)
+    return CF_ERR_UNSUPPORTED;
+  switch (m.kw) {
+    case 1: return small_mask_rows<Launcher, 1> (launch, m);
+    case 3: return small_mask_rows<Launcher, 3> (launch, m);
+    default: return small_mask_rows<Launcher, 5> (launch, m);
+  }
+}
+
 }  /* namespace cf */
