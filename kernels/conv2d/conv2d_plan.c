@@ -112,20 +112,21 @@ cf_plane_format_pixel_bytes (const cf_plane_format * f)
 
 /* Separable wins once the mask has enough taps for the saved multiplies to
  * pay for its second pass through shared memory (see docs/cudaconv2d.md for
- * the measured crossover), except on 8-bit four-channel pixels up to 5 x 5,
- * where fast keeps the tile as the pixels' words and is faster. The wide
- * variant is not chosen: measured slower than fast at every mask it runs
- * (docs/performance.md). */
+ * the measured crossover), except on one-byte planes and 8-bit four-channel
+ * pixels up to 5 x 5, where fast keeps the tile as the plane's own bytes
+ * (byte and word tiles) and is faster. The wide variant is not chosen:
+ * measured slower than fast at every mask it runs (docs/performance.md). */
 #define SEPARABLE_MIN_TAPS 25
-#define WORD_TILES_MAX_SIZE 5
+#define RAW_TILES_MAX_SIZE 5
 
 cf_conv2d_algorithm
 cf_conv2d_choose (const cf_conv2d_plan * plan, const cf_plane_format * f)
 {
-  int word_tiles = f->sample == CF_SAMPLE_U8 && f->channels == 4
-      && plan->kw <= WORD_TILES_MAX_SIZE && plan->kh <= WORD_TILES_MAX_SIZE;
+  int raw_tiles = f->sample == CF_SAMPLE_U8
+      && (f->channels == 1 || f->channels == 4)
+      && plan->kw <= RAW_TILES_MAX_SIZE && plan->kh <= RAW_TILES_MAX_SIZE;
   if (plan->separable && plan->kw * plan->kh >= SEPARABLE_MIN_TAPS
-      && !word_tiles)
+      && !raw_tiles)
     return CF_CONV2D_SEPARABLE;
   return CF_CONV2D_FAST;
 }

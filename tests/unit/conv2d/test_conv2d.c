@@ -385,8 +385,8 @@ done:
 /* ---- contract checks ------------------------------------------------------ */
 
 /* What auto runs for rank-1 (box) masks: separable from 5 x 5 on, but for
- * 8-bit four-channel pixels up to 5 x 5, where the fast variant's word
- * tiles were measured faster. */
+ * one-byte planes and 8-bit four-channel pixels up to 5 x 5, where the fast
+ * variant's byte and word tiles were measured faster. */
 static void
 check_choice (cf_conv2d_mask * m)
 {
@@ -399,7 +399,9 @@ check_choice (cf_conv2d_mask * m)
     {3, 4, CF_SAMPLE_U8, CF_CONV2D_FAST},
     {5, 4, CF_SAMPLE_U8, CF_CONV2D_FAST},
     {7, 4, CF_SAMPLE_U8, CF_CONV2D_SEPARABLE},
-    {5, 1, CF_SAMPLE_U8, CF_CONV2D_SEPARABLE},
+    {5, 1, CF_SAMPLE_U8, CF_CONV2D_FAST},
+    {7, 1, CF_SAMPLE_U8, CF_CONV2D_SEPARABLE},
+    {5, 2, CF_SAMPLE_U8, CF_CONV2D_SEPARABLE},
     {5, 3, CF_SAMPLE_U8, CF_CONV2D_SEPARABLE},
     {5, 1, CF_SAMPLE_U16, CF_CONV2D_SEPARABLE},
     {3, 1, CF_SAMPLE_U8, CF_CONV2D_FAST},
