@@ -111,8 +111,8 @@ saturated_bits (float v, float maxval)
 }
 
 /* Saturated to [0, 255] and rounded to nearest even, as one conversion
- * (cvt.rni.sat.u8): the same byte as saturated_bits (), in one issue slot
- * where that takes three. Higher bytes of the result are zero. */
+ * (cvt.rni.sat.u8): the same low byte as saturated_bits (), in one issue
+ * slot where that takes three. Callers take the low byte only. */
 __device__ __forceinline__ uint32_t
 rounded_byte (float v)
 {
