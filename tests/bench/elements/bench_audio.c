@@ -357,6 +357,14 @@ spec (const gchar * name, const gchar * filter, const gchar * format,
   return s;
 }
 
+/* The real-time factor of `ours` over the peer's, when both ran. */
+static void
+print_ratio (const char *label, const Spec * ours, const Spec * peer)
+{
+  if (ours->ok && peer->ok)
+    printf ("%-40s %11.1fx\n", label, ours->rt / peer->rt);
+}
+
 static void
 print_row (const Spec * s)
 {
@@ -467,21 +475,11 @@ main (int argc, char **argv)
     print_row (&runs[k]);
   printf ("%-40s %10s %12.1f\n", "real time at 1024 frames (floor)", "1",
       1e6 * 1024 / RATE);
-  if (runs[0].ok && runs[3].ok)
-    printf ("%-40s %11.1fx\n", "GPU / audiofirfilter, 1024 frames",
-        runs[0].rt / runs[3].rt);
-  if (runs[4].ok && runs[5].ok)
-    printf ("%-40s %11.1fx\n", "GPU / audiofirfilter, 4096 frames",
-        runs[4].rt / runs[5].rt);
-  if (runs[8].ok && runs[3].ok)
-    printf ("%-40s %11.1fx\n", "GPU overlap / audiofirfilter, 1024",
-        runs[8].rt / runs[3].rt);
-  if (runs[9].ok && runs[5].ok)
-    printf ("%-40s %11.1fx\n", "GPU overlap / audiofirfilter, 4096",
-        runs[9].rt / runs[5].rt);
-  if (runs[6].ok && runs[7].ok)
-    printf ("%-40s %11.1fx\n", "cudaprefixsum / level, 1024 frames",
-        runs[6].rt / runs[7].rt);
+  print_ratio ("GPU / audiofirfilter, 1024 frames", &runs[0], &runs[3]);
+  print_ratio ("GPU / audiofirfilter, 4096 frames", &runs[4], &runs[5]);
+  print_ratio ("GPU overlap / audiofirfilter, 1024", &runs[8], &runs[3]);
+  print_ratio ("GPU overlap / audiofirfilter, 4096", &runs[9], &runs[5]);
+  print_ratio ("cudaprefixsum / level, 1024 frames", &runs[6], &runs[7]);
   if (one > 0 && all > 0) {
     printf ("stereo stems through a %d-tap reverb, 1024 frames: 1 instance "
         "%.0fx real time; %d side by side %.0fx in all (%.0fx each, %.2f "
