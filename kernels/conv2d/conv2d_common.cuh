@@ -38,6 +38,16 @@ struct Mask
   float taps[2][CF_CONV2D_MAX_TAPS];
 };
 
+/* A rank-1 mask as its factors, M[j][i] = col[j] * row[i], both centred in
+ * zeros to the larger side k (the separable variants). */
+struct SepMask
+{
+  int k, r;                     /* padded size and radius */
+  int border;
+  float scale, offset;
+  float row[CF_CONV2D_MAX_SIZE], col[CF_CONV2D_MAX_SIZE];
+};
+
 /* Host-side bundle a variant's launcher receives. */
 struct Launch
 {
@@ -276,6 +286,7 @@ store_result (const Image & im, const Mask & m, int x, int y,
 /* ---- launch helpers ------------------------------------------------------------ */
 
 Mask make_mask (const cf_conv2d_plan * plan);
+SepMask make_sep_mask (const cf_conv2d_plan * plan);
 
 /* Largest dynamic shared memory a block may use on the current device. */
 int max_shared_per_block ();
@@ -336,3 +347,7 @@ int cf_conv2d_fast_bytes (const cf::Launch & launch, const cf::Mask & m);
  * to 5 x 5 (one mask) (conv2d_fast_words.cu); CF_ERR_UNSUPPORTED
  * otherwise. */
 int cf_conv2d_fast_words (const cf::Launch & launch, const cf::Mask & m);
+/* The separable variant's kernel for four-byte pixels of 8-bit samples
+ * (conv2d_separable_words.cu). */
+int cf_conv2d_separable_words (const cf::Launch & launch,
+    const cf::SepMask & m);

@@ -103,10 +103,8 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ Mask m)
     }
   }
 
-  /* 3. each row's 16 bytes: lanes 0-2 of a pixel are its rounded results'
-   * low bytes, lane 3 the kept byte; then into memory order */
-  constexpr uint32_t KEPT_SEL = ROTATE ? 0x40u : 0x70u;
-  constexpr uint32_t ORDER = ROTATE ? 0x4105u : 0x5410u;
+  /* 3. each row's 16 bytes: the rounded results' low bytes and the kept
+   * byte, in memory order */
 #pragma unroll
   for (int o = 0; o < WORDS_ROWS; o++) {
     const int y = oy + o;
@@ -121,19 +119,9 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ Mask m)
 #pragma unroll
       for (int c = 0; c < 3; c++)
         b[c] = rounded_byte (fmaf (acc[o][k][c], m.scale, m.offset));
-      const uint32_t lo = __byte_perm (b[0], b[1], 0x0040);
-      const uint32_t hi = __byte_perm (b[2], src[k], KEPT_SEL);
-      px[k] = __byte_perm (lo, hi, ORDER);
+      px[k] = pack_kept<ROTATE> (b[0], b[1], b[2], src[k]);
     }
-    if (ox + WORDS_PX <= im.width) {
-      store_words<WORDS_PX> (im.dst + (size_t) y * im.dst_stride
-          + 4 * (size_t) ox, px);
-    } else {
-#pragma unroll
-      for (int k = 0; k < WORDS_PX; k++)
-        if (ox + k < im.width)
-          store_px<uint8_t, 4> (im, ox + k, y, px[k]);
-    }
+    store_pixel_words (im, ox, y, px);
   }
 }
 

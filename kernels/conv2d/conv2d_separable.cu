@@ -16,14 +16,6 @@
 
 namespace cf {
 
-struct SepMask
-{
-  int k, r;                     /* padded size and radius */
-  int border;
-  float scale, offset;
-  float row[CF_CONV2D_MAX_SIZE], col[CF_CONV2D_MAX_SIZE];
-};
-
 constexpr int SEP_TW = 64;      /* output columns per tile: 8 runs */
 constexpr int SEP_TH = 32;      /* output rows per tile */
 constexpr int SEP_THREADS = 256;
@@ -122,7 +114,7 @@ conv2d_separable_kernel (Image im, const __grid_constant__ SepMask m)
   }
 }
 
-static SepMask
+SepMask
 make_sep_mask (const cf_conv2d_plan * p)
 {
   SepMask m = { };
@@ -162,6 +154,8 @@ struct Separable
   static int run (const Launch & L)
   {
     SepMask m = make_sep_mask (L.plan);
+    if constexpr (sizeof (T) == 1 && C == 4)
+      return cf_conv2d_separable_words (L, m);
     switch (m.k) {
 #define CASE(k) case k: return launch_separable<T, C, k> (L, m);
       CF_ODD_SIZES (CASE)

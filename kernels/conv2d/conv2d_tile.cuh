@@ -282,6 +282,37 @@ fill_raw_tile (const Image & im, int border, int x0, int y0, int tid,
   }
 }
 
+/* A four-byte pixel from the low bytes b0 b1 b2 of its three rounded
+ * results (lane order) and the kept byte of its source word `src`, in
+ * memory order: the kept byte last, or first when ROTATE. */
+template <bool ROTATE>
+__device__ __forceinline__ uint32_t
+pack_kept (uint32_t b0, uint32_t b1, uint32_t b2, uint32_t src)
+{
+  constexpr uint32_t KEPT_SEL = ROTATE ? 0x40u : 0x70u;
+  constexpr uint32_t ORDER = ROTATE ? 0x4105u : 0x5410u;
+  const uint32_t lo = __byte_perm (b0, b1, 0x0040);
+  const uint32_t hi = __byte_perm (b2, src, KEPT_SEL);
+  return __byte_perm (lo, hi, ORDER);
+}
+
+/* N four-byte pixels from (x, y): as wide stores when the run ends inside
+ * the row, pixel by pixel when the right edge cuts it. */
+template <int N>
+__device__ __forceinline__ void
+store_pixel_words (const Image & im, int x, int y, const uint32_t (&px)[N])
+{
+  if (x + N <= im.width) {
+    store_words<N> (im.dst + (size_t) y * im.dst_stride + 4 * (size_t) x,
+        px);
+  } else {
+#pragma unroll
+    for (int k = 0; k < N; k++)
+      if (x + k < im.width)
+        store_px<uint8_t, 4> (im, x + k, y, px[k]);
+  }
+}
+
 /* Kernels for one mask of up to 5 x 5 (the byte and word tiles): calls
  * Launcher<KW, KH>::run (launch, m) for the mask's sides (odd: 1, 3 or
  * 5), or says CF_ERR_UNSUPPORTED for a larger mask or two masks. */

@@ -96,12 +96,13 @@ static const int shapes[][2] = {
 };
 
 /* Around the tiles: fast 128 x 16 (byte tiles 256 x 8, word tiles
- * 128 x 16), separable 64 x 32, cached 32 x 16, tiled 32 - k + 1, wide 32
+ * 128 x 16), separable 64 x 32 (four-byte pixels: 224 to 256 x 8), cached
+ * 32 x 16, tiled 32 - k + 1, wide 32
  * lanes x 16 bytes x 32 rows (a warp spans 128 RGBA, 256 two-channel or 512
  * GRAY8 pixels). */
 static const int sizes[][2] = {
   {1, 1}, {2, 3}, {7, 5}, {31, 17}, {64, 32}, {65, 33}, {129, 40},
-  {200, 67}, {257, 9}, {513, 35}, {1037, 6}, {528, 3},
+  {200, 67}, {257, 9}, {513, 35}, {1037, 6}, {528, 3}, {481, 9},
 };
 
 enum
@@ -571,6 +572,10 @@ main (int argc, char **argv)
       {5, 7, 5, MASK_RANDOM}, {0, 3, 3, MASK_RANDOM},
       {0, 5, 5, MASK_SEPARABLE}, {3, 3, 3, MASK_MAGNITUDE},
       {4, 5, 3, MASK_INTEGER}, {1, 5, 5, MASK_RANDOM}, {5, 3, 5, MASK_RANDOM},
+      /* the separable kernel of four-byte pixels: tiles of 224 to 256 x 8,
+       * the frame's right edge inside one, both kept-channel positions */
+      {3, 15, 15, MASK_SEPARABLE}, {4, 31, 31, MASK_SEPARABLE},
+      {4, 7, 7, MASK_SEPARABLE}, {3, 11, 31, MASK_SEPARABLE},
       /* 4K and 3001 x 1999 (rows not 16-byte aligned): the fast variant's
        * byte tiles (one-byte planes) and word tiles (four-byte pixels,
        * the kept channel last and first) over thousands of blocks */
