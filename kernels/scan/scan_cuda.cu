@@ -25,7 +25,6 @@
 #include <chrono>
 #include <cstdint>
 
-#include <cuda/atomic>
 #include <cuda_runtime.h>
 
 #include "scan.h"
@@ -37,9 +36,6 @@ namespace cfs
 constexpr int THREADS = 256;
 constexpr int ITEMS = 8;
 constexpr int TILE = THREADS * ITEMS;
-/* decoupled look-back: larger tiles, half as many steps of the chain */
-constexpr int LOOK_BACK_ITEMS = 16;
-constexpr int LOOK_BACK_TILE = THREADS * LOOK_BACK_ITEMS;
 static_assert (TILE == CF_SCAN_TILE, "scan.h documents the tile size");
 constexpr int WARPS = THREADS / 32;
 
@@ -275,35 +271,275 @@ hierarchical (const T * in, T * out, size_t n, bool inclusive, char *ws,
   return (cudaError_t) cf_fault_check (CF_FAULT_LAUNCH, cudaGetLastError ());
 }
 
-/* Decoupled look-back. Per tile: a status word, its sum and its inclusive
- * prefix. The status is (call tag << 2 | state), state 1 when the sum is
- * published, 2 when the prefix is; a word carrying another call's tag reads
- * as nothing yet. Each call draws a new 62-bit tag, so the workspace needs
- * no clearing between calls (a memset would be a second launch, which is
- * most of the time on short arrays), and stale or uninitialised words are
- * ignored. Tiles are block indices: blocks start in index order, so a tile
- * only ever waits for tiles already running (CUB relies on the same). */
-enum : unsigned { NOTHING = 0, AGGREGATE = 1, PREFIX = 2 };
+/* Decoupled look-back, in one pass over memory and one launch.
+ *
+ * A tile is 256 threads x 16 bytes x 4 of elements (4096 floats, 2048
+ * doubles). Each warp owns a contiguous stretch of the tile and reads it in
+ * 4 rounds of one 16-byte vector a lane, so that every load and store
+ * instruction moves 512 contiguous bytes. A round is scanned across the
+ * warp with shuffles: each lane sums its vector, the warp scans the lane
+ * sums, and the rounds follow one another; the warps' totals are then
+ * scanned through shared memory. Sums are accumulated in Acc<T> (double for
+ * floats), each output rounded once.
+ *
+ * Tiles publish their state in one 16-byte word each: (call tag << 2 |
+ * state) and the value, written and read by single 16-byte accesses, so
+ * that a reader that sees the state sees its value with no second trip to
+ * memory (state 1: the tile's sum; 2: its inclusive prefix). A word of
+ * another call's tag reads as nothing yet: each call draws a new 62-bit
+ * tag, so the workspace needs no clearing between calls (a memset would be
+ * a second launch, most of the time on short arrays). The first warp of a
+ * tile finds its offset by reading its 32 nearest predecessors at once,
+ * until it meets an inclusive prefix. Tiles are block indices: blocks start
+ * in index order, so a tile only ever waits for tiles already running (CUB
+ * relies on the same). */
+enum : unsigned long long { NOTHING = 0, AGGREGATE = 1, PREFIX = 2 };
 
-template <typename A>
-struct LookBack
+constexpr int LB_ROUNDS = 4;    /* 16-byte vectors a lane */
+constexpr int LB_THREADS = 256;
+constexpr int LB_WARPS = LB_THREADS / 32;
+
+template <typename T>
+struct LookBackShape
 {
-  unsigned long long *status;
-  A *aggregates;
-  A *prefixes;
-  unsigned long long tag;
+  static constexpr int V = 16 / sizeof (T);     /* elements a vector */
+  static constexpr int WARP_ITEMS = 32 * LB_ROUNDS * V;
+  static constexpr int TILE = LB_WARPS * WARP_ITEMS;
+};
+
+/* A tile's published state: its 16-byte word. */
+struct alignas (16) TileWord
+{
+  unsigned long long status;
+  unsigned long long value;     /* the accumulator's bits */
 };
 
 template <typename A>
-static LookBack<A>
-look_back_layout (char *ws, size_t tiles, unsigned long long tag)
+__device__ __forceinline__ unsigned long long
+to_bits (A v)
 {
-  LookBack<A> l;
-  l.status = (unsigned long long *) ws;
-  l.aggregates = (A *) (ws + aligned (tiles * sizeof (unsigned long long)));
-  l.prefixes = l.aggregates + tiles;
-  l.tag = tag;
-  return l;
+  if constexpr (sizeof (A) == 8) {
+    unsigned long long b;
+    memcpy (&b, &v, 8);
+    return b;
+  } else {
+    uint32_t b;
+    memcpy (&b, &v, 4);
+    return b;
+  }
+}
+
+template <typename A>
+__device__ __forceinline__ A
+from_bits (unsigned long long b)
+{
+  A v;
+  if constexpr (sizeof (A) == 8) {
+    memcpy (&v, &b, 8);
+  } else {
+    uint32_t w = (uint32_t) b;
+    memcpy (&v, &w, 4);
+  }
+  return v;
+}
+
+__device__ __forceinline__ void
+store_word (TileWord * p, unsigned long long status, unsigned long long value)
+{
+  asm volatile ("st.relaxed.gpu.v2.u64 [%0], {%1, %2};"::"l" (p),
+      "l" (status), "l" (value):"memory");
+}
+
+__device__ __forceinline__ TileWord
+load_word (const TileWord * p)
+{
+  TileWord w;
+  asm volatile ("ld.relaxed.gpu.v2.u64 {%0, %1}, [%2];":"=l" (w.status),
+      "=l" (w.value):"l" (p):"memory");
+  return w;
+}
+
+template <typename A>
+__device__ __forceinline__ void
+publish (TileWord * words, unsigned tile, unsigned long long tag, A value,
+    unsigned long long state)
+{
+  store_word (&words[tile], tag << 2 | state, to_bits (value));
+}
+
+/* The first warp finds the sum of everything before `tile`: lane l reads
+ * tile - 1 - l (nearest first), 32 tiles a step, until a predecessor has
+ * its prefix. Measured on 2^28 floats with separate state and value words:
+ * one window of 32 a step 1541 µs, four 1797 µs (more waiting on tiles not
+ * needed). */
+template <typename A>
+__device__ A
+look_back (const TileWord * words, unsigned tile, unsigned long long tag)
+{
+  const int lane = threadIdx.x & 31;
+  A prefix = A (0);
+  long long window = (long long) tile - 1;      /* the nearest unread */
+
+  while (true) {
+    long long j = window - lane;
+    unsigned long long state = PREFIX;
+    A value = A (0);
+    if (j >= 0) {
+      TileWord w;
+      while (((w = load_word (&words[j])).status >> 2) != tag)
+        ;
+      state = w.status & 3;
+      value = from_bits<A> (w.value);
+    }
+    /* the nearest predecessor with a prefix ends the walk */
+    unsigned prefixes = __ballot_sync (0xffffffffu, state == PREFIX);
+    int stop = prefixes ? __ffs (prefixes) - 1 : 32;
+    A v = lane > stop ? A (0) : value;
+    for (int off = 16; off > 0; off >>= 1)
+      v += __shfl_down_sync (0xffffffffu, v, off);
+    prefix += __shfl_sync (0xffffffffu, v, 0);
+    if (prefixes)
+      return prefix;
+    window -= 32;
+  }
+}
+
+/* Loads this lane's rounds of a tile: vector r of the lane holds elements
+ * base + (32 r + lane) V ... + V - 1. Whole tiles of 16-byte aligned arrays
+ * load as vectors; others element by element, zeros past n. */
+template <typename T, int V>
+__device__ __forceinline__ void
+load_rounds (const T * in, size_t base, size_t n, bool vectors,
+    T (&x)[LB_ROUNDS][V])
+{
+  const int lane = threadIdx.x & 31;
+  if (vectors) {
+#pragma unroll
+    for (int r = 0; r < LB_ROUNDS; r++) {
+      const uint4 u = __ldcs (reinterpret_cast<const uint4 *>(in + base
+              + (size_t) (32 * r + lane) * V));
+      memcpy (&x[r][0], &u, 16);
+    }
+    return;
+  }
+#pragma unroll
+  for (int r = 0; r < LB_ROUNDS; r++)
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+      size_t i = base + (size_t) (32 * r + lane) * V + v;
+      x[r][v] = i < n ? in[i] : T (0);
+    }
+}
+
+template <typename T, int V>
+__device__ __forceinline__ void
+store_rounds (T * out, size_t base, size_t n, bool vectors,
+    const T (&y)[LB_ROUNDS][V])
+{
+  const int lane = threadIdx.x & 31;
+  if (vectors) {
+#pragma unroll
+    for (int r = 0; r < LB_ROUNDS; r++) {
+      uint4 u;
+      memcpy (&u, &y[r][0], 16);
+      __stcs (reinterpret_cast<uint4 *>(out + base + (size_t) (32 * r
+                  + lane) * V), u);
+    }
+    return;
+  }
+#pragma unroll
+  for (int r = 0; r < LB_ROUNDS; r++)
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+      size_t i = base + (size_t) (32 * r + lane) * V + v;
+      if (i < n)
+        out[i] = y[r][v];
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__ (LB_THREADS)
+scan_decoupled (const T * in, T * out, size_t n, bool inclusive,
+    bool aligned16, TileWord * words, unsigned long long tag)
+{
+  using A = typename Acc<T>::type;
+  using S = LookBackShape<T>;
+  constexpr int V = S::V;
+  __shared__ A s_warp[LB_WARPS];
+  __shared__ A s_offset;
+  const unsigned tile = blockIdx.x;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const size_t base = (size_t) tile * S::TILE + (size_t) warp * S::WARP_ITEMS;
+  const bool vectors = aligned16 && (size_t) (tile + 1) * S::TILE <= n;
+
+  /* 1. load: every vector in flight before the first sum */
+  T x[LB_ROUNDS][V];
+  load_rounds<T, V> (in, base, n, vectors, x);
+
+  /* 2. each round across the warp: the lane's sum, scanned by shuffles;
+   * lane_before[r] is what comes before the lane's vector in the warp */
+  A lane_before[LB_ROUNDS], running = A (0);
+#pragma unroll
+  for (int r = 0; r < LB_ROUNDS; r++) {
+    A sum = A (0);
+#pragma unroll
+    for (int v = 0; v < V; v++)
+      sum += (A) x[r][v];
+    A incl = sum;
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+      A y = __shfl_up_sync (0xffffffffu, incl, off);
+      if (lane >= off)
+        incl += y;
+    }
+    A excl = __shfl_up_sync (0xffffffffu, incl, 1);
+    lane_before[r] = running + (lane ? excl : A (0));
+    running += __shfl_sync (0xffffffffu, incl, 31);
+  }
+
+  /* 3. the warps' totals, then the tile's offset from its predecessors */
+  if (lane == 0)
+    s_warp[warp] = running;
+  __syncthreads ();
+  A warp_before = A (0), total = A (0);
+#pragma unroll
+  for (int w = 0; w < LB_WARPS; w++) {
+    A t = s_warp[w];
+    if (w < warp)
+      warp_before += t;
+    total += t;
+  }
+  if (warp == 0) {
+    A offset = A (0);
+    if (tile == 0) {
+      if (lane == 0)
+        publish (words, 0, tag, total, PREFIX);
+    } else {
+      if (lane == 0)
+        publish (words, tile, tag, total, AGGREGATE);
+      offset = look_back<A> (words, tile, tag);
+      if (lane == 0)
+        publish (words, tile, tag, offset + total, PREFIX);
+    }
+    if (lane == 0)
+      s_offset = offset;
+  }
+  __syncthreads ();
+
+  /* 4. each element's prefix, rounded once, stored as it was loaded */
+  const A start = s_offset + warp_before;
+  T y[LB_ROUNDS][V];
+#pragma unroll
+  for (int r = 0; r < LB_ROUNDS; r++) {
+    A acc = start + lane_before[r];
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+      A next = acc + (A) x[r][v];
+      y[r][v] = to_element<T, A> (inclusive ? next : acc);
+      acc = next;
+    }
+  }
+  store_rounds<T, V> (out, base, n, vectors, y);
 }
 
 /* A tag no earlier call of this process used, and unlikely to match what
@@ -317,110 +553,18 @@ next_tag ()
   return counter.fetch_add (1) & ((1ull << 62) - 1);
 }
 
+template <typename T>
 static size_t
 look_back_tiles (size_t n)
 {
-  return (n + LOOK_BACK_TILE - 1) / LOOK_BACK_TILE;
-}
-
-template <typename A>
-static size_t
-look_back_workspace (size_t n)
-{
-  size_t tiles = look_back_tiles (n);
-  return aligned (tiles * sizeof (unsigned long long)) +
-      aligned (2 * tiles * sizeof (A));
-}
-
-/* The value, then the flag with release semantics: a reader that sees the
- * flag with acquire semantics sees the value. */
-template <typename A>
-__device__ void
-publish (const LookBack<A> &l, unsigned tile, A value, unsigned flag)
-{
-  (flag == PREFIX ? l.prefixes : l.aggregates)[tile] = value;
-  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>
-      (l.status[tile]).store (l.tag << 2 | flag, cuda::memory_order_release);
-}
-
-/* The first warp finds the sum of everything before `tile`, reading
- * LOOK_BACK_DEPTH x 32 predecessors at once (nearest first: lane l of
- * round r reads tile - 1 - 32 r - l). Measured on 2^28 floats: one round
- * 1541 µs, four rounds 1797 µs (more waiting on tiles not needed). */
-constexpr int LOOK_BACK_DEPTH = 1;
-
-template <typename A>
-__device__ A
-look_back (const LookBack<A> &l, unsigned tile)
-{
-  const int lane = threadIdx.x & 31;
-  A prefix = A (0);
-  long long window = (long long) tile - 1;      /* the nearest unread */
-
-  while (true) {
-    unsigned flag[LOOK_BACK_DEPTH];
-    A value[LOOK_BACK_DEPTH];
-
-#pragma unroll
-    for (int r = 0; r < LOOK_BACK_DEPTH; r++) {
-      long long j = window - 32 * r - lane;
-      flag[r] = PREFIX;
-      value[r] = A (0);
-      if (j >= 0) {
-        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>
-            f (l.status[j]);
-        unsigned long long s;
-        while ((s = f.load (cuda::memory_order_acquire)) >> 2 != l.tag)
-          ;
-        flag[r] = (unsigned) (s & 3);
-        value[r] = flag[r] == PREFIX ? l.prefixes[j] : l.aggregates[j];
-      }
-    }
-#pragma unroll
-    for (int r = 0; r < LOOK_BACK_DEPTH; r++) {
-      /* the nearest predecessor with a prefix ends the walk */
-      unsigned prefixes = __ballot_sync (0xffffffffu, flag[r] == PREFIX);
-      int stop = prefixes ? __ffs (prefixes) - 1 : 32;
-      A v = lane > stop ? A (0) : value[r];
-      for (int off = 16; off > 0; off >>= 1)
-        v += __shfl_down_sync (0xffffffffu, v, off);
-      prefix += __shfl_sync (0xffffffffu, v, 0);
-      if (prefixes)
-        return prefix;
-    }
-    window -= 32 * LOOK_BACK_DEPTH;
-  }
+  return (n + LookBackShape<T>::TILE - 1) / LookBackShape<T>::TILE;
 }
 
 template <typename T>
-__global__ void __launch_bounds__ (THREADS)
-scan_decoupled (const T * in, T * out, size_t n, bool inclusive,
-    LookBack<typename Acc<T>::type> l)
+static size_t
+look_back_workspace (size_t n)
 {
-  using A = typename Acc<T>::type;
-  __shared__ TileSmem<T, A, LOOK_BACK_ITEMS> s;
-  const unsigned tile = blockIdx.x;
-  A total, sum, excl;
-
-  sum = load_tile (in, n, tile, s);
-  excl = block_exclusive<WARP> (sum, &total, s.scan);
-  if (threadIdx.x < 32) {
-    A offset = A (0);
-    if (tile == 0) {
-      if (threadIdx.x == 0)
-        publish (l, 0, total, PREFIX);
-    } else {
-      if (threadIdx.x == 0)
-        publish (l, tile, total, AGGREGATE);
-      offset = look_back (l, tile);
-      if (threadIdx.x == 0)
-        publish (l, tile, offset + total, PREFIX);
-    }
-    if (threadIdx.x == 0)
-      s.offset = offset;
-  }
-  __syncthreads ();
-  store_tile (out, n, tile, s.offset + excl, inclusive, s);
+  return aligned (look_back_tiles<T> (n) * sizeof (TileWord));
 }
 
 template <typename T>
@@ -428,12 +572,11 @@ static cudaError_t
 decoupled (const T * in, T * out, size_t n, bool inclusive, char *ws,
     cudaStream_t stream)
 {
-  using A = typename Acc<T>::type;
-  size_t tiles = look_back_tiles (n);
-  LookBack<A> l = look_back_layout<A> (ws, tiles, next_tag ());
+  size_t tiles = look_back_tiles<T> (n);
+  bool aligned16 = ((uintptr_t) in | (uintptr_t) out) % 16 == 0;
 
-  scan_decoupled<T><<<(unsigned) tiles, THREADS, 0, stream>>> (in, out, n,
-      inclusive, l);
+  scan_decoupled<T><<<(unsigned) tiles, LB_THREADS, 0, stream>>> (in, out,
+      n, inclusive, aligned16, (TileWord *) ws, next_tag ());
   return (cudaError_t) cf_fault_check (CF_FAULT_LAUNCH, cudaGetLastError ());
 }
 
@@ -458,7 +601,7 @@ workspace_of (cf_scan_algorithm algorithm, size_t n)
   using A = typename Acc<T>::type;
   size_t bytes;
   switch (resolve (algorithm, n)) {
-    case CF_SCAN_DECOUPLED: bytes = look_back_workspace<A> (n); break;
+    case CF_SCAN_DECOUPLED: bytes = look_back_workspace<T> (n); break;
     case CF_SCAN_CUB: bytes = aligned (cub_workspace<T> (n)); break;
     default: bytes = hierarchical_workspace<A> (n); break;
   }

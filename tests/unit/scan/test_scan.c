@@ -113,6 +113,8 @@ typedef struct
   void *d_x, *d_y, *d_ws;
   size_t capacity, ws_capacity;
   int reuse_ws;                 /* leave the workspace as the last call left it */
+  size_t shift;                 /* bytes the arrays start past an allocation's
+                                 * start: off 16-byte alignment when not 0 */
 } backend;
 
 static int
@@ -120,6 +122,7 @@ run_scan (backend * be, cf_scan_algorithm algorithm, cf_scan_type type,
     int inclusive, const void *x, void *y, size_t n, int in_place)
 {
   size_t bytes = n * cf_scan_type_size (type), ws;
+  char *d_x, *d_y;
   int st;
 
   if (!be->cuda) {
@@ -130,15 +133,17 @@ run_scan (backend * be, cf_scan_algorithm algorithm, cf_scan_type type,
     return cf_scan_cpu (type, inclusive, x, y, n);
   }
   ws = cf_scan_workspace_size (algorithm, type, n);
-  if (bytes > be->capacity) {
+  if (bytes + be->shift > be->capacity) {
     cf_gpu_free (be->d_x);
     cf_gpu_free (be->d_y);
     be->d_x = be->d_y = NULL;
-    if ((st = cf_gpu_malloc (&be->d_x, bytes)) != CF_OK
-        || (st = cf_gpu_malloc (&be->d_y, bytes)) != CF_OK)
+    if ((st = cf_gpu_malloc (&be->d_x, bytes + 16)) != CF_OK
+        || (st = cf_gpu_malloc (&be->d_y, bytes + 16)) != CF_OK)
       return st;
-    be->capacity = bytes;
+    be->capacity = bytes + 16;
   }
+  d_x = (char *) be->d_x + be->shift;
+  d_y = (char *) be->d_y + be->shift;
   if (ws > be->ws_capacity) {
     cf_gpu_free (be->d_ws);
     be->d_ws = NULL;
@@ -147,17 +152,17 @@ run_scan (backend * be, cf_scan_algorithm algorithm, cf_scan_type type,
     be->ws_capacity = ws;
   }
   /* poison: every byte 0xFF (NaN for floats) */
-  if ((st = cf_gpu_memset (be->d_y, 0xFF, bytes, be->stream)) != CF_OK
+  if ((st = cf_gpu_memset (d_y, 0xFF, bytes, be->stream)) != CF_OK
       || (!be->reuse_ws
           && (st = cf_gpu_memset (be->d_ws, 0xA5, ws, be->stream)) != CF_OK)
-      || (st = cf_gpu_copy_2d (be->d_x, bytes, x, bytes, bytes, 1,
+      || (st = cf_gpu_copy_2d (d_x, bytes, x, bytes, bytes, 1,
               CF_COPY_HOST_TO_DEVICE, be->stream)) != CF_OK)
     return st;
-  st = cf_scan_cuda (algorithm, type, inclusive, be->d_x,
-      in_place ? be->d_x : be->d_y, n, be->d_ws, be->stream);
+  st = cf_scan_cuda (algorithm, type, inclusive, d_x, in_place ? d_x : d_y,
+      n, be->d_ws, be->stream);
   if (st == CF_OK)
-    st = cf_gpu_copy_2d (y, bytes, in_place ? be->d_x : be->d_y, bytes,
-        bytes, 1, CF_COPY_DEVICE_TO_HOST, be->stream);
+    st = cf_gpu_copy_2d (y, bytes, in_place ? d_x : d_y, bytes, bytes, 1,
+        CF_COPY_DEVICE_TO_HOST, be->stream);
   if (st == CF_OK)
     st = cf_gpu_stream_sync (be->stream);
   return st;
@@ -195,7 +200,9 @@ int
 main (int argc, char **argv)
 {
   const char *mode = argc > 1 ? argv[1] : "cpu";
-  backend be = { strcmp (mode, "cuda") == 0, NULL, NULL, NULL, NULL, 0, 0, 0 };
+  backend be = { strcmp (mode, "cuda") == 0, NULL, NULL, NULL, NULL, 0, 0, 0,
+    0
+  };
   /* around the tile (2048), the decoupled scan's tile (4096), two levels
    * (2048^2) and odd sizes */
   static const size_t sizes[] = { 1, 2, 31, 255, 256, 257, 2047, 2048, 2049,
@@ -242,6 +249,19 @@ main (int argc, char **argv)
       for (size_t k = 0; k < sizeof (lengths) / sizeof (lengths[0]); k++)
         check_case (&be, a, CF_SCAN_U32, (int) (k % 2), lengths[k], 0, 0);
     be.reuse_ws = 0;
+  }
+  /* arrays that start off 16-byte alignment, as a caller may pass a part
+   * of a buffer: element by element instead of vectors, whole tiles and
+   * the last one */
+  if (be.cuda) {
+    static const size_t lengths[] = { 4096, 8192, 70001 };
+    for (int a = 0; a < algorithms; a++)
+      for (int t = 0; t < CF_SCAN_N_TYPES; t++)
+        for (size_t k = 0; k < sizeof (lengths) / sizeof (lengths[0]); k++) {
+          be.shift = cf_scan_type_size (t);
+          check_case (&be, a, t, (int) (k % 2), lengths[k], 0, k == 1);
+        }
+    be.shift = 0;
   }
 
   if (be.cuda) {
