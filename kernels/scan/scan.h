@@ -47,8 +47,7 @@ typedef enum
 
 typedef enum
 {
-  CF_SCAN_AUTO,                 /* the fastest for the length: decoupled
-                                 * below 2^23 elements, cub from there */
+  CF_SCAN_AUTO,                 /* the fastest: decoupled, at every length */
   CF_SCAN_KOGGE_STONE,          /* double-buffered, one barrier a step */
   CF_SCAN_BRENT_KUNG,           /* reduction tree, then reverse tree */
   CF_SCAN_WARP,                 /* warp shuffles, then the warp totals */
