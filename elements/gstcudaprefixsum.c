@@ -984,7 +984,7 @@ device_tables (GstCudaPrefixSum * self, GstBuffer * buf,
 static cf_box_params
 box_params (const Settings * s, gsize pitch, gint step)
 {
-  cf_box_params p;
+  cf_box_params p = { 0 };
 
   p.radius = s->radius;
   p.threshold = s->output == GST_CUDA_PREFIX_SUM_OUTPUT_ADAPTIVE_THRESHOLD;

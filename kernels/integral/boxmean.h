@@ -32,17 +32,30 @@ typedef struct
   double offset;                /* threshold only */
   size_t out_pitch;             /* bytes between output rows */
   int out_step;                 /* samples between output pixels (0: 1) */
+  /* Output rows written: [row_begin, row_end), others left as they are;
+   * row_end 0 says every row. */
+  int row_begin, row_end;
+  /* The plane row that the table's row 0 stands for: 0 for the table of
+   * the whole plane, or the first row of a table made from a part of the
+   * plane. A window's sum is a difference of table entries, so a table
+   * that starts lower gives the same sums, provided it covers the rows the
+   * windows reach: plane rows from table_row <= row_begin - radius (or 0)
+   * to row_end + radius (or the last). This lets a plane be filtered in
+   * strips, each from a table of its own rows and their halo. */
+  int table_row;
 } cf_box_params;
 
 /* CF_ERR_INVALID for a float input, a radius out of range, output rows
- * too short, no threshold input, or samples, entries or pitches off their
- * natural alignment (cf_integral_args_check). `in` may be NULL for a box
- * mean. */
+ * too short, an output row range outside the plane or a table row past
+ * the first row its windows reach, no threshold input, or samples,
+ * entries or pitches off their natural alignment
+ * (cf_integral_args_check). `in` may be NULL for a box mean. */
 int cf_box_args_check (const cf_integral_layout * layout, const void *in,
     const void *sum, const cf_box_params * params, void *out);
 
-/* `layout` and `sum` describe the table made from `in` (cf_integral_*);
- * `in` is read by the threshold only. */
+/* `layout` describes the whole plane, `sum` the table made from `in`
+ * (cf_integral_*), from plane row `table_row` on; `in` is read by the
+ * threshold only. */
 int cf_box_cpu (const cf_integral_layout * layout, const void *in,
     const void *sum, const cf_box_params * params, void *out);
 int cf_box_cuda (const cf_integral_layout * layout, const void *d_in,

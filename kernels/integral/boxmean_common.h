@@ -32,6 +32,15 @@ cf_box_window (int x, int y, int r, int w, int h, int *x0, int *y0, int *x1,
   *y1 = y + r + 1 > h ? h : y + r + 1;
 }
 
+/* Output rows [*begin, *end) of the box parameters' range on a plane of
+ * `height` rows. */
+CF_BOX_FN void
+cf_box_rows (int row_begin, int row_end, int height, int *begin, int *end)
+{
+  *begin = row_begin;
+  *end = row_end ? row_end : height;
+}
+
 /* Mean rounded to nearest, halves up. */
 CF_BOX_FN uint64_t
 cf_box_round_mean (uint64_t sum, uint64_t count)

@@ -10,8 +10,15 @@ cf_box_args_check (const cf_integral_layout * l, const void *in,
 {
   int step = p && p->out_step ? p->out_step : 1;
   size_t size = l ? cf_integral_in_size (l->type) : 1;
+  int begin, end;
 
-  if (cf_integral_layout_check (l) != CF_OK || !p || !sum || !out
+  if (cf_integral_layout_check (l) != CF_OK || !p)
+    return CF_ERR_INVALID;
+  cf_box_rows (p->row_begin, p->row_end, l->height, &begin, &end);
+  if (begin < 0 || begin >= end || end > l->height || p->table_row < 0
+      || p->table_row > (begin > p->radius ? begin - p->radius : 0))
+    return CF_ERR_INVALID;
+  if (!sum || !out
       || l->type == CF_INTEGRAL_F32 || p->radius < 1
       || p->radius > CF_BOX_MAX_RADIUS || p->out_step < 0
       || p->out_pitch < ((size_t) (l->width - 1) * step + 1) * size
@@ -27,19 +34,22 @@ int
 cf_box_cpu (const cf_integral_layout * l, const void *in, const void *sum,
     const cf_box_params * p, void *out)
 {
-  int in_step, out_step;
+  int in_step, out_step, begin, end;
 
   if (cf_box_args_check (l, in, sum, p, out) != CF_OK)
     return CF_ERR_INVALID;
   in_step = l->in_step ? l->in_step : 1;
   out_step = p->out_step ? p->out_step : 1;
-  for (int y = 0; y < l->height; y++)
+  cf_box_rows (p->row_begin, p->row_end, l->height, &begin, &end);
+  for (int y = begin; y < end; y++)
     for (int x = 0; x < l->width; x++) {
       int x0, y0, x1, y1;
       uint64_t s, count, v;
       cf_box_window (x, y, p->radius, l->width, l->height, &x0, &y0, &x1,
           &y1);
       count = (uint64_t) (x1 - x0) * (uint64_t) (y1 - y0);
+      y0 -= p->table_row;
+      y1 -= p->table_row;
       s = l->type == CF_INTEGRAL_U8
           ? CF_BOX_WINDOW_SUM (uint32_t, sum, l->sum_pitch, x0, y0, x1, y1)
           : CF_BOX_WINDOW_SUM (uint64_t, sum, l->sum_pitch, x0, y0, x1, y1);

@@ -17,14 +17,14 @@ box_kernel (cf_integral_layout l, const uint8_t * in, const uint8_t * sum,
     cf_box_params p, uint8_t * out)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= l.width || y >= l.height)
+  const int y = p.row_begin + blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= l.width || y >= p.row_end)
     return;
   int x0, y0, x1, y1;
   cf_box_window (x, y, p.radius, l.width, l.height, &x0, &y0, &x1, &y1);
   const uint64_t count = (uint64_t) (x1 - x0) * (uint64_t) (y1 - y0);
-  const uint64_t s = CF_BOX_WINDOW_SUM (SUM, sum, l.sum_pitch, x0, y0, x1,
-      y1);
+  const uint64_t s = CF_BOX_WINDOW_SUM (SUM, sum, l.sum_pitch, x0,
+      y0 - p.table_row, x1, y1 - p.table_row);
   const int in_step = l.in_step ? l.in_step : 1;
   const int out_step = p.out_step ? p.out_step : 1;
   uint64_t v;
@@ -50,14 +50,18 @@ cf_box_cuda (const cf_integral_layout * l, const void *d_in,
 
   if (cf_box_args_check (l, d_in, d_sum, p, d_out) != CF_OK)
     return CF_ERR_INVALID;
-  dim3 grid ((l->width + 31) / 32, (l->height + 7) / 8);
+  /* the kernel takes the row range resolved */
+  cf_box_params rows = *p;
+  cf_box_rows (p->row_begin, p->row_end, l->height, &rows.row_begin,
+      &rows.row_end);
+  dim3 grid ((l->width + 31) / 32, (rows.row_end - rows.row_begin + 7) / 8);
   if (l->type == CF_INTEGRAL_U8)
     cfb::box_kernel<uint8_t, uint32_t><<<grid, block, 0,
         (cudaStream_t) stream>>> (*l, (const uint8_t *) d_in,
-        (const uint8_t *) d_sum, *p, (uint8_t *) d_out);
+        (const uint8_t *) d_sum, rows, (uint8_t *) d_out);
   else
     cfb::box_kernel<uint16_t, uint64_t><<<grid, block, 0,
         (cudaStream_t) stream>>> (*l, (const uint8_t *) d_in,
-        (const uint8_t *) d_sum, *p, (uint8_t *) d_out);
+        (const uint8_t *) d_sum, rows, (uint8_t *) d_out);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }

@@ -2,7 +2,9 @@
  * window summed from a table of prefix sums built here in 64 bits, and
  * pixel by pixel for small frames), on random u8 and u16 planes and single
  * channels of interleaved pixels, radii from 1 to the largest, odd sizes;
- * the table comes from the integral image of the same backend; outputs
+ * the table comes from the integral image of the same backend, of the
+ * whole plane or, in strips, of each strip's rows and their halo (the
+ * output rows of each strip filtered from its own table); outputs
  * poisoned first, and the samples between output pixels must stay.
  *
  *   test_boxmean cpu|cuda */
@@ -25,28 +27,60 @@ px (const uint8_t * in, const cf_integral_layout * l, int x, int y)
   return l->type == CF_INTEGRAL_U8 ? row[i] : ((const uint16_t *) row)[i];
 }
 
+/* Tables and box filter of `strips` horizontal strips (1: the whole
+ * plane at once), each strip's table made from its rows and the halo the
+ * radius reaches, on `cuda` or the CPU. `sum` holds the largest table. */
+static int
+filter_strips (int cuda, cf_stream stream, const cf_integral_layout * l,
+    const uint8_t * in, uint8_t * sum, const cf_box_params * params,
+    uint8_t * out, int strips)
+{
+  int rows = (l->height + strips - 1) / strips, st = CF_OK;
+
+  for (int a = 0; a < l->height && st == CF_OK; a += rows) {
+    int b = a + rows < l->height ? a + rows : l->height;
+    int t0 = a - params->radius > 0 ? a - params->radius : 0;
+    int t1 = b + params->radius < l->height ? b + params->radius : l->height;
+    cf_integral_layout part = *l;
+    cf_box_params p = *params;
+    part.height = t1 - t0;
+    p.row_begin = strips > 1 ? a : 0;
+    p.row_end = strips > 1 ? b : 0;
+    p.table_row = t0;
+    if (strips == 1)
+      part.height = l->height;
+    st = cuda ? cf_integral_cuda (&part, in + (size_t) t0 * l->in_pitch, sum,
+        NULL, stream) : cf_integral_cpu (&part, in + (size_t) t0
+        * l->in_pitch, sum, NULL);
+    if (st == CF_OK)
+      st = cuda ? cf_box_cuda (l, in, sum, &p, out, stream)
+          : cf_box_cpu (l, in, sum, &p, out);
+  }
+  return st;
+}
+
 static void
 check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
-    int step, int radius, int threshold, double offset)
+    int step, int radius, int threshold, double offset, int strips)
 {
   size_t size = cf_integral_in_size (type);
   cf_integral_layout l = { type, w, h, ((size_t) w * step + 3) * size,
     ((size_t) w + 1) * cf_integral_sum_size (type), 0, step
   };
   cf_box_params p = { radius, threshold, offset,
-    ((size_t) w * step + 1) * size, step
+    ((size_t) w * step + 1) * size, step, 0, 0, 0
   };
   size_t in_bytes = l.in_pitch * h, sum_bytes = l.sum_pitch * (h + 1);
   size_t out_bytes = p.out_pitch * h;
   uint8_t *in = malloc (in_bytes), *sum = malloc (sum_bytes);
   uint8_t *out = malloc (out_bytes), *poison = malloc (out_bytes);
-  char what[128], first[160] = "";
+  char what[160], first[160] = "";
   uint64_t *ref = NULL;
   int st, bad = 0;
 
-  snprintf (what, sizeof (what), "%s %s %dx%d step %d radius %d %s %g",
-      cuda ? "cuda" : "cpu", cf_integral_type_name (type), w, h, step,
-      radius, threshold ? "threshold, offset" : "mean", offset);
+  snprintf (what, sizeof (what), "%s %s %dx%d step %d radius %d %s %g, "
+      "%d strips", cuda ? "cuda" : "cpu", cf_integral_type_name (type), w, h,
+      step, radius, threshold ? "threshold, offset" : "mean", offset, strips);
   test_fill_random (in, in_bytes);
   memset (poison, POISON, out_bytes);
   if (cuda) {
@@ -63,9 +97,7 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
       st = cf_gpu_copy_2d (d_out, out_bytes, poison, out_bytes, out_bytes, 1,
           CF_COPY_HOST_TO_DEVICE, stream);
     if (st == CF_OK)
-      st = cf_integral_cuda (&l, d_in, d_sum, NULL, stream);
-    if (st == CF_OK)
-      st = cf_box_cuda (&l, d_in, d_sum, &p, d_out, stream);
+      st = filter_strips (1, stream, &l, d_in, d_sum, &p, d_out, strips);
     if (st == CF_OK)
       st = cf_gpu_copy_2d (out, out_bytes, d_out, out_bytes, out_bytes, 1,
           CF_COPY_DEVICE_TO_HOST, stream);
@@ -76,9 +108,7 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
     cf_gpu_free (d_out);
   } else {
     memcpy (out, poison, out_bytes);
-    st = cf_integral_cpu (&l, in, sum, NULL);
-    if (st == CF_OK)
-      st = cf_box_cpu (&l, in, sum, &p, out);
+    st = filter_strips (0, NULL, &l, in, sum, &p, out, strips);
   }
   if (!test_check (st == CF_OK, "%s: %s", what, cf_status_name (st)))
     goto done;
@@ -149,7 +179,7 @@ main (int argc, char **argv)
     {70, 40, 1024}, {321, 201, 5}, {1921, 1081, 16},
   };
   cf_integral_layout l = { CF_INTEGRAL_U8, 8, 8, 8, 36, 0, 1 };
-  cf_box_params bad = { 0, 0, 0, 8, 1 };
+  cf_box_params bad = { 0, 0, 0, 8, 1, 0, 0, 0 };
   char name[32];
 
   snprintf (name, sizeof (name), "boxmean-%s", mode);
@@ -162,9 +192,25 @@ main (int argc, char **argv)
   {
     /* 8-byte aligned storage for the argument checks */
     static uint64_t table[9 * 9], plane[64];
-    cf_box_params good = { 1, 0, 0, 8, 1 };
+    cf_box_params good = { 1, 0, 0, 8, 1, 0, 0, 0 };
     cf_integral_layout l16 = { CF_INTEGRAL_U16, 8, 8, 16, 72, 0, 1 };
-    cf_box_params good16 = { 1, 0, 0, 16, 1 };
+    cf_box_params good16 = { 1, 0, 0, 16, 1, 0, 0, 0 };
+    /* output rows: inside the plane, and a table that reaches them */
+    static const int rows[][4] = {
+      /* row_begin, row_end, table_row, accepted */
+      {2, 6, 1, 1}, {2, 6, 0, 1}, {0, 8, 0, 1}, {7, 8, 6, 1},
+      {2, 6, 2, 0}, {-1, 6, 0, 0}, {2, 9, 0, 0}, {5, 5, 0, 0},
+      {6, 2, 0, 0}, {0, 0, 1, 0}, {0, 4, -1, 0},
+    };
+    for (size_t k = 0; k < sizeof (rows) / sizeof (rows[0]); k++) {
+      cf_box_params p = good;
+      p.row_begin = rows[k][0];
+      p.row_end = rows[k][1];
+      p.table_row = rows[k][2];
+      test_check ((cf_box_args_check (&l, plane, table, &p, plane) == CF_OK)
+          == rows[k][3], "rows [%d, %d) from table row %d %s", rows[k][0],
+          rows[k][1], rows[k][2], rows[k][3] ? "refused" : "accepted");
+    }
     test_check (cf_box_args_check (&l, plane, table, &good, plane) == CF_OK,
         "good arguments refused");
     test_check (cf_box_args_check (&l, plane, table, &bad, plane)
@@ -187,10 +233,27 @@ main (int argc, char **argv)
     for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++)
       for (int step = 1; step <= 4; step += 3) {
         check_case (cuda, stream, t, cases[k][0], cases[k][1], step,
-            cases[k][2], 0, 0);
+            cases[k][2], 0, 0, 1);
         check_case (cuda, stream, t, cases[k][0], cases[k][1], step,
-            cases[k][2], 1, k % 3 == 0 ? 0 : k % 3 == 1 ? 7.5 : -3);
+            cases[k][2], 1, k % 3 == 0 ? 0 : k % 3 == 1 ? 7.5 : -3, 1);
       }
+  /* in strips, each from a table of its own rows and halo: strips shorter
+   * and longer than the radius, a last strip of one row, a radius that
+   * reaches past the plane */
+  {
+    static const int strip_cases[][4] = {
+      /* width, height, radius, strips */
+      {97, 61, 8, 4}, {33, 130, 3, 13}, {321, 201, 40, 3}, {64, 9, 1, 9},
+      {70, 40, 1024, 5}, {1921, 1081, 16, 8}, {5, 61, 2, 4},
+    };
+    for (int t = 0; t < 2; t++)
+      for (size_t k = 0; k < sizeof (strip_cases) / sizeof (strip_cases[0]);
+          k++) {
+        const int *c = strip_cases[k];
+        check_case (cuda, stream, t, c[0], c[1], 1 + 3 * (k % 2), c[2],
+            (int) (k % 2), k % 3 ? 0.0 : 2.5, c[3]);
+      }
+  }
   if (cuda)
     cf_gpu_stream_destroy (stream);
   return test_finish (name);
