@@ -10,7 +10,9 @@
  *
  * Integer inputs only (u8, u16: the tables are exact); the threshold writes
  * the type's largest value (255, 65535). Output pixels are `out_step`
- * samples apart, like the input's `in_step`. */
+ * samples apart, like the input's `in_step`. A layout of several channels
+ * (integral.h) filters each from its own table, the output's channel c
+ * c samples after `out`. */
 #ifndef CF_BOXMEAN_H
 #define CF_BOXMEAN_H
 

@@ -21,6 +21,7 @@ cf_box_args_check (const cf_integral_layout * l, const void *in,
   if (!sum || !out
       || l->type == CF_INTEGRAL_F32 || p->radius < 1
       || p->radius > CF_BOX_MAX_RADIUS || p->out_step < 0
+      || cf_integral_channels (l) > step
       || p->out_pitch < ((size_t) (l->width - 1) * step + 1) * size
       /* the GPU faults on samples or entries off their natural alignment */
       || (uintptr_t) out % size || p->out_pitch % size
@@ -30,16 +31,15 @@ cf_box_args_check (const cf_integral_layout * l, const void *in,
   return CF_OK;
 }
 
-int
-cf_box_cpu (const cf_integral_layout * l, const void *in, const void *sum,
+/* Box means or thresholds of one channel. */
+static void
+one_channel (const cf_integral_layout * l, const void *in, const void *sum,
     const cf_box_params * p, void *out)
 {
-  int in_step, out_step, begin, end;
+  int in_step = l->in_step ? l->in_step : 1;
+  int out_step = p->out_step ? p->out_step : 1;
+  int begin, end;
 
-  if (cf_box_args_check (l, in, sum, p, out) != CF_OK)
-    return CF_ERR_INVALID;
-  in_step = l->in_step ? l->in_step : 1;
-  out_step = p->out_step ? p->out_step : 1;
   cf_box_rows (p->row_begin, p->row_end, l->height, &begin, &end);
   for (int y = begin; y < end; y++)
     for (int x = 0; x < l->width; x++) {
@@ -69,5 +69,20 @@ cf_box_cpu (const cf_integral_layout * l, const void *in, const void *sum,
         ((uint16_t *) ((uint8_t *) out + (size_t) y * p->out_pitch))
             [(size_t) x * out_step] = (uint16_t) v;
     }
+}
+
+int
+cf_box_cpu (const cf_integral_layout * l, const void *in, const void *sum,
+    const cf_box_params * p, void *out)
+{
+  size_t size;
+
+  if (cf_box_args_check (l, in, sum, p, out) != CF_OK)
+    return CF_ERR_INVALID;
+  size = cf_integral_in_size (l->type);
+  for (int c = 0; c < cf_integral_channels (l); c++)
+    one_channel (l, in ? (const uint8_t *) in + c * size : NULL,
+        (const uint8_t *) sum + c * l->channel_stride, p,
+        (uint8_t *) out + c * size);
   return CF_OK;
 }

@@ -1,5 +1,5 @@
-/* CUDA box means and thresholds: one thread per output pixel, four table
- * reads each (see boxmean.h). */
+/* CUDA box means and thresholds: one thread per output pixel and channel,
+ * four table reads each (see boxmean.h). */
 #include "cf_fault.h"
 #include <cstdint>
 
@@ -20,6 +20,10 @@ box_kernel (cf_integral_layout l, const uint8_t * in, const uint8_t * sum,
   const int y = p.row_begin + blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= l.width || y >= p.row_end)
     return;
+  /* channel blockIdx.z: a sample further on, its own table */
+  in += blockIdx.z * sizeof (IN);
+  out += blockIdx.z * sizeof (IN);
+  sum += blockIdx.z * l.channel_stride;
   int x0, y0, x1, y1;
   cf_box_window (x, y, p.radius, l.width, l.height, &x0, &y0, &x1, &y1);
   const uint64_t count = (uint64_t) (x1 - x0) * (uint64_t) (y1 - y0);
@@ -54,7 +58,8 @@ cf_box_cuda (const cf_integral_layout * l, const void *d_in,
   cf_box_params rows = *p;
   cf_box_rows (p->row_begin, p->row_end, l->height, &rows.row_begin,
       &rows.row_end);
-  dim3 grid ((l->width + 31) / 32, (rows.row_end - rows.row_begin + 7) / 8);
+  dim3 grid ((l->width + 31) / 32, (rows.row_end - rows.row_begin + 7) / 8,
+      cf_integral_channels (l));
   if (l->type == CF_INTEGRAL_U8)
     cfb::box_kernel<uint8_t, uint32_t><<<grid, block, 0,
         (cudaStream_t) stream>>> (*l, (const uint8_t *) d_in,

@@ -48,6 +48,13 @@ typedef struct
   int in_step;                  /* samples from pixel to pixel: 1 (0 says
                                  * the same) for a plane, 4 for one channel
                                  * of RGBA, with `in` at that channel */
+  /* Channels of interleaved pixels made into tables at once (0 or 1: one;
+   * at most in_step): channel c's samples start c samples after `in`, and
+   * its tables (sums, squares) channel_stride x c bytes after the first
+   * channel's, so that the tables of R, G and B take the launches of
+   * one. */
+  int channels;
+  size_t channel_stride;
 } cf_integral_layout;
 
 const char *cf_integral_type_name (cf_integral_type type);
@@ -55,9 +62,11 @@ size_t cf_integral_in_size (cf_integral_type type);
 size_t cf_integral_sum_size (cf_integral_type type);     /* 4 or 8 bytes */
 size_t cf_integral_squares_size (cf_integral_type type); /* 8 bytes */
 int cf_integral_layout_check (const cf_integral_layout * layout);
+int cf_integral_channels (const cf_integral_layout * layout);   /* 0 says 1 */
 /* The layout, and input, sums and squares (NULL: none) at addresses and
- * pitches that are multiples of their entries' sizes (the GPU needs it);
- * CF_ERR_INVALID otherwise. Every entry point below checks it. */
+ * pitches that are multiples of their entries' sizes (the GPU needs it),
+ * and each channel's tables apart from the next's; CF_ERR_INVALID
+ * otherwise. Every entry point below checks it. */
 int cf_integral_args_check (const cf_integral_layout * layout,
     const void *in, const void *sum, const void *squares);
 
@@ -74,7 +83,8 @@ int cf_integral_cuda (const cf_integral_layout * layout, const void *d_in,
  * samples (or their squares) widened to its type, the plane scanned as one
  * array of width x height, each row's start taken off (exact: integer sums
  * wrap modulo 2^bits and the differences come out right), then the columns
- * as above. Integer input only (u8, u16): CF_ERR_INVALID for f32.
+ * as above. Integer input only (u8, u16) of one channel: CF_ERR_INVALID
+ * for f32 or several channels.
  * `workspace`: cf_integral_scan_workspace_size bytes of device memory. */
 size_t cf_integral_scan_workspace_size (const cf_integral_layout * layout,
     cf_scan_algorithm algorithm);

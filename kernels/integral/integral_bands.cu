@@ -48,6 +48,17 @@ struct Args
   int words;                    /* u8 plane, rows 4-byte aligned: 32-bit loads */
 };
 
+/* Grids carry the channel in their third dimension: channel blockIdx.z's
+ * samples start that many samples after the first channel's, its table
+ * blockIdx.z x channel_table bytes after the first. */
+template <typename IN>
+__device__ __forceinline__ void
+to_channel (Args & a, uint8_t *& table, size_t channel_table)
+{
+  a.in += blockIdx.z * sizeof (IN);
+  table += blockIdx.z * channel_table;
+}
+
 /* ---- scans across the block ---------------------------------------------- */
 
 template <typename S>
@@ -242,8 +253,10 @@ constexpr int INNER = BAND - 1;         /* rows of a band before its last */
 
 template <typename IN, typename S, bool SQUARE>
 __global__ void __launch_bounds__ (TILE_THREADS)
-tile_sums_kernel (Args a, uint8_t * table, size_t pitch)
+tile_sums_kernel (Args a, uint8_t * table, size_t pitch,
+    size_t channel_table)
 {
+  to_channel<IN> (a, table, channel_table);
   const int width = a.l.width;
   const int base = blockIdx.x * blockDim.x * CPT;
   const int e0 = base + threadIdx.x * CPT;
@@ -277,8 +290,9 @@ tile_sums_kernel (Args a, uint8_t * table, size_t pitch)
 template <typename S>
 __global__ void __launch_bounds__ (ENDS_THREADS)
 band_ends_kernel (int width, int height, int tile_entries, uint8_t * table,
-    size_t pitch)
+    size_t pitch, size_t channel_table)
 {
+  table += blockIdx.z * channel_table;
   const int y0 = blockIdx.x * BAND, rows = min (height, y0 + BAND) - y0;
   S carry = 0;
 
@@ -374,8 +388,10 @@ band_rows (const Args & a, uint8_t * table, size_t pitch)
 
 template <typename IN, typename S, bool SQUARE>
 __global__ void __launch_bounds__ (TILE_THREADS)
-band_rows_kernel (Args a, uint8_t * table, size_t pitch)
+band_rows_kernel (Args a, uint8_t * table, size_t pitch,
+    size_t channel_table)
 {
+  to_channel<IN> (a, table, channel_table);
   band_rows<IN, S, SQUARE> (a, table, pitch);
 }
 
@@ -397,18 +413,22 @@ table_in_bands (const Args & a, uint8_t * table, size_t pitch,
   const int bands = (a.l.height + BAND - 1) / BAND;
   const int tile_threads = threads_for (entries, TILE_THREADS);
   const int tile_entries = tile_threads * CPT;
-  const dim3 tiles ((entries + tile_entries - 1) / tile_entries, bands);
+  const unsigned channels = cf_integral_channels (&a.l);
+  const size_t channel_table = a.l.channel_stride;
+  const dim3 tiles ((entries + tile_entries - 1) / tile_entries, bands,
+      channels);
 
   tile_sums_kernel<IN, S, SQUARE><<<tiles, tile_threads, 0, stream>>> (a,
-      table, pitch);
+      table, pitch, channel_table);
   if (bands > 1)
     scan_columns<S> (table, pitch, a.l.width,
-        RowSet { BAND, BAND, bands, a.l.height }, stream);
-  launch_after (band_ends_kernel<S>, dim3 (bands), dim3 (threads_for
-          (entries, ENDS_THREADS)), stream, a.l.width, a.l.height,
-      tile_entries, table, pitch);
+        RowSet { BAND, BAND, bands, a.l.height }, channels, channel_table,
+        stream);
+  launch_after (band_ends_kernel<S>, dim3 (bands, 1, channels),
+      dim3 (threads_for (entries, ENDS_THREADS)), stream, a.l.width,
+      a.l.height, tile_entries, table, pitch, channel_table);
   launch_after (band_rows_kernel<IN, S, SQUARE>, tiles, dim3 (tile_threads),
-      stream, a, table, pitch);
+      stream, a, table, pitch, channel_table);
 }
 
 template <typename IN, typename SUM, typename SQ>

@@ -32,11 +32,19 @@ cf_integral_squares_size (cf_integral_type type)
   return 8;
 }
 
+/* Channels of a layout: 0 says 1. */
+int
+cf_integral_channels (const cf_integral_layout * l)
+{
+  return l->channels > 1 ? l->channels : 1;
+}
+
 int
 cf_integral_layout_check (const cf_integral_layout * l)
 {
   if (!l || l->type >= CF_INTEGRAL_N_TYPES || l->width < 1 || l->height < 1
-      || l->in_step < 0
+      || l->in_step < 0 || l->channels < 0
+      || cf_integral_channels (l) > (l->in_step ? l->in_step : 1)
       || l->in_pitch < ((size_t) (l->width - 1) * (l->in_step ? l->in_step
               : 1) + 1) * cf_integral_in_size (l->type)
       || l->sum_pitch < ((size_t) l->width + 1) * cf_integral_sum_size
@@ -58,11 +66,18 @@ int
 cf_integral_args_check (const cf_integral_layout * l, const void *in,
     const void *sum, const void *squares)
 {
+  int several = l && l->channels > 1;
+
   if (cf_integral_layout_check (l) != CF_OK || !in || !sum
       || !aligned (in, l->in_pitch, cf_integral_in_size (l->type))
       || !aligned (sum, l->sum_pitch, cf_integral_sum_size (l->type))
       || (squares && (l->squares_pitch < ((size_t) l->width + 1) * 8
-              || !aligned (squares, l->squares_pitch, 8))))
+              || !aligned (squares, l->squares_pitch, 8)))
+      /* each channel's tables start aligned, past the previous ones */
+      || (several && (l->channel_stride % 8
+              || l->channel_stride < l->sum_pitch * ((size_t) l->height + 1)
+              || (squares && l->channel_stride < l->squares_pitch
+                  * ((size_t) l->height + 1)))))
     return CF_ERR_INVALID;
   return CF_OK;
 }
@@ -95,15 +110,14 @@ cf_integral_args_check (const cf_integral_layout * l, const void *in,
     }                                                                     \
   } while (0)
 
-int
-cf_integral_cpu (const cf_integral_layout * l, const void *in, void *sum,
+/* The tables of one channel. */
+static void
+one_channel (const cf_integral_layout * l, const void *in, void *sum,
     void *squares)
 {
   size_t sum_row, sq_row;
-  int step = l && l->in_step ? l->in_step : 1;
+  int step = l->in_step ? l->in_step : 1;
 
-  if (cf_integral_args_check (l, in, sum, squares) != CF_OK)
-    return CF_ERR_INVALID;
   sum_row = ((size_t) l->width + 1) * cf_integral_sum_size (l->type);
   sq_row = ((size_t) l->width + 1) * 8;
   memset (sum, 0, sum_row);
@@ -119,6 +133,20 @@ cf_integral_cpu (const cf_integral_layout * l, const void *in, void *sum,
     default:
       INTEGRAL_ROWS (float, double, double);
       break;
+  }
+}
+
+int
+cf_integral_cpu (const cf_integral_layout * l, const void *in, void *sum,
+    void *squares)
+{
+  if (cf_integral_args_check (l, in, sum, squares) != CF_OK)
+    return CF_ERR_INVALID;
+  for (int c = 0; c < cf_integral_channels (l); c++) {
+    size_t tables = c * l->channel_stride;
+    one_channel (l, (const uint8_t *) in + c * cf_integral_in_size (l->type),
+        (uint8_t *) sum + tables, squares ? (uint8_t *) squares + tables
+        : NULL);
   }
   return CF_OK;
 }

@@ -67,7 +67,7 @@ table_with_scan (const cf_integral_layout * l, cf_scan_algorithm a,
   rebase_kernel<S><<<grid_out, 256, 0, stream>>> (flat, l->width, table,
       pitch);
   scan_columns<S> (table, pitch, l->width,
-      RowSet { 1, 1, l->height, l->height }, stream);
+      RowSet { 1, 1, l->height, l->height }, 1, 0, stream);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 
@@ -110,7 +110,8 @@ cf_integral_cuda_with_scan (const cf_integral_layout * l,
   int st;
 
   if (cf_integral_args_check (l, d_in, d_sum, d_squares) != CF_OK
-      || !workspace || l->type == CF_INTEGRAL_F32 || algorithm < 0
+      || !workspace || l->type == CF_INTEGRAL_F32 || l->channels > 1
+      || algorithm < 0
       || algorithm >= CF_SCAN_N_ALGORITHMS)
     return CF_ERR_INVALID;
   if (l->type == CF_INTEGRAL_U8)

@@ -321,7 +321,7 @@ kernels_alone (const Job * job, const GstVideoInfo * info,
   cudaEvent_t t0, t1;
   float ms = 0;
   int st = CF_OK;
-  cf_integral_layout l;
+  cf_integral_layout l = { 0 };
   int channels = planes[0].format.channels == 4 ? 3 : 1;
 
   l.type = CF_INTEGRAL_U8;

@@ -27,6 +27,55 @@ px (const uint8_t * in, const cf_integral_layout * l, int x, int y)
   return l->type == CF_INTEGRAL_U8 ? row[i] : ((const uint16_t *) row)[i];
 }
 
+/* Checks one channel of `out` against `in`: `ref` has room for a table
+ * of the plane; counts wrong samples in *bad and describes the first. */
+static void
+check_channel (const cf_integral_layout * l, const uint8_t * in,
+    const cf_box_params * p, const uint8_t * out, uint64_t * ref, int *bad,
+    char *first, size_t first_size)
+{
+  int w = l->width, h = l->height, radius = p->radius, step = l->in_step;
+
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      ref[(size_t) (y + 1) * (w + 1) + x + 1] = px (in, l, x, y)
+          + ref[(size_t) y * (w + 1) + x + 1]
+          + ref[(size_t) (y + 1) * (w + 1) + x] - ref[(size_t) y * (w + 1) + x];
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      int x0 = x - radius < 0 ? 0 : x - radius, y0 = y - radius < 0 ? 0
+          : y - radius;
+      int x1 = x + radius + 1 > w ? w : x + radius + 1;
+      int y1 = y + radius + 1 > h ? h : y + radius + 1;
+      uint64_t s = ref[(size_t) y1 * (w + 1) + x1]
+          - ref[(size_t) y0 * (w + 1) + x1] - ref[(size_t) y1 * (w + 1) + x0]
+          + ref[(size_t) y0 * (w + 1) + x0];
+      uint64_t n = (uint64_t) (x1 - x0) * (y1 - y0), want, got;
+      if (w * h <= 64 * 48) {
+        /* small frames: pixel by pixel too */
+        uint64_t brute = 0;
+        for (int j = y0; j < y1; j++)
+          for (int i = x0; i < x1; i++)
+            brute += px (in, l, i, j);
+        if (brute != s && !(*bad)++)
+          snprintf (first, first_size, "the test's own table is wrong");
+      }
+      if (p->threshold)
+        /* exact: v > s / n - offset, with long double */
+        want = (long double) px (in, l, x, y) > (long double) s / n
+            - p->offset ? (l->type == CF_INTEGRAL_U8 ? 255 : 65535) : 0;
+      else
+        want = (2 * s + n) / (2 * n);
+      got = l->type == CF_INTEGRAL_U8
+          ? out[(size_t) y * p->out_pitch + (size_t) x * step]
+          : ((const uint16_t *) (out + (size_t) y * p->out_pitch))
+          [(size_t) x * step];
+      if (got != want && !(*bad)++)
+        snprintf (first, first_size, "(%d, %d): got %llu, expected %llu",
+            x, y, (unsigned long long) got, (unsigned long long) want);
+    }
+}
+
 /* Tables and box filter of `strips` horizontal strips (1: the whole
  * plane at once), each strip's table made from its rows and the halo the
  * radius reaches, on `cuda` or the CPU. `sum` holds the largest table. */
@@ -59,13 +108,16 @@ filter_strips (int cuda, cf_stream stream, const cf_integral_layout * l,
   return st;
 }
 
+/* `channels` of each pixel filtered at once (one table each), from the
+ * first sample of every `step`. */
 static void
 check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
-    int step, int radius, int threshold, double offset, int strips)
+    int step, int radius, int threshold, double offset, int strips,
+    int channels)
 {
   size_t size = cf_integral_in_size (type);
   cf_integral_layout l = { type, w, h, ((size_t) w * step + 3) * size,
-    ((size_t) w + 1) * cf_integral_sum_size (type), 0, step
+    ((size_t) w + 1) * cf_integral_sum_size (type), 0, step, channels, 0
   };
   cf_box_params p = { radius, threshold, offset,
     ((size_t) w * step + 1) * size, step, 0, 0, 0
@@ -78,9 +130,14 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
   uint64_t *ref = NULL;
   int st, bad = 0;
 
+  /* several channels: each one's table a stride after the previous's */
+  l.channel_stride = channels > 1 ? (sum_bytes + 7) / 8 * 8 : 0;
+  sum_bytes = channels > 1 ? l.channel_stride * channels : sum_bytes;
+  sum = realloc (sum, sum_bytes);
   snprintf (what, sizeof (what), "%s %s %dx%d step %d radius %d %s %g, "
-      "%d strips", cuda ? "cuda" : "cpu", cf_integral_type_name (type), w, h,
-      step, radius, threshold ? "threshold, offset" : "mean", offset, strips);
+      "%d strips, %d channels", cuda ? "cuda" : "cpu",
+      cf_integral_type_name (type), w, h, step, radius,
+      threshold ? "threshold, offset" : "mean", offset, strips, channels);
   test_fill_random (in, in_bytes);
   memset (poison, POISON, out_bytes);
   if (cuda) {
@@ -113,48 +170,15 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
   if (!test_check (st == CF_OK, "%s: %s", what, cf_status_name (st)))
     goto done;
   ref = calloc (((size_t) w + 1) * (h + 1), sizeof (uint64_t));
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
-      ref[(size_t) (y + 1) * (w + 1) + x + 1] = px (in, &l, x, y)
-          + ref[(size_t) y * (w + 1) + x + 1]
-          + ref[(size_t) (y + 1) * (w + 1) + x] - ref[(size_t) y * (w + 1) + x];
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) {
-      int x0 = x - radius < 0 ? 0 : x - radius, y0 = y - radius < 0 ? 0
-          : y - radius;
-      int x1 = x + radius + 1 > w ? w : x + radius + 1;
-      int y1 = y + radius + 1 > h ? h : y + radius + 1;
-      uint64_t s = ref[(size_t) y1 * (w + 1) + x1]
-          - ref[(size_t) y0 * (w + 1) + x1] - ref[(size_t) y1 * (w + 1) + x0]
-          + ref[(size_t) y0 * (w + 1) + x0];
-      uint64_t n = (uint64_t) (x1 - x0) * (y1 - y0), want, got;
-      if (w * h <= 64 * 48) {
-        /* small frames: pixel by pixel too */
-        uint64_t brute = 0;
-        for (int j = y0; j < y1; j++)
-          for (int i = x0; i < x1; i++)
-            brute += px (in, &l, i, j);
-        if (brute != s && !bad++)
-          snprintf (first, sizeof (first), "the test's own table is wrong");
-      }
-      if (threshold)
-        /* exact: v > s / n - offset, with long double */
-        want = (long double) px (in, &l, x, y) > (long double) s / n - offset
-            ? (type == CF_INTEGRAL_U8 ? 255 : 65535) : 0;
-      else
-        want = (2 * s + n) / (2 * n);
-      got = type == CF_INTEGRAL_U8
-          ? out[(size_t) y * p.out_pitch + (size_t) x * step]
-          : ((uint16_t *) (out + (size_t) y * p.out_pitch))[(size_t) x * step];
-      if (got != want && !bad++)
-        snprintf (first, sizeof (first), "(%d, %d): got %llu, expected %llu",
-            x, y, (unsigned long long) got, (unsigned long long) want);
-    }
+  for (int c = 0; c < channels; c++)
+    check_channel (&l, in + c * size, &p, out + c * size, ref, &bad, first,
+        sizeof (first));
   /* everything but the output samples as it was */
   for (int y = 0; y < h; y++)
     for (size_t b = 0; b < p.out_pitch; b++) {
       size_t sample = b / size;
-      int is_out = sample % step == 0 && sample / step < (size_t) w;
+      int is_out = sample % step < (size_t) channels
+          && sample / step < (size_t) w;
       if (!is_out && out[(size_t) y * p.out_pitch + b] != POISON && !bad++)
         snprintf (first, sizeof (first), "row %d byte %zu written", y, b);
     }
@@ -178,7 +202,7 @@ main (int argc, char **argv)
     {1, 1, 1}, {17, 9, 1}, {64, 48, 2}, {97, 61, 8}, {33, 130, 64},
     {70, 40, 1024}, {321, 201, 5}, {1921, 1081, 16},
   };
-  cf_integral_layout l = { CF_INTEGRAL_U8, 8, 8, 8, 36, 0, 1 };
+  cf_integral_layout l = { CF_INTEGRAL_U8, 8, 8, 8, 36, 0, 1, 0, 0 };
   cf_box_params bad = { 0, 0, 0, 8, 1, 0, 0, 0 };
   char name[32];
 
@@ -193,7 +217,7 @@ main (int argc, char **argv)
     /* 8-byte aligned storage for the argument checks */
     static uint64_t table[9 * 9], plane[64];
     cf_box_params good = { 1, 0, 0, 8, 1, 0, 0, 0 };
-    cf_integral_layout l16 = { CF_INTEGRAL_U16, 8, 8, 16, 72, 0, 1 };
+    cf_integral_layout l16 = { CF_INTEGRAL_U16, 8, 8, 16, 72, 0, 1, 0, 0 };
     cf_box_params good16 = { 1, 0, 0, 16, 1, 0, 0, 0 };
     /* output rows: inside the plane, and a table that reaches them */
     static const int rows[][4] = {
@@ -233,9 +257,10 @@ main (int argc, char **argv)
     for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++)
       for (int step = 1; step <= 4; step += 3) {
         check_case (cuda, stream, t, cases[k][0], cases[k][1], step,
-            cases[k][2], 0, 0, 1);
+            cases[k][2], 0, 0, 1, 1);
         check_case (cuda, stream, t, cases[k][0], cases[k][1], step,
-            cases[k][2], 1, k % 3 == 0 ? 0 : k % 3 == 1 ? 7.5 : -3, 1);
+            cases[k][2], 1, k % 3 == 0 ? 0 : k % 3 == 1 ? 7.5 : -3, 1,
+            step == 4 && k % 2 ? 3 : 1);
       }
   /* in strips, each from a table of its own rows and halo: strips shorter
    * and longer than the radius, a last strip of one row, a radius that
@@ -251,7 +276,11 @@ main (int argc, char **argv)
           k++) {
         const int *c = strip_cases[k];
         check_case (cuda, stream, t, c[0], c[1], 1 + 3 * (k % 2), c[2],
-            (int) (k % 2), k % 3 ? 0.0 : 2.5, c[3]);
+            (int) (k % 2), k % 3 ? 0.0 : 2.5, c[3], 1);
+        /* the three colour channels of RGBA at once, as the element
+         * filters them */
+        check_case (cuda, stream, t, c[0], c[1], 4, c[2], (int) (k % 2),
+            k % 3 ? 0.0 : 2.5, c[3], 3);
       }
   }
   if (cuda)

@@ -1,8 +1,8 @@
 /* Integral images against a reference written here (exact for integers,
  * long double for floats) on random planes: each input type, with and
  * without the table of squares, odd sizes up to 4K, padded input rows and
- * padded tables; tables poisoned first, and their padding must stay as it
- * was.
+ * padded tables, one channel of interleaved pixels or several at once;
+ * tables poisoned first, and their padding must stay as it was.
  *
  * On the GPU also with the rows scanned by each scan variant.
  *
@@ -20,6 +20,7 @@
 #define POISON 0xA5
 
 static int step = 1;             /* samples from pixel to pixel */
+static int channels = 1;         /* channels of a pixel made at once */
 /* cuda: the tables in bands of rows (CF_SCAN_AUTO) or by a scan variant
  * over the whole plane (cf_integral_cuda_with_scan) */
 static cf_scan_algorithm rows_by = CF_SCAN_AUTO;
@@ -98,31 +99,39 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
   size_t in_size = cf_integral_in_size (type);
   size_t s_size = cf_integral_sum_size (type);
   cf_integral_layout l = { type, w, h, ((size_t) w * step + pad) * in_size,
-    ((size_t) w + 1 + pad) * s_size, ((size_t) w + 1 + 2 * pad) * 8, step
+    ((size_t) w + 1 + pad) * s_size, ((size_t) w + 1 + 2 * pad) * 8, step,
+    channels, 0
   };
   size_t in_bytes = l.in_pitch * h, s_bytes = l.sum_pitch * (h + 1);
   size_t q_bytes = l.squares_pitch * (h + 1);
+  /* several channels: each one's tables a stride after the previous's */
+  size_t stride = ((s_bytes > q_bytes ? s_bytes : q_bytes) + 15) / 8 * 8;
+  l.channel_stride = channels > 1 ? stride : 0;
+  s_bytes = channels > 1 ? stride * channels : s_bytes;
+  q_bytes = channels > 1 ? stride * channels : q_bytes;
   uint8_t *in = malloc (in_bytes), *sum = malloc (s_bytes);
   uint8_t *sq = with_squares ? malloc (q_bytes) : NULL;
   char what[96];
   int st;
 
-  snprintf (what, sizeof (what), "%s%s%s %s %dx%d pad %d, step %d",
-      cuda ? "cuda" : "cpu", rows_by ? " rows by " : "", rows_by
-      ? cf_scan_algorithm_name (rows_by) : "", cf_integral_type_name (type),
-      w, h, pad, step);
-  /* the samples between the pixels of this channel must not count */
+  snprintf (what, sizeof (what), "%s%s%s %s %dx%d pad %d, step %d, "
+      "%d channels", cuda ? "cuda" : "cpu", rows_by ? " rows by " : "",
+      rows_by ? cf_scan_algorithm_name (rows_by) : "",
+      cf_integral_type_name (type), w, h, pad, step, channels);
+  /* the samples between the pixels of these channels must not count */
   memset (in, 0x7F, in_bytes);
   for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) {
-      uint8_t *p = in + (size_t) y * l.in_pitch + (size_t) x * step * in_size;
-      if (type == CF_INTEGRAL_U8)
-        *p = (uint8_t) test_rand ();
-      else if (type == CF_INTEGRAL_U16)
-        *(uint16_t *) p = (uint16_t) test_rand ();
-      else
-        *(float *) p = (float) test_rand_range (-100, 100);
-    }
+    for (int x = 0; x < w; x++)
+      for (int c = 0; c < channels; c++) {
+        uint8_t *p = in + (size_t) y * l.in_pitch
+            + ((size_t) x * step + c) * in_size;
+        if (type == CF_INTEGRAL_U8)
+          *p = (uint8_t) test_rand ();
+        else if (type == CF_INTEGRAL_U16)
+          *(uint16_t *) p = (uint16_t) test_rand ();
+        else
+          *(float *) p = (float) test_rand_range (-100, 100);
+      }
   memset (sum, POISON, s_bytes);
   if (sq)
     memset (sq, POISON, q_bytes);
@@ -163,12 +172,13 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
   } else {
     st = cf_integral_cpu (&l, in, sum, sq);
   }
-  if (test_check (st == CF_OK, "%s: %s", what, cf_status_name (st))) {
-    check_table (what, type, in, l.in_pitch, w, h, sum, l.sum_pitch, s_size,
-        0);
+  for (int c = 0; c < channels
+      && test_check (st == CF_OK, "%s: %s", what, cf_status_name (st)); c++) {
+    check_table (what, type, in + c * in_size, l.in_pitch, w, h,
+        sum + c * l.channel_stride, l.sum_pitch, s_size, 0);
     if (sq)
-      check_table (what, type, in, l.in_pitch, w, h, sq, l.squares_pitch, 8,
-          1);
+      check_table (what, type, in + c * in_size, l.in_pitch, w, h,
+          sq + c * l.channel_stride, l.squares_pitch, 8, 1);
   }
   free (in);
   free (sum);
@@ -191,7 +201,7 @@ main (int argc, char **argv)
     {640, 480, 0}, {1023, 17, 0}, {2047, 9, 3}, {1921, 1081, 7},
     {3840, 2160, 0}, {4099, 19, 1}, {37, 4104, 2},
   };
-  cf_integral_layout bad = { CF_INTEGRAL_U8, 0, 1, 0, 0, 0, 1 };
+  cf_integral_layout bad = { CF_INTEGRAL_U8, 0, 1, 0, 0, 0, 1, 0, 0 };
   char name[32];
 
   snprintf (name, sizeof (name), "integral-%s", mode);
@@ -207,7 +217,7 @@ main (int argc, char **argv)
     /* entries off their natural alignment: a fault on the GPU, refused
      * everywhere (a u64 table of squares 4 bytes off, a u32 pitch of 6) */
     static uint64_t plane[16], sums[64], squares[64];
-    cf_integral_layout l = { CF_INTEGRAL_U8, 4, 4, 4, 20, 40, 1 };
+    cf_integral_layout l = { CF_INTEGRAL_U8, 4, 4, 4, 20, 40, 1, 0, 0 };
     test_check (cf_integral_args_check (&l, plane, sums, squares) == CF_OK,
         "good arguments refused");
     test_check (cf_integral_cpu (&l, plane, sums, (uint8_t *) squares + 4)
@@ -232,6 +242,36 @@ main (int argc, char **argv)
       check_case (cuda, stream, t, 37, 29, 5, 1);
       check_case (cuda, stream, t, 1920, 1080, 0, step == 4);
     }
+  /* the channels of RGB and RGBA at once, each its own tables: one launch
+   * of each kernel for them all on the GPU */
+  for (step = 3; step <= 4; step++)
+    for (int t = 0; t < CF_INTEGRAL_N_TYPES; t++) {
+      channels = 3;
+      check_case (cuda, stream, t, 37, 29, 5, 1);
+      check_case (cuda, stream, t, 1921, 1081, 3, t != 1);
+      channels = step;
+      check_case (cuda, stream, t, 513, 17, 0, 1);
+      channels = 1;
+    }
+  /* several channels: a stride too short for the tables, more channels
+   * than samples a pixel */
+  {
+    static uint64_t plane[64], sums[256];
+    cf_integral_layout l = { CF_INTEGRAL_U8, 4, 4, 16, 24, 40, 4, 3, 120 };
+    test_check (cf_integral_args_check (&l, plane, sums, NULL) == CF_OK,
+        "three channels refused");
+    l.channel_stride = 112;
+    test_check (cf_integral_cpu (&l, plane, sums, NULL) == CF_ERR_INVALID,
+        "channels' tables overlapping accepted");
+    l.channel_stride = 124;
+    test_check (cf_integral_cpu (&l, plane, sums, NULL) == CF_ERR_INVALID,
+        "a channel stride off 8-byte alignment accepted");
+    l.channel_stride = 120;
+    l.channels = 5;
+    test_check (cf_integral_cpu (&l, plane, sums, NULL) == CF_ERR_INVALID,
+        "5 channels of 4-sample pixels accepted");
+  }
+  step = 1;
   /* rows by each scan variant: integer planes, sums and squares, odd
    * sizes, one channel of RGBA */
   for (rows_by = CF_SCAN_KOGGE_STONE; cuda && rows_by < CF_SCAN_N_ALGORITHMS;
