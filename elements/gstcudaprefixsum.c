@@ -572,6 +572,7 @@ gst_cuda_prefix_sum_stop (GstBaseTransform * trans)
   /* first: queued level work may still read the device buffers */
   gst_cuda_prefix_sum_free_audio (self);
   if (cuda) {
+    gst_cuda_strips_clear (&self->strips);
     gst_cuda_filter_base_free_device (&self->d_in);
     gst_cuda_filter_base_free_device (&self->d_out);
     gst_cuda_filter_base_free_device (&self->d_tables);
@@ -733,7 +734,7 @@ static cf_integral_layout
 channel_layout (GstCudaPrefixSum * self, guint c, gsize in_pitch)
 {
   gsize sum_pitch, sq_pitch, per;
-  cf_integral_layout l;
+  cf_integral_layout l = { 0 };
 
   table_layout (self, &sum_pitch, &sq_pitch, &per);
   l.type = self->type;
@@ -1178,6 +1179,163 @@ queue_output (GstCudaPrefixSum * self, const Side * in, const Side * out,
   return st;
 }
 
+/* Box means (or thresholds) of a frame in host memory, in strips
+ * (gstcudastrips.h): while one strip is uploaded, the next is filtered and
+ * a third downloaded. Each strip's tables are made from its own rows and
+ * the halo its radius reaches (boxmean.h's `table_row`), so that a strip
+ * waits for no other strip's tables; the halo rows are summed twice, once
+ * for each strip they reach, and strips are kept at least twice the
+ * radius high so that this stays at most as much again. */
+typedef struct
+{
+  GstCudaPrefixSum *self;
+  const Settings *s;
+  const guint8 *d_in;
+  guint8 *d_out, *d_tables;
+  gsize pitch, out_pitch, row_bytes;
+} BoxStrips;
+
+/* The measured channels as one layout of consecutive samples (the colours
+ * of packed RGB, whatever their order, or the one grey or luma channel),
+ * whose tables and box filter take one set of launches for them all;
+ * *first: the sample the run starts at. FALSE when they are not
+ * consecutive. */
+static gboolean
+channels_layout (GstCudaPrefixSum * self, gsize pitch, gsize per,
+    cf_integral_layout * l, gint * first)
+{
+  gint lo = G_MAXINT, hi = -1;
+
+  for (guint c = 0; c < self->n_channels; c++) {
+    lo = MIN (lo, self->channels[c].sample);
+    hi = MAX (hi, self->channels[c].sample);
+  }
+  *l = channel_layout (self, 0, pitch);
+  l->channels = self->n_channels;
+  l->channel_stride = per;
+  *first = lo;
+  return hi - lo + 1 == (gint) self->n_channels;
+}
+
+static int
+box_strip (gpointer user, gint row_begin, gint row_end, cf_stream stream)
+{
+  const BoxStrips *b = user;
+  GstCudaPrefixSum *self = b->self;
+  gint h = GST_VIDEO_INFO_HEIGHT (&self->info), r = b->s->radius;
+  gint first = MAX (0, row_begin - r), last = MIN (h, row_end + r);
+  gsize sample = cf_integral_in_size (self->type);
+  gsize sum_pitch, sq_pitch, per;
+  cf_integral_layout l, rows;
+  cf_box_params p;
+  const guint8 *in;
+  gint lo;
+  int st = CF_OK;
+
+  table_layout (self, &sum_pitch, &sq_pitch, &per);
+  if (!channels_layout (self, b->pitch, per, &l, &lo))
+    return CF_ERR_UNSUPPORTED;
+  /* unmeasured samples (alpha) as they came */
+  if (self->channels[0].step > 1)
+    st = cf_gpu_copy_2d (b->d_out + row_begin * b->out_pitch, b->out_pitch,
+        b->d_in + row_begin * b->pitch, b->pitch, b->row_bytes,
+        row_end - row_begin, CF_COPY_DEVICE_TO_DEVICE, stream);
+  rows = l;
+  rows.height = last - first;
+  p = box_params (b->s, b->out_pitch, self->channels[0].step);
+  p.row_begin = row_begin;
+  p.row_end = row_end;
+  p.table_row = first;
+  in = b->d_in + lo * sample;
+  if (st == CF_OK)
+    st = cf_integral_cuda (&rows, in + first * b->pitch, b->d_tables, NULL,
+        stream);
+  if (st == CF_OK)
+    st = cf_box_cuda (&l, in, b->d_tables, &p, b->d_out + lo * sample,
+        stream);
+  return st;
+}
+
+static gint
+box_strip_last_read (gpointer user, gint row_begin G_GNUC_UNUSED,
+    gint row_end)
+{
+  const BoxStrips *b = user;
+
+  return MIN (GST_VIDEO_INFO_HEIGHT (&b->self->info), row_end
+      + b->s->radius) - 1;
+}
+
+static gboolean
+consecutive_channels (GstCudaPrefixSum * self)
+{
+  cf_integral_layout l;
+  gint first;
+
+  return channels_layout (self, 0, 0, &l, &first);
+}
+
+static GstFlowReturn
+process_cuda_box_strips (GstCudaPrefixSum * self, const Side * in,
+    const Side * out, GstBuffer * buf, const Settings * s, gboolean post)
+{
+  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
+  const GstCudaStreams *streams = gst_cuda_filter_base_streams (base);
+  guint plane = self->channels[0].plane;
+  gsize pitch = GST_VIDEO_FRAME_PLANE_STRIDE (in->frame, plane);
+  cf_reduce_layout rl = plane_reduce_layout (self, pitch);
+  GstCudaPlaneCopy copy = { 0 };
+  BoxStrips job;
+  cf_stats stats[4];
+  int st;
+
+  if (!ensure_workspace (self, in, out, TRUE, NULL, s)
+      || !GST_CUDA_FILTER_CHECK (self, gst_cuda_strips_init (&self->strips),
+          "creating events"))
+    return GST_FLOW_ERROR;
+  job.self = self;
+  job.s = s;
+  job.d_in = self->d_in.ptr;
+  job.d_out = self->d_out.ptr;
+  job.d_tables = self->d_tables.ptr;
+  job.pitch = pitch;
+  job.out_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (out->frame, plane);
+  job.row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (&self->info)
+      * GST_VIDEO_INFO_COMP_PSTRIDE (&self->info, 0);
+  copy.src = GST_VIDEO_FRAME_PLANE_DATA (in->frame, plane);
+  copy.src_stride = pitch;
+  copy.dst = GST_VIDEO_FRAME_PLANE_DATA (out->frame, plane);
+  copy.dst_stride = job.out_pitch;
+  copy.d_src = self->d_in.ptr;
+  copy.d_src_stride = pitch;
+  copy.d_dst = self->d_out.ptr;
+  copy.d_dst_stride = job.out_pitch;
+  copy.row_bytes = job.row_bytes;
+  copy.height = GST_VIDEO_INFO_HEIGHT (&self->info);
+  copy.min_rows = 2 * s->radius;
+  st = gst_cuda_strips_enqueue (&self->strips, streams, &copy, box_strip,
+      box_strip_last_read, &job);
+  /* the statistics, once the last strip (and so every row) is up */
+  if (st == CF_OK && post)
+    st = cf_reduce_cuda (&rl, self->d_in.ptr, self->d_stats.ptr,
+        self->d_work.ptr, streams->compute);
+  if (st == CF_OK && post)
+    st = cf_gpu_copy_2d (stats, sizeof (stats), self->d_stats.ptr,
+        sizeof (stats), sizeof (cf_stats) * rl.channels, 1,
+        CF_COPY_DEVICE_TO_HOST, streams->compute);
+  /* the other planes (chroma) as they came, while the GPU works */
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in->frame) && st == CF_OK;
+      p++)
+    if (p != plane)
+      st = copy_plane (in, out, p, streams->compute);
+  if (!GST_CUDA_FILTER_CHECK (self, st, "filtering a frame")
+      || !gst_cuda_filter_base_sync (base))
+    return GST_FLOW_ERROR;
+  if (post)
+    post_stats (self, buf, stats, NULL, s);
+  return GST_FLOW_OK;
+}
+
 /* `view`: where the tables go (a meta over `block` when they stay on the
  * device, else host tables; NULL: nowhere). `out`: the frame written, by
  * the box filter or, in passthrough from one memory type to the other, as
@@ -1202,6 +1360,10 @@ process_cuda (GstCudaPrefixSum * self, const Side * in, const Side * out,
   guint8 *d_tables;
   int st = CF_OK;
 
+  /* box means of frames in host memory, tables by bands: in strips */
+  if (box && !view && !in->on_device && !out->on_device
+      && s->algorithm == CF_SCAN_AUTO && consecutive_channels (self))
+    return process_cuda_box_strips (self, in, out, buf, s, post);
   table_layout (self, &sum_pitch, &sq_pitch, &tables_bytes);
   tables_bytes *= self->n_channels;
   if (!ensure_workspace (self, in, out, tables, block, s))

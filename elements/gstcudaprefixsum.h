@@ -7,6 +7,7 @@
 #include <gst/audio/audio.h>
 
 #include "gstcudafilterbase.h"
+#include "gstcudastrips.h"
 #include "gstcudatablepool.h"
 #include "gstcudalevel.h"
 #include "integral.h"
@@ -89,6 +90,7 @@ struct _GstCudaPrefixSum
   gpointer tables;              /* host tables when no meta takes them */
   GstCudaDeviceBuffer d_in, d_out, d_tables, d_stats, d_work, d_scan;
   GstCudaTablePool *table_pool; /* device tables that travel on buffers */
+  GstCudaStrips strips;         /* box means of frames in host memory */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (cudaprefixsum);

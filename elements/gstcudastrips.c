@@ -47,44 +47,46 @@ gst_cuda_strips_enqueue (GstCudaStrips * s, const GstCudaStreams * st,
 {
   gsize bytes = p->row_bytes * p->height;
   gint n = CLAMP ((gint) (bytes / MIN_STRIP_BYTES), 1, GST_CUDA_STRIPS_MAX);
-  gint rows = (p->height + n - 1) / n;
+  gint rows = MAX ((p->height + n - 1) / n, p->min_rows);
+  gint computed = 0;
   int status = CF_OK;
 
   n = (p->height + rows - 1) / rows;
   if (!p->src && !p->dst)
     return compute (user, 0, p->height, st->compute);
 
-  /* uploads; the events are recorded before any stream waits on them */
-  for (gint k = 0; p->src && k < n && status == CF_OK; k++) {
-    gint r0 = k * rows, r1 = MIN (p->height, r0 + rows);
-    status = cf_gpu_copy_2d (p->d_src + r0 * p->d_src_stride, p->d_src_stride,
-        p->src + r0 * p->src_stride, p->src_stride, p->row_bytes, r1 - r0,
-        CF_COPY_HOST_TO_DEVICE, st->upload);
-    if (status == CF_OK)
-      status = cf_gpu_event_record (s->uploaded[k], st->upload);
-  }
-
-  /* kernels, each after the upload of the last strip it reads */
+  /* In strip order, so that the first download is queued as early as it
+   * can be, not after every kernel (the host's calls take time too): the
+   * upload of strip k, then the kernels of the strips whose rows have all
+   * been queued for upload by then, each followed by its download. An
+   * event is recorded before any stream waits on it. */
   for (gint k = 0; k < n && status == CF_OK; k++) {
     gint r0 = k * rows, r1 = MIN (p->height, r0 + rows);
-    gint need = last_read (user, r0, r1) / rows;
-    if (p->src)
-      status = cf_gpu_stream_wait (st->compute,
-          s->uploaded[MIN (need, n - 1)]);
-    if (status == CF_OK)
-      status = compute (user, r0, r1, st->compute);
-    if (status == CF_OK)
-      status = cf_gpu_event_record (s->computed[k], st->compute);
-  }
-
-  /* downloads, each after its kernel */
-  for (gint k = 0; p->dst && k < n && status == CF_OK; k++) {
-    gint r0 = k * rows, r1 = MIN (p->height, r0 + rows);
-    status = cf_gpu_stream_wait (st->download, s->computed[k]);
-    if (status == CF_OK)
-      status = cf_gpu_copy_2d (p->dst + r0 * p->dst_stride, p->dst_stride,
-          p->d_dst + r0 * p->d_dst_stride, p->d_dst_stride, p->row_bytes, r1 - r0,
-          CF_COPY_DEVICE_TO_HOST, st->download);
+    if (p->src) {
+      status = cf_gpu_copy_2d (p->d_src + r0 * p->d_src_stride,
+          p->d_src_stride, p->src + r0 * p->src_stride, p->src_stride,
+          p->row_bytes, r1 - r0, CF_COPY_HOST_TO_DEVICE, st->upload);
+      if (status == CF_OK)
+        status = cf_gpu_event_record (s->uploaded[k], st->upload);
+    }
+    for (; computed < n && status == CF_OK; computed++) {
+      gint c0 = computed * rows, c1 = MIN (p->height, c0 + rows);
+      gint need = p->src ? MIN (last_read (user, c0, c1) / rows, n - 1) : 0;
+      if (need > k)
+        break;
+      if (p->src)
+        status = cf_gpu_stream_wait (st->compute, s->uploaded[need]);
+      if (status == CF_OK)
+        status = compute (user, c0, c1, st->compute);
+      if (status == CF_OK && p->dst)
+        status = cf_gpu_event_record (s->computed[computed], st->compute);
+      if (status == CF_OK && p->dst)
+        status = cf_gpu_stream_wait (st->download, s->computed[computed]);
+      if (status == CF_OK && p->dst)
+        status = cf_gpu_copy_2d (p->dst + c0 * p->dst_stride, p->dst_stride,
+            p->d_dst + c0 * p->d_dst_stride, p->d_dst_stride, p->row_bytes,
+            c1 - c0, CF_COPY_DEVICE_TO_HOST, st->download);
+    }
   }
   return status;
 }

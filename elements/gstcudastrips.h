@@ -35,6 +35,7 @@ typedef struct
   gsize d_src_stride, d_dst_stride;
   gsize row_bytes;
   gint height;
+  gint min_rows;                /* strips of at least this many rows (0: any) */
 } GstCudaPlaneCopy;
 
 /* Filters output rows [row_begin, row_end) on `stream`; returns a status. */
