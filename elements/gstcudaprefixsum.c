@@ -1192,7 +1192,7 @@ typedef struct
   const Settings *s;
   const guint8 *d_in;
   guint8 *d_out, *d_tables;
-  gsize pitch, out_pitch, row_bytes;
+  gsize pitch, out_pitch;
 } BoxStrips;
 
 /* The measured channels as one layout of consecutive samples (the colours
@@ -1230,26 +1230,23 @@ box_strip (gpointer user, gint row_begin, gint row_end, cf_stream stream)
   cf_box_params p;
   const guint8 *in;
   gint lo;
-  int st = CF_OK;
+  int st;
 
   table_layout (self, &sum_pitch, &sq_pitch, &per);
   if (!channels_layout (self, b->pitch, per, &l, &lo))
     return CF_ERR_UNSUPPORTED;
-  /* unmeasured samples (alpha) as they came */
-  if (self->channels[0].step > 1)
-    st = cf_gpu_copy_2d (b->d_out + row_begin * b->out_pitch, b->out_pitch,
-        b->d_in + row_begin * b->pitch, b->pitch, b->row_bytes,
-        row_end - row_begin, CF_COPY_DEVICE_TO_DEVICE, stream);
   rows = l;
   rows.height = last - first;
   p = box_params (b->s, b->out_pitch, self->channels[0].step);
   p.row_begin = row_begin;
   p.row_end = row_end;
   p.table_row = first;
+  /* unmeasured samples (alpha) as they came, by the same kernel */
+  p.copy_others = self->channels[0].step > (gint) self->n_channels;
+  p.pixel_start = lo;
   in = b->d_in + lo * sample;
-  if (st == CF_OK)
-    st = cf_integral_cuda (&rows, in + first * b->pitch, b->d_tables, NULL,
-        stream);
+  st = cf_integral_cuda (&rows, in + first * b->pitch, b->d_tables, NULL,
+      stream);
   if (st == CF_OK)
     st = cf_box_cuda (&l, in, b->d_tables, &p, b->d_out + lo * sample,
         stream);
@@ -1300,8 +1297,6 @@ process_cuda_box_strips (GstCudaPrefixSum * self, const Side * in,
   job.d_tables = self->d_tables.ptr;
   job.pitch = pitch;
   job.out_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (out->frame, plane);
-  job.row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (&self->info)
-      * GST_VIDEO_INFO_COMP_PSTRIDE (&self->info, 0);
   copy.src = GST_VIDEO_FRAME_PLANE_DATA (in->frame, plane);
   copy.src_stride = pitch;
   copy.dst = GST_VIDEO_FRAME_PLANE_DATA (out->frame, plane);
@@ -1310,7 +1305,8 @@ process_cuda_box_strips (GstCudaPrefixSum * self, const Side * in,
   copy.d_src_stride = pitch;
   copy.d_dst = self->d_out.ptr;
   copy.d_dst_stride = job.out_pitch;
-  copy.row_bytes = job.row_bytes;
+  copy.row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (&self->info)
+      * GST_VIDEO_INFO_COMP_PSTRIDE (&self->info, 0);
   copy.height = GST_VIDEO_INFO_HEIGHT (&self->info);
   copy.min_rows = 2 * s->radius;
   st = gst_cuda_strips_enqueue (&self->strips, streams, &copy, box_strip,

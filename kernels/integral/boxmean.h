@@ -45,11 +45,19 @@ typedef struct
    * to row_end + radius (or the last). This lets a plane be filtered in
    * strips, each from a table of its own rows and their halo. */
   int table_row;
+  /* Non-zero: each output pixel's other samples (alpha, padding) are
+   * copied from the input's, so that the output needs no other pass. A
+   * pixel is out_step samples (as many as in_step) and starts
+   * `pixel_start` samples before `in` and `out`; the layout's channels
+   * from there are filtered, the rest copied. */
+  int copy_others;
+  int pixel_start;
 } cf_box_params;
 
 /* CF_ERR_INVALID for a float input, a radius out of range, output rows
  * too short, an output row range outside the plane or a table row past
- * the first row its windows reach, no threshold input, or samples,
+ * the first row its windows reach, no threshold input, copies of other
+ * samples without an input of the same pixel size, or samples,
  * entries or pitches off their natural alignment
  * (cf_integral_args_check). `in` may be NULL for a box mean. */
 int cf_box_args_check (const cf_integral_layout * layout, const void *in,

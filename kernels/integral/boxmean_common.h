@@ -41,6 +41,14 @@ cf_box_rows (int row_begin, int row_end, int height, int *begin, int *end)
   *end = row_end ? row_end : height;
 }
 
+/* Whether sample k of a pixel is one to copy: a pixel of `step` samples
+ * whose filtered channels are `channels` from sample `start`. */
+CF_BOX_FN int
+cf_box_copied (int k, int step, int start, int channels)
+{
+  return k < step && (k < start || k >= start + channels);
+}
+
 /* Mean rounded to nearest, halves up. */
 CF_BOX_FN uint64_t
 cf_box_round_mean (uint64_t sum, uint64_t count)

@@ -1,5 +1,6 @@
 /* CPU twin of the box means and thresholds. */
 #include <stdint.h>
+#include <string.h>
 
 #include "boxmean.h"
 #include "boxmean_common.h"
@@ -26,7 +27,10 @@ cf_box_args_check (const cf_integral_layout * l, const void *in,
       /* the GPU faults on samples or entries off their natural alignment */
       || (uintptr_t) out % size || p->out_pitch % size
       || cf_integral_args_check (l, in ? in : out, sum, NULL) != CF_OK
-      || (p->threshold && !in))
+      || (p->threshold && !in)
+      || (p->copy_others && (!in || (l->in_step ? l->in_step : 1) != step
+              || p->pixel_start < 0
+              || p->pixel_start + cf_integral_channels (l) > step)))
     return CF_ERR_INVALID;
   return CF_OK;
 }
@@ -71,6 +75,29 @@ one_channel (const cf_integral_layout * l, const void *in, const void *sum,
     }
 }
 
+/* The samples of each output pixel that are not filtered, from the
+ * input's. */
+static void
+copy_others (const cf_integral_layout * l, const void *in,
+    const cf_box_params * p, void *out)
+{
+  int step = p->out_step, begin, end;
+  size_t size = cf_integral_in_size (l->type);
+
+  cf_box_rows (p->row_begin, p->row_end, l->height, &begin, &end);
+  for (int y = begin; y < end; y++) {
+    const uint8_t *from = (const uint8_t *) in + (size_t) y * l->in_pitch
+        - p->pixel_start * size;
+    uint8_t *to = (uint8_t *) out + (size_t) y * p->out_pitch
+        - p->pixel_start * size;
+    for (int x = 0; x < l->width; x++)
+      for (int k = 0; k < step; k++)
+        if (cf_box_copied (k, step, p->pixel_start, cf_integral_channels (l)))
+          memcpy (to + ((size_t) x * step + k) * size,
+              from + ((size_t) x * step + k) * size, size);
+  }
+}
+
 int
 cf_box_cpu (const cf_integral_layout * l, const void *in, const void *sum,
     const cf_box_params * p, void *out)
@@ -84,5 +111,7 @@ cf_box_cpu (const cf_integral_layout * l, const void *in, const void *sum,
     one_channel (l, in ? (const uint8_t *) in + c * size : NULL,
         (const uint8_t *) sum + c * l->channel_stride, p,
         (uint8_t *) out + c * size);
+  if (p->copy_others)
+    copy_others (l, in, p, out);
   return CF_OK;
 }

@@ -41,6 +41,17 @@ box_kernel (cf_integral_layout l, const uint8_t * in, const uint8_t * sum,
     v = cf_box_round_mean (s, count);
   }
   ((IN *) (out + (size_t) y * p.out_pitch))[(size_t) x * out_step] = (IN) v;
+  /* the first channel's thread copies the pixel's other samples */
+  if (p.copy_others && blockIdx.z == 0) {
+    const IN *from = (const IN *) (in + (size_t) y * l.in_pitch)
+        + (size_t) x * out_step - p.pixel_start;
+    IN *to = (IN *) (out + (size_t) y * p.out_pitch) + (size_t) x * out_step
+        - p.pixel_start;
+    for (int k = 0; k < out_step; k++)
+      if (cf_box_copied (k, out_step, p.pixel_start, l.channels > 1
+              ? l.channels : 1))
+        to[k] = from[k];
+  }
 }
 
 }                               /* namespace cfb */

@@ -108,19 +108,20 @@ filter_strips (int cuda, cf_stream stream, const cf_integral_layout * l,
   return st;
 }
 
-/* `channels` of each pixel filtered at once (one table each), from the
- * first sample of every `step`. */
+/* `channels` of each pixel filtered at once (one table each), from sample
+ * `start` of every `step`; `copy`: the pixels' other samples copied by the
+ * box filter too. */
 static void
 check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
     int step, int radius, int threshold, double offset, int strips,
-    int channels)
+    int channels, int start, int copy)
 {
   size_t size = cf_integral_in_size (type);
   cf_integral_layout l = { type, w, h, ((size_t) w * step + 3) * size,
     ((size_t) w + 1) * cf_integral_sum_size (type), 0, step, channels, 0
   };
   cf_box_params p = { radius, threshold, offset,
-    ((size_t) w * step + 1) * size, step, 0, 0, 0
+    ((size_t) w * step + 1) * size, step, 0, 0, 0, copy, start
   };
   size_t in_bytes = l.in_pitch * h, sum_bytes = l.sum_pitch * (h + 1);
   size_t out_bytes = p.out_pitch * h;
@@ -135,9 +136,10 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
   sum_bytes = channels > 1 ? l.channel_stride * channels : sum_bytes;
   sum = realloc (sum, sum_bytes);
   snprintf (what, sizeof (what), "%s %s %dx%d step %d radius %d %s %g, "
-      "%d strips, %d channels", cuda ? "cuda" : "cpu",
+      "%d strips, %d channels from %d%s", cuda ? "cuda" : "cpu",
       cf_integral_type_name (type), w, h, step, radius,
-      threshold ? "threshold, offset" : "mean", offset, strips, channels);
+      threshold ? "threshold, offset" : "mean", offset, strips, channels,
+      start, copy ? ", the others copied" : "");
   test_fill_random (in, in_bytes);
   memset (poison, POISON, out_bytes);
   if (cuda) {
@@ -154,7 +156,8 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
       st = cf_gpu_copy_2d (d_out, out_bytes, poison, out_bytes, out_bytes, 1,
           CF_COPY_HOST_TO_DEVICE, stream);
     if (st == CF_OK)
-      st = filter_strips (1, stream, &l, d_in, d_sum, &p, d_out, strips);
+      st = filter_strips (1, stream, &l, (uint8_t *) d_in + start * size,
+          d_sum, &p, (uint8_t *) d_out + start * size, strips);
     if (st == CF_OK)
       st = cf_gpu_copy_2d (out, out_bytes, d_out, out_bytes, out_bytes, 1,
           CF_COPY_DEVICE_TO_HOST, stream);
@@ -165,22 +168,27 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
     cf_gpu_free (d_out);
   } else {
     memcpy (out, poison, out_bytes);
-    st = filter_strips (0, NULL, &l, in, sum, &p, out, strips);
+    st = filter_strips (0, NULL, &l, in + start * size, sum, &p,
+        out + start * size, strips);
   }
   if (!test_check (st == CF_OK, "%s: %s", what, cf_status_name (st)))
     goto done;
   ref = calloc (((size_t) w + 1) * (h + 1), sizeof (uint64_t));
   for (int c = 0; c < channels; c++)
-    check_channel (&l, in + c * size, &p, out + c * size, ref, &bad, first,
+    check_channel (&l, in + (start + c) * size, &p, out + (start + c) * size,
+        ref, &bad, first,
         sizeof (first));
-  /* everything but the output samples as it was */
+  /* the pixels' other samples copied, or as they were; everything past
+   * the pixels as it was */
   for (int y = 0; y < h; y++)
     for (size_t b = 0; b < p.out_pitch; b++) {
       size_t sample = b / size;
-      int is_out = sample % step < (size_t) channels
-          && sample / step < (size_t) w;
-      if (!is_out && out[(size_t) y * p.out_pitch + b] != POISON && !bad++)
-        snprintf (first, sizeof (first), "row %d byte %zu written", y, b);
+      int k = (int) (sample % step), pixel = sample / step < (size_t) w;
+      int filtered = pixel && k >= start && k < start + channels;
+      uint8_t want = pixel && copy ? in[(size_t) y * l.in_pitch + b] : POISON;
+      if (!filtered && out[(size_t) y * p.out_pitch + b] != want && !bad++)
+        snprintf (first, sizeof (first), "row %d byte %zu: got %d, expected "
+            "%d", y, b, out[(size_t) y * p.out_pitch + b], want);
     }
   test_check (bad == 0, "%s: %d wrong, first %s", what, bad, first);
 done:
@@ -203,7 +211,7 @@ main (int argc, char **argv)
     {70, 40, 1024}, {321, 201, 5}, {1921, 1081, 16},
   };
   cf_integral_layout l = { CF_INTEGRAL_U8, 8, 8, 8, 36, 0, 1, 0, 0 };
-  cf_box_params bad = { 0, 0, 0, 8, 1, 0, 0, 0 };
+  cf_box_params bad = { 0, 0, 0, 8, 1, 0, 0, 0, 0, 0 };
   char name[32];
 
   snprintf (name, sizeof (name), "boxmean-%s", mode);
@@ -216,9 +224,9 @@ main (int argc, char **argv)
   {
     /* 8-byte aligned storage for the argument checks */
     static uint64_t table[9 * 9], plane[64];
-    cf_box_params good = { 1, 0, 0, 8, 1, 0, 0, 0 };
+    cf_box_params good = { 1, 0, 0, 8, 1, 0, 0, 0, 0, 0 };
     cf_integral_layout l16 = { CF_INTEGRAL_U16, 8, 8, 16, 72, 0, 1, 0, 0 };
-    cf_box_params good16 = { 1, 0, 0, 16, 1, 0, 0, 0 };
+    cf_box_params good16 = { 1, 0, 0, 16, 1, 0, 0, 0, 0, 0 };
     /* output rows: inside the plane, and a table that reaches them */
     static const int rows[][4] = {
       /* row_begin, row_end, table_row, accepted */
@@ -242,6 +250,25 @@ main (int argc, char **argv)
     bad.radius = CF_BOX_MAX_RADIUS + 1;
     test_check (cf_box_args_check (&l, plane, table, &bad, plane)
         == CF_ERR_INVALID, "radius %d accepted", CF_BOX_MAX_RADIUS + 1);
+    /* copies of the pixels' other samples: from an input of the same
+     * pixels, the filtered channels inside them */
+    {
+      cf_box_params copy = good;
+      copy.copy_others = 1;
+      test_check (cf_box_args_check (&l, plane, table, &copy, plane)
+          == CF_OK, "copying the other samples refused");
+      test_check (cf_box_args_check (&l, NULL, table, &copy, plane)
+          == CF_ERR_INVALID, "copying the other samples of no input "
+          "accepted");
+      copy.pixel_start = 1;
+      test_check (cf_box_args_check (&l, plane, table, &copy, plane)
+          == CF_ERR_INVALID, "a channel past the pixel accepted");
+      copy.pixel_start = 0;
+      copy.out_step = 2;
+      copy.out_pitch = 16;
+      test_check (cf_box_args_check (&l, plane, table, &copy, plane)
+          == CF_ERR_INVALID, "pixels of 1 sample in, 2 out accepted");
+    }
     /* off their alignment: a fault on the GPU, refused everywhere */
     test_check (cf_box_args_check (&l, plane, (uint8_t *) table + 2, &good,
             plane) == CF_ERR_INVALID, "a misaligned table accepted");
@@ -257,10 +284,10 @@ main (int argc, char **argv)
     for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++)
       for (int step = 1; step <= 4; step += 3) {
         check_case (cuda, stream, t, cases[k][0], cases[k][1], step,
-            cases[k][2], 0, 0, 1, 1);
+            cases[k][2], 0, 0, 1, 1, 0, 0);
         check_case (cuda, stream, t, cases[k][0], cases[k][1], step,
             cases[k][2], 1, k % 3 == 0 ? 0 : k % 3 == 1 ? 7.5 : -3, 1,
-            step == 4 && k % 2 ? 3 : 1);
+            step == 4 && k % 2 ? 3 : 1, 0, 0);
       }
   /* in strips, each from a table of its own rows and halo: strips shorter
    * and longer than the radius, a last strip of one row, a radius that
@@ -276,11 +303,11 @@ main (int argc, char **argv)
           k++) {
         const int *c = strip_cases[k];
         check_case (cuda, stream, t, c[0], c[1], 1 + 3 * (k % 2), c[2],
-            (int) (k % 2), k % 3 ? 0.0 : 2.5, c[3], 1);
-        /* the three colour channels of RGBA at once, as the element
-         * filters them */
+            (int) (k % 2), k % 3 ? 0.0 : 2.5, c[3], 1, 0, 0);
+        /* the three colour channels of RGBA and ARGB at once, alpha
+         * copied, as the element filters them */
         check_case (cuda, stream, t, c[0], c[1], 4, c[2], (int) (k % 2),
-            k % 3 ? 0.0 : 2.5, c[3], 3);
+            k % 3 ? 0.0 : 2.5, c[3], 3, (int) (k % 2), 1);
       }
   }
   if (cuda)
