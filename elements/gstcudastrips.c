@@ -48,13 +48,21 @@ gst_cuda_strips_enqueue (GstCudaStrips * s, const GstCudaStreams * st,
   gsize bytes = p->row_bytes * p->height;
   gint n = CLAMP ((gint) (bytes / MIN_STRIP_BYTES), 1, GST_CUDA_STRIPS_MAX);
   gint rows = MAX ((p->height + n - 1) / n, p->min_rows);
-  gint computed = 0;
+  gint computed = 0, lag;
   int status = CF_OK;
 
   n = (p->height + rows - 1) / rows;
   if (!p->src && !p->dst)
     return compute (user, 0, p->height, st->compute);
 
+  /* Filtered strips sit `lag` rows above the uploaded ones, lag being the
+   * rows a strip reads below its own: then the rows that filtered strip k
+   * reads have all come with uploads 0 .. k, and it need not wait for
+   * strip k + 1's upload too (a border that reads the far edge, wrap,
+   * keeps them aligned). */
+  lag = MAX (0, last_read (user, 0, rows) - (rows - 1));
+  if (lag >= rows || n == 1)
+    lag = 0;
   /* In strip order, so that the first download is queued as early as it
    * can be, not after every kernel (the host's calls take time too): the
    * upload of strip k, then the kernels of the strips whose rows have all
@@ -70,7 +78,8 @@ gst_cuda_strips_enqueue (GstCudaStrips * s, const GstCudaStreams * st,
         status = cf_gpu_event_record (s->uploaded[k], st->upload);
     }
     for (; computed < n && status == CF_OK; computed++) {
-      gint c0 = computed * rows, c1 = MIN (p->height, c0 + rows);
+      gint c0 = MAX (0, computed * rows - lag);
+      gint c1 = computed == n - 1 ? p->height : (computed + 1) * rows - lag;
       gint need = p->src ? MIN (last_read (user, c0, c1) / rows, n - 1) : 0;
       if (need > k)
         break;
