@@ -48,16 +48,32 @@ struct Args
   int words;                    /* u8 plane, rows 4-byte aligned: 32-bit loads */
 };
 
-/* Grids carry the channel in their third dimension: channel blockIdx.z's
- * samples start that many samples after the first channel's, its table
- * blockIdx.z x channel_table bytes after the first. */
-template <typename IN>
-__device__ __forceinline__ void
-to_channel (Args & a, uint8_t *& table, size_t channel_table)
+/* The tables one set of launches builds: the sums of every channel, and
+ * their squares when `squares` is not NULL. Grids carry the table in their
+ * third dimension: z < channels, the sums of channel z; from there, the
+ * squares of channel z - channels. Channel c's samples start c samples
+ * after the first channel's, its tables c x channel_stride bytes after the
+ * first channel's. The squares' blocks run beside the sums', so that the
+ * two sets of latency-bound kernels cover each other's waits. */
+struct Tables
 {
-  a.in += blockIdx.z * sizeof (IN);
-  table += blockIdx.z * channel_table;
-}
+  uint8_t *sums, *squares;
+  size_t sum_pitch, squares_pitch, channel_stride;
+  unsigned channels;
+
+  /* This block's table and pitch; moves a.in to its channel; TRUE for
+   * squares. */
+  template <typename IN>
+  __device__ bool pick (Args & a, uint8_t *& table, size_t & pitch) const
+  {
+    const bool sq = blockIdx.z >= channels;
+    const unsigned c = sq ? blockIdx.z - channels : blockIdx.z;
+    a.in += c * sizeof (IN);
+    table = (sq ? squares : sums) + c * channel_stride;
+    pitch = sq ? squares_pitch : sum_pitch;
+    return sq;
+  }
+};
 
 /* ---- scans across the block ---------------------------------------------- */
 
@@ -252,11 +268,9 @@ constexpr int INNER = BAND - 1;         /* rows of a band before its last */
 /* ---- step 1: the tiles' sums ---------------------------------------------- */
 
 template <typename IN, typename S, bool SQUARE>
-__global__ void __launch_bounds__ (TILE_THREADS)
-tile_sums_kernel (Args a, uint8_t * table, size_t pitch,
-    size_t channel_table)
+__device__ void
+tile_sums (const Args & a, uint8_t * table, size_t pitch)
 {
-  to_channel<IN> (a, table, channel_table);
   const int width = a.l.width;
   const int base = blockIdx.x * blockDim.x * CPT;
   const int e0 = base + threadIdx.x * CPT;
@@ -285,14 +299,42 @@ tile_sums_kernel (Args a, uint8_t * table, size_t pitch,
       ((S *) (table + (size_t) (y0 + 1 + r) * pitch))[base] = total[r];
 }
 
+template <typename IN, typename SUM, typename SQ, bool BOTH>
+__global__ void __launch_bounds__ (TILE_THREADS)
+tile_sums_kernel (Args a, Tables t)
+{
+  uint8_t *table;
+  size_t pitch;
+  if (t.pick<IN> (a, table, pitch) && BOTH)
+    tile_sums<IN, SQ, true> (a, table, pitch);
+  else
+    tile_sums<IN, SUM, false> (a, table, pitch);
+}
+
+/* ---- step 2: the bands' last rows scanned down ---------------------------- */
+
+template <typename SUM, typename SQ, bool BOTH>
+__global__ void
+band_columns_kernel (Tables t, int width, RowSet rows)
+{
+  Args none = { };
+  uint8_t *table;
+  size_t pitch;
+  let_next_start ();
+  wait_for_previous ();         /* the rows come from the kernel before */
+  if (t.pick<uint8_t> (none, table, pitch) && BOTH)
+    columns<SQ> (table, pitch, width, rows);
+  else
+    columns<SUM> (table, pitch, width, rows);
+}
+
 /* ---- step 3: the bands' last rows, and the row sums before each segment -- */
 
 template <typename S>
-__global__ void __launch_bounds__ (ENDS_THREADS)
-band_ends_kernel (int width, int height, int tile_entries, uint8_t * table,
-    size_t pitch, size_t channel_table)
+__device__ void
+band_ends (int width, int height, int tile_entries, uint8_t * table,
+    size_t pitch)
 {
-  table += blockIdx.z * channel_table;
   const int y0 = blockIdx.x * BAND, rows = min (height, y0 + BAND) - y0;
   S carry = 0;
 
@@ -336,6 +378,19 @@ band_ends_kernel (int width, int height, int tile_entries, uint8_t * table,
       run += __shfl_sync (0xffffffffu, incl, 31);
     }
   }
+}
+
+template <typename SUM, typename SQ, bool BOTH>
+__global__ void __launch_bounds__ (ENDS_THREADS)
+band_ends_kernel (int width, int height, int tile_entries, Tables t)
+{
+  Args none = { };
+  uint8_t *table;
+  size_t pitch;
+  if (t.pick<uint8_t> (none, table, pitch) && BOTH)
+    band_ends<SQ> (width, height, tile_entries, table, pitch);
+  else
+    band_ends<SUM> (width, height, tile_entries, table, pitch);
 }
 
 /* ---- step 4: the rows inside each band ---------------------------------- */
@@ -386,13 +441,16 @@ band_rows (const Args & a, uint8_t * table, size_t pitch)
   }
 }
 
-template <typename IN, typename S, bool SQUARE>
+template <typename IN, typename SUM, typename SQ, bool BOTH>
 __global__ void __launch_bounds__ (TILE_THREADS)
-band_rows_kernel (Args a, uint8_t * table, size_t pitch,
-    size_t channel_table)
+band_rows_kernel (Args a, Tables t)
 {
-  to_channel<IN> (a, table, channel_table);
-  band_rows<IN, S, SQUARE> (a, table, pitch);
+  uint8_t *table;
+  size_t pitch;
+  if (t.pick<IN> (a, table, pitch) && BOTH)
+    band_rows<IN, SQ, true> (a, table, pitch);
+  else
+    band_rows<IN, SUM, false> (a, table, pitch);
 }
 
 /* Threads for a row of `entries` table entries, CPT each, in whole warps,
@@ -404,31 +462,34 @@ threads_for (int entries, int most)
   return warps * 32 < most ? warps * 32 : most;
 }
 
-template <typename IN, typename S, bool SQUARE>
+/* BOTH: sums and squares; otherwise sums only, in kernels that hold no
+ * code for the squares (whose 64-bit sums take twice the registers, and
+ * would halve the blocks an SM holds for the sums too). */
+template <typename IN, typename SUM, typename SQ, bool BOTH>
 static void
-table_in_bands (const Args & a, uint8_t * table, size_t pitch,
-    cudaStream_t stream)
+tables_in_bands (const Args & a, const Tables & t, cudaStream_t stream)
 {
   const int entries = a.l.width + 1;
   const int bands = (a.l.height + BAND - 1) / BAND;
   const int tile_threads = threads_for (entries, TILE_THREADS);
   const int tile_entries = tile_threads * CPT;
-  const unsigned channels = cf_integral_channels (&a.l);
-  const size_t channel_table = a.l.channel_stride;
+  const unsigned tables = t.channels * (BOTH ? 2 : 1);
   const dim3 tiles ((entries + tile_entries - 1) / tile_entries, bands,
-      channels);
+      tables);
 
-  tile_sums_kernel<IN, S, SQUARE><<<tiles, tile_threads, 0, stream>>> (a,
-      table, pitch, channel_table);
+  tile_sums_kernel<IN, SUM, SQ, BOTH><<<tiles, tile_threads, 0, stream>>> (a,
+      t);
   if (bands > 1)
-    scan_columns<S> (table, pitch, a.l.width,
-        RowSet { BAND, BAND, bands, a.l.height }, channels, channel_table,
-        stream);
-  launch_after (band_ends_kernel<S>, dim3 (bands, 1, channels),
+    launch_after (band_columns_kernel<SUM, SQ, BOTH>,
+        dim3 ((a.l.width + COLUMNS - 1) / COLUMNS, 1, tables),
+        dim3 (COLUMNS, SEGMENTS), stream, t, a.l.width,
+        RowSet { BAND, BAND, bands, a.l.height });
+  launch_after (band_ends_kernel<SUM, SQ, BOTH>, dim3 (bands, 1, tables),
       dim3 (threads_for (entries, ENDS_THREADS)), stream, a.l.width,
-      a.l.height, tile_entries, table, pitch, channel_table);
-  launch_after (band_rows_kernel<IN, S, SQUARE>, tiles, dim3 (tile_threads),
-      stream, a, table, pitch, channel_table);
+      a.l.height, tile_entries, t);
+  launch_after (band_rows_kernel<IN, SUM, SQ, BOTH>, tiles,
+      dim3 (tile_threads),
+      stream, a, t);
 }
 
 template <typename IN, typename SUM, typename SQ>
@@ -440,11 +501,14 @@ run (const cf_integral_layout * l, const void *in, void *sum, void *squares,
     sizeof (IN) == 1 && (l->in_step <= 1) && l->in_pitch % 4 == 0
         && (uintptr_t) in % 4 == 0
   };
+  const Tables t = { (uint8_t *) sum, (uint8_t *) squares, l->sum_pitch,
+    l->squares_pitch, l->channel_stride, (unsigned) cf_integral_channels (l)
+  };
 
-  table_in_bands<IN, SUM, false> (a, (uint8_t *) sum, l->sum_pitch, stream);
   if (squares)
-    table_in_bands<IN, SQ, true> (a, (uint8_t *) squares, l->squares_pitch,
-        stream);
+    tables_in_bands<IN, SUM, SQ, true> (a, t, stream);
+  else
+    tables_in_bands<IN, SUM, SQ, false> (a, t, stream);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 

@@ -87,30 +87,33 @@ columns_in_place (uint8_t * table, size_t pitch, int width, RowSet rows,
   }
 }
 
-/* The columns of a table, COLUMNS a block: the table of channel
- * blockIdx.z, channel_table bytes after the one before. */
+/* columns_in_place with its shared memory. */
 template <typename S>
-__global__ void
-columns_kernel (uint8_t * table, size_t pitch, int width, RowSet rows,
-    size_t channel_table)
+__device__ void
+columns (uint8_t * table, size_t pitch, int width, RowSet rows)
 {
   __shared__ S totals[SEGMENTS][COLUMNS + 1];
-
-  table += blockIdx.z * channel_table;
-  let_next_start ();
-  wait_for_previous ();         /* the rows come from the kernel before */
   columns_in_place<S> (table, pitch, width, rows, totals);
 }
 
-/* Launches columns_kernel over every column of `channels` tables. */
+/* The columns of one table, COLUMNS a block. */
+template <typename S>
+__global__ void
+columns_kernel (uint8_t * table, size_t pitch, int width, RowSet rows)
+{
+  let_next_start ();
+  wait_for_previous ();         /* the rows come from the kernel before */
+  columns<S> (table, pitch, width, rows);
+}
+
+/* Launches columns_kernel over every column of the table. */
 template <typename S>
 void
 scan_columns (uint8_t * table, size_t pitch, int width, RowSet rows,
-    unsigned channels, size_t channel_table, cudaStream_t stream)
+    cudaStream_t stream)
 {
-  launch_after (columns_kernel<S>, dim3 ((width + COLUMNS - 1) / COLUMNS, 1,
-          channels), dim3 (COLUMNS, SEGMENTS), stream, table, pitch, width,
-      rows, channel_table);
+  launch_after (columns_kernel<S>, dim3 ((width + COLUMNS - 1) / COLUMNS),
+      dim3 (COLUMNS, SEGMENTS), stream, table, pitch, width, rows);
 }
 
 }                               /* namespace cfi */

@@ -67,7 +67,7 @@ table_with_scan (const cf_integral_layout * l, cf_scan_algorithm a,
   rebase_kernel<S><<<grid_out, 256, 0, stream>>> (flat, l->width, table,
       pitch);
   scan_columns<S> (table, pitch, l->width,
-      RowSet { 1, 1, l->height, l->height }, 1, 0, stream);
+      RowSet { 1, 1, l->height, l->height }, stream);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 
