@@ -11,12 +11,13 @@
  *   u16      u64      u64
  *   f32      f64      f64
  *
- * CUDA: in bands of 8 rows (integral_bands.cu). Tiles of one band by 1024
+ * CUDA: in bands of 8 rows (integral_bands.cu). Tiles of one band by 512
  * columns sum their columns and rows; the bands' last rows are scanned
  * down and along, which makes them final; then each tile writes its inner
  * rows from the final row above it. Every entry is written once, and the
- * input is read twice. Planes of up to 524280 rows (CF_ERR_UNSUPPORTED
- * beyond).
+ * input is read twice. The tables of every channel, and the squares
+ * beside the sums, are built by the same four launches. Planes of up to
+ * 524280 rows (CF_ERR_UNSUPPORTED beyond).
  */
 #ifndef CF_INTEGRAL_H
 #define CF_INTEGRAL_H
