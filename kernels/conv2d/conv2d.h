@@ -63,6 +63,10 @@ typedef struct
   int kw, kh;
   int magnitude;                /* two masks, output sqrt(a^2 + b^2) */
   int separable;                /* one mask of rank 1: taps[j][i] = col[j] * row[i] */
+  int small_integer;            /* one mask of integer taps whose absolute
+                                 * sum times 255 fits 15 bits: sums of 8-bit
+                                 * samples are exact in 16-bit halves of a
+                                 * 32-bit integer, two channels at once */
   float taps[2][CF_CONV2D_MAX_TAPS];
   float row[CF_CONV2D_MAX_SIZE], col[CF_CONV2D_MAX_SIZE];
   float scale;                  /* 1 / divisor */

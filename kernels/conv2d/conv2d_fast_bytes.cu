@@ -50,6 +50,25 @@ pack4 (uint32_t a, uint32_t b, uint32_t c, uint32_t d)
       0x5410);
 }
 
+/* The 8 output pixels from (x, y), from their rounded results' low
+ * bytes: one 8-byte store, or byte by byte where the row ends or the
+ * address is not 8-byte aligned. */
+__device__ __forceinline__ void
+store_bytes (const Image & im, int x, int y, const uint32_t (&b)[BYTES_PX])
+{
+  const uint2 w = make_uint2 (pack4 (b[0], b[1], b[2], b[3]),
+      pack4 (b[4], b[5], b[6], b[7]));
+  uint8_t *p = im.dst + (size_t) y * im.dst_stride + x;
+  if (x + BYTES_PX <= im.width && ((uintptr_t) p & 7) == 0) {
+    *reinterpret_cast<uint2 *>(p) = w;
+  } else {
+#pragma unroll
+    for (int k = 0; k < BYTES_PX; k++)
+      if (x + k < im.width)
+        p[k] = (uint8_t) ((k < 4 ? w.x : w.y) >> (8 * (k % 4)));
+  }
+}
+
 template <int KW, int KH, int ROWS>
 __global__ void __launch_bounds__ (BYTES_BX * BYTES_TH / ROWS)
 conv2d_fast_bytes_kernel (Image im, const __grid_constant__ Mask m)
@@ -110,17 +129,97 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ Mask m)
 #pragma unroll
     for (int k = 0; k < BYTES_PX; k++)
       b[k] = rounded_byte (fmaf (acc[o][k], m.scale, m.offset));
-    const uint2 w = make_uint2 (pack4 (b[0], b[1], b[2], b[3]),
-        pack4 (b[4], b[5], b[6], b[7]));
-    uint8_t *p = im.dst + (size_t) y * im.dst_stride + ox;
-    if (ox + BYTES_PX <= im.width && ((uintptr_t) p & 7) == 0) {
-      *reinterpret_cast<uint2 *>(p) = w;
-    } else {
+    store_bytes (im, ox, y, b);
+  }
+}
+
+/* ---- integer taps ------------------------------------------------------- */
+
+/* Bytes m and m + 4 of the thread's window row (-4 <= m < 8) in the two
+ * 16-bit halves of a word: the byte permute gathers them, the mask clears
+ * the bytes between. */
+__device__ __forceinline__ int
+window_pair (uint32_t left, uint2 own, uint32_t right, int m)
+{
+  const uint32_t a = m < 0 ? left : m < 4 ? own.x : own.y;
+  const uint32_t b = m < 0 ? own.x : m < 4 ? own.y : right;
+  const uint32_t sel = (uint32_t) ((m + 4) % 4) | (uint32_t) (4 + (m + 4) % 4)
+      << 8;
+  return (int) (__byte_perm (a, b, sel) & 0x00FF00FFu);
+}
+
+/* The byte tiles with integer sums (cf_conv2d_plan::small_integer): output
+ * pixels k and k + 4 of the thread's 8 share a word, one in each 16-bit
+ * half, so that a tap costs one integer multiply-add for two pixels where
+ * the float tiles spend one float multiply-add on each; the window's pairs
+ * of bytes are gathered once a row. The sums are exactly the float tiles'
+ * (integers below 2^15 are exact in float), and so are the results. */
+template <int KW, int KH, int ROWS>
+__global__ void __launch_bounds__ (BYTES_BX * BYTES_TH / ROWS)
+conv2d_bytes_int_kernel (Image im, const __grid_constant__ IntMask m)
+{
+  constexpr int RX = KW / 2, RY = KH / 2;
+  constexpr int IN_ROWS = BYTES_TH + KH - 1;
+  constexpr int THREADS = BYTES_BX * BYTES_TH / ROWS;
+  constexpr int HALF = BYTES_PX / 2;    /* pixel k's partner: k + HALF */
+  __shared__ alignas (16) uint8_t tile[IN_ROWS][BYTES_SROW];
+  const int x0 = blockIdx.x * BYTES_TW;
+  const int y0 = im.row_begin + blockIdx.y * BYTES_TH;
+  const int tid = threadIdx.y * BYTES_BX + threadIdx.x;
+
+  /* 1. the tile, as the float byte tiles have it */
+  fill_raw_tile<1, IN_ROWS, BYTES_CHUNKS, THREADS> (im, m.border,
+      x0 - BYTES_HALO, y0 - RY, tid, &tile[0][0]);
+  __syncthreads ();
+
+  /* 2. ROWS rows of 8 pixels, as 4 words of pairs */
+  const int ox = x0 + threadIdx.x * BYTES_PX;
+  const int oy = y0 + threadIdx.y * ROWS;
+  if (ox >= im.width || oy >= im.row_end)
+    return;
+  int acc[ROWS][HALF] = { };
 #pragma unroll
-      for (int k = 0; k < BYTES_PX; k++)
-        if (ox + k < im.width)
-          p[k] = (uint8_t) ((k < 4 ? w.x : w.y) >> (8 * (k % 4)));
+  for (int r = 0; r < ROWS + KH - 1; r++) {
+    const uint8_t *row = &tile[threadIdx.y * ROWS + r][BYTES_HALO
+        + threadIdx.x * BYTES_PX];
+    const uint2 own = *reinterpret_cast<const uint2 *>(row);
+    const uint32_t left = RX ? *reinterpret_cast<const uint32_t *>(row - 4)
+        : 0u;
+    const uint32_t right = RX ? *reinterpret_cast<const uint32_t *>(row + 8)
+        : 0u;
+    int pair[HALF + 2 * RX];
+#pragma unroll
+    for (int q = 0; q < HALF + 2 * RX; q++)
+      pair[q] = window_pair (left, own, right, q - RX);
+    /* input row r is mask row j of output row r - j */
+#pragma unroll
+    for (int j = 0; j < KH; j++) {
+      const int o = r - j;
+      if (o < 0 || o >= ROWS)
+        continue;
+#pragma unroll
+      for (int i = 0; i < KW; i++)
+#pragma unroll
+        for (int k = 0; k < HALF; k++)
+          acc[o][k] += m.taps[j * KW + i] * pair[k + i];
     }
+  }
+
+  /* 3. each pixel's sum out of its half, then as the float tiles */
+#pragma unroll
+  for (int o = 0; o < ROWS; o++) {
+    const int y = oy + o;
+    if (y >= im.row_end)
+      break;
+    uint32_t b[BYTES_PX];
+#pragma unroll
+    for (int k = 0; k < HALF; k++) {
+      b[k] = rounded_byte (fmaf (int_to_float (low_half (acc[o][k])),
+              m.scale, m.offset));
+      b[k + HALF] = rounded_byte (fmaf (int_to_float (high_half (acc[o][k])),
+              m.scale, m.offset));
+    }
+    store_bytes (im, ox, y, b);
   }
 }
 
@@ -131,6 +230,16 @@ struct LaunchBytes
   {
     const int rows = L.im.row_end - L.im.row_begin;
     dim3 grid (div_up (L.im.width, BYTES_TW), div_up (rows, BYTES_TH));
+    if (L.plan->small_integer) {
+      const IntMask im = int_mask (m);
+      if ((long) L.im.width * rows >= BYTES_TWO_ROWS_FROM)
+        conv2d_bytes_int_kernel<KW, KH, 2><<<grid, dim3 (BYTES_BX,
+                BYTES_TH / 2), 0, L.stream>>> (L.im, im);
+      else
+        conv2d_bytes_int_kernel<KW, KH, 1><<<grid, dim3 (BYTES_BX,
+                BYTES_TH), 0, L.stream>>> (L.im, im);
+      return launch_status ();
+    }
     if ((long) L.im.width * rows >= BYTES_TWO_ROWS_FROM)
       conv2d_fast_bytes_kernel<KW, KH, 2><<<grid, dim3 (BYTES_BX,
               BYTES_TH / 2), 0, L.stream>>> (L.im, m);

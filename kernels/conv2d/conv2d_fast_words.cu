@@ -125,6 +125,123 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ Mask m)
   }
 }
 
+/* ---- integer taps ------------------------------------------------------- */
+
+/* The word tiles with integer sums: the same tile and the same rows and
+ * pixels a thread, but each window word is split once into its two words
+ * of halves (2 byte permutes, where the float tiles convert three
+ * channels in 6 instructions) and each tap costs two integer multiply-adds
+ * for the pixel's channels (three float ones). The sums are exactly the
+ * float tiles' (integers below 2^15 are exact in float), so the results
+ * are the same. */
+template <int KW, int KH, bool ROTATE>
+__global__ void __launch_bounds__ (WORDS_BX * WORDS_BY)
+conv2d_words_int_kernel (Image im, const __grid_constant__ IntMask m)
+{
+  constexpr int RX = KW / 2, RY = KH / 2;
+  constexpr int IN_ROWS = WORDS_TH + KH - 1;
+  constexpr int THREADS = WORDS_BX * WORDS_BY;
+  constexpr int WIN = WORDS_PX + 2 * RX;
+  __shared__ alignas (16) uint32_t tile[IN_ROWS][WORDS_SROW];
+  const int x0 = blockIdx.x * WORDS_TW;
+  const int y0 = im.row_begin + blockIdx.y * WORDS_TH;
+  const int tid = threadIdx.y * WORDS_BX + threadIdx.x;
+
+  /* 1. the tile, as the float word tiles have it */
+  fill_raw_tile<4, IN_ROWS, WORDS_CHUNKS, THREADS> (im, m.border,
+      x0 - WORDS_HALO, y0 - RY, tid, reinterpret_cast<uint8_t *>(tile));
+  __syncthreads ();
+
+  /* 2. WORDS_ROWS rows of 4 pixels: sums of bytes 0 and 2, 1 and 3 */
+  const int ox = x0 + threadIdx.x * WORDS_PX;
+  const int oy = y0 + threadIdx.y * WORDS_ROWS;
+  if (ox >= im.width || oy >= im.row_end)
+    return;
+  int even[WORDS_ROWS][WORDS_PX] = { }, odd[WORDS_ROWS][WORDS_PX] = { };
+  uint4 kept[WORDS_ROWS];
+#pragma unroll
+  for (int r = 0; r < WORDS_ROWS + KH - 1; r++) {
+    const uint32_t *row = &tile[threadIdx.y * WORDS_ROWS + r][WORDS_HALO
+        + threadIdx.x * WORDS_PX];
+    const uint4 own = *reinterpret_cast<const uint4 *>(row);
+    uint32_t w[WIN];
+    w[RX] = own.x;
+    w[RX + 1] = own.y;
+    w[RX + 2] = own.z;
+    w[RX + 3] = own.w;
+#pragma unroll
+    for (int k = 0; k < RX; k++) {
+      w[k] = row[k - RX];
+      w[RX + WORDS_PX + k] = row[WORDS_PX + k];
+    }
+    if (r >= RY && r - RY < WORDS_ROWS)
+      kept[r - RY] = own;
+    int e[WIN], o[WIN];
+#pragma unroll
+    for (int p = 0; p < WIN; p++) {
+      e[p] = even_bytes (w[p]);
+      o[p] = odd_bytes (w[p]);
+    }
+    /* input row r is mask row j of output row r - j */
+#pragma unroll
+    for (int j = 0; j < KH; j++) {
+      const int out = r - j;
+      if (out < 0 || out >= WORDS_ROWS)
+        continue;
+#pragma unroll
+      for (int i = 0; i < KW; i++)
+#pragma unroll
+        for (int k = 0; k < WORDS_PX; k++) {
+          even[out][k] += m.taps[j * KW + i] * e[k + i];
+          odd[out][k] += m.taps[j * KW + i] * o[k + i];
+        }
+    }
+  }
+
+  /* 3. each channel's sum out of its half, then as the float tiles */
+#pragma unroll
+  for (int out = 0; out < WORDS_ROWS; out++) {
+    const int y = oy + out;
+    if (y >= im.row_end)
+      break;
+    const uint32_t src[WORDS_PX] = { kept[out].x, kept[out].y, kept[out].z,
+      kept[out].w
+    };
+    uint32_t px[WORDS_PX];
+#pragma unroll
+    for (int k = 0; k < WORDS_PX; k++) {
+      const int ev = even[out][k], od = odd[out][k];
+      /* lane order: bytes 0 1 2, or 1 2 3 when the kept byte leads */
+      const int c[3] = {
+        ROTATE ? low_half (od) : low_half (ev),
+        ROTATE ? high_half (ev) : low_half (od),
+        ROTATE ? high_half (od) : high_half (ev)
+      };
+      uint32_t b[3];
+#pragma unroll
+      for (int ch = 0; ch < 3; ch++)
+        b[ch] = rounded_byte (fmaf (int_to_float (c[ch]), m.scale,
+                m.offset));
+      px[k] = pack_kept<ROTATE> (b[0], b[1], b[2], src[k]);
+    }
+    store_pixel_words (im, ox, y, px);
+  }
+}
+
+template <int KW, int KH>
+static int
+launch_words_int (const Launch & L, const Mask & m, dim3 grid)
+{
+  const IntMask im = int_mask (m);
+  if (L.im.rotate)
+    conv2d_words_int_kernel<KW, KH, true><<<grid, dim3 (WORDS_BX, WORDS_BY),
+        0, L.stream>>> (L.im, im);
+  else
+    conv2d_words_int_kernel<KW, KH, false><<<grid, dim3 (WORDS_BX,
+            WORDS_BY), 0, L.stream>>> (L.im, im);
+  return launch_status ();
+}
+
 template <int KW, int KH>
 struct LaunchWords
 {
@@ -132,6 +249,8 @@ struct LaunchWords
   {
     dim3 grid (div_up (L.im.width, WORDS_TW),
         div_up (L.im.row_end - L.im.row_begin, WORDS_TH));
+    if (L.plan->small_integer)
+      return launch_words_int<KW, KH> (L, m, grid);
     if (L.im.rotate)
       conv2d_fast_words_kernel<KW, KH, true><<<grid, dim3 (WORDS_BX,
               WORDS_BY), 0, L.stream>>> (L.im, m);

@@ -51,6 +51,23 @@ find_separation (cf_conv2d_plan * plan)
   return 1;
 }
 
+/* Integer taps whose absolute sum times the largest 8-bit sample stays
+ * below 2^15: every sum of products of 8-bit samples fits a signed 16-bit
+ * half of an integer, and float arithmetic on them is exact too, so both
+ * give the same results. */
+static int
+small_integer_taps (const float *taps, int n)
+{
+  double abs_sum = 0;
+
+  for (int k = 0; k < n; k++) {
+    if (taps[k] != rintf (taps[k]))
+      return 0;
+    abs_sum += fabsf (taps[k]);
+  }
+  return abs_sum * 255 < 32768;
+}
+
 int
 cf_conv2d_plan_init (cf_conv2d_plan * plan, const cf_conv2d_mask * mask)
 {
@@ -82,6 +99,8 @@ cf_conv2d_plan_init (cf_conv2d_plan * plan, const cf_conv2d_mask * mask)
   plan->offset = (float) mask->offset;
   plan->border = mask->border;
   plan->separable = !plan->magnitude && find_separation (plan);
+  plan->small_integer = !plan->magnitude && small_integer_taps (plan->taps[0],
+      n);
   return CF_OK;
 }
 

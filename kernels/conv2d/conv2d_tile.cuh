@@ -313,6 +313,66 @@ store_pixel_words (const Image & im, int x, int y, const uint32_t (&px)[N])
   }
 }
 
+/* ---- small integer masks (the byte and word tiles) ------------------------ */
+
+/* A mask of small integer taps (cf_conv2d_plan::small_integer) for the
+ * integer word tiles. */
+struct IntMask
+{
+  int border;
+  float scale, offset;
+  int taps[25];
+};
+
+/* The integer taps of a mask of up to 5 x 5 whose plan says they are
+ * small_integer. */
+inline IntMask
+int_mask (const Mask & m)
+{
+  IntMask im = { m.border, m.scale, m.offset, { } };
+  for (int t = 0; t < m.kw * m.kh && t < 25; t++)
+    im.taps[t] = (int) m.taps[0][t];
+  return im;
+}
+
+/* Two 8-bit samples in the 16-bit halves of a word, multiplied by an
+ * integer tap as one integer, give both products at once; the plan bounds
+ * every sum of them below 2^15 in magnitude, so a half's sum never reaches
+ * the other half but through the sign the lower one lends, which
+ * low_half and high_half take back. even_bytes and odd_bytes split a word
+ * of four samples into such pairs: bytes 0 and 2, bytes 1 and 3. */
+__device__ __forceinline__ int even_bytes (uint32_t w)
+{
+  return (int) __byte_perm (w, 0, 0x4240);
+}
+
+__device__ __forceinline__ int odd_bytes (uint32_t w)
+{
+  return (int) __byte_perm (w, 0, 0x4341);
+}
+
+/* The sum in the lower half of v, sign-extended by two shifts (CUDA's
+ * __byte_perm reads 3 bits of each selector nibble, so it cannot replicate
+ * a sign), and the one in the upper half: v = low + high x 2^16 with
+ * |low| < 2^15. */
+__device__ __forceinline__ int low_half (int v)
+{
+  return (int) ((uint32_t) v << 16) >> 16;
+}
+
+__device__ __forceinline__ int high_half (int v)
+{
+  return (v + 0x8000) >> 16;
+}
+
+/* An integer below 2^22 in magnitude as a float, exactly: placed in the
+ * mantissa of 1.5 x 2^23, which is then subtracted (the conversion unit,
+ * a quarter of the rate, avoided). */
+__device__ __forceinline__ float int_to_float (int v)
+{
+  return __int_as_float (0x4B400000 + v) - 12582912.0f;
+}
+
 /* Kernels for one mask of up to 5 x 5 (the byte and word tiles): calls
  * Launcher<KW, KH>::run (launch, m) for the mask's sides (odd: 1, 3 or
  * 5), or says CF_ERR_UNSUPPORTED for a larger mask or two masks. */

@@ -1,6 +1,7 @@
 /* Kernel benchmark of the 2D convolution: every CUDA variant behind
  * cf_conv2d_cuda() and NPP's nppiFilter_8u, on 1080p and 4K planes of RGBA8
- * and GRAY8, with square masks of 3 to 15 taps, general and separable. Each
+ * and GRAY8, with square masks of 3 to 15 taps, general and separable, and
+ * general masks of small integer taps (the same for NPP) up to 5x5. Each
  * time is printed next to the device memory floor of the case, taken from a
  * device-to-device copy measured in the same run.
  *
@@ -81,9 +82,14 @@ typedef enum
 {
   MASK_GENERAL,
   MASK_SEPARABLE,
+  MASK_INTEGER,
 } MaskKind;
 
-static const char *const kind_names[] = { "general", "separable" };
+static const char *const kind_names[] = { "general", "separable", "integer" };
+
+/* Integer masks (the same taps and divisor for us and NPP, which always
+ * takes integers) up to this size: the sizes the integer tiles take. */
+#define INTEGER_MAX_SIZE 5
 
 /* Auto last, so that its row closes each group. */
 static const cf_conv2d_algorithm variants[] = {
@@ -427,6 +433,24 @@ make_general (float *taps, int n, double *divisor)
     sum += fabs (taps[k]);
   }
   *divisor = sum;
+}
+
+/* The general mask's taps in integers as large as the integer tiles allow
+ * (absolute sum at most 127: 8-bit sums within 16 bits), of rank > 1; the
+ * divisor as NPP's: their sum when positive, else their magnitudes'. */
+static void
+make_integer (float *taps, int n, double *divisor)
+{
+  double abs_sum, sum = 0, abs_int = 0;
+
+  make_general (taps, n, &abs_sum);
+  for (int k = 0; k < n * n; k++) {
+    /* towards zero, so that the magnitudes stay within 127 */
+    taps[k] = (float) (long) (taps[k] * 127.0 / abs_sum);
+    sum += taps[k];
+    abs_int += fabs (taps[k]);
+  }
+  *divisor = sum > 0 ? sum : abs_int > 0 ? abs_int : 1;
 }
 
 /* Gaussian of sigma n / 6, the outer product of its 1D profile (centre tap
@@ -789,8 +813,8 @@ time_npp (Bench * bench, int li, const Buffers * b, MaskKind kind, int n,
   l.d_taps = bench->d_npp_taps;
   l.n = n;
   /* Gaussian taps are at most 1: scale them further than random ones. */
-  l.divisor = npp_taps (taps, n, kind == MASK_SEPARABLE ? 256.0 : 16.0,
-      itaps);
+  l.divisor = npp_taps (taps, n, kind == MASK_SEPARABLE ? 256.0
+      : kind == MASK_INTEGER ? 1.0 : 16.0, itaps);
   l.ctx = &npp->ctx;
   check_cuda (cudaMemcpy (bench->d_npp_taps, itaps,
           (size_t) n * n * sizeof (Npp32s), cudaMemcpyHostToDevice),
@@ -824,6 +848,8 @@ bench_mask (Bench * bench, const Size * s, int li, const Buffers * b,
 
   if (kind == MASK_GENERAL)
     make_general (taps, n, &mask.divisor);
+  else if (kind == MASK_INTEGER)
+    make_integer (taps, n, &mask.divisor);
   else
     make_gaussian (taps, n, &mask.divisor);
   check_launch (cf_conv2d_plan_init (&plan, &mask), "cf_conv2d_plan_init");
@@ -882,9 +908,10 @@ bench_plane (Bench * bench, const Size * s, int li)
   printf ("\n%s %s: %.1f MB in + out, %d buffer pair%s\n", s->name, l->name,
       2.0 * b.plane_bytes / 1e6, b.pairs, b.pairs > 1 ? "s" : "");
   print_case_header ();
-  for (int kind = MASK_GENERAL; kind <= MASK_SEPARABLE; kind++)
+  for (int kind = MASK_GENERAL; kind <= MASK_INTEGER; kind++)
     for (int k = 0; k < N_MASK_SIZES; k++)
-      bench_mask (bench, s, li, &b, (MaskKind) kind, mask_sizes[k]);
+      if (kind != MASK_INTEGER || mask_sizes[k] <= INTEGER_MAX_SIZE)
+        bench_mask (bench, s, li, &b, (MaskKind) kind, mask_sizes[k]);
   buffers_free (&b);
 }
 
@@ -927,7 +954,7 @@ main (int argc, char **argv)
 {
   const char *csv_path = NULL;
   struct cudaDeviceProp prop;
-  Summary rows[N_SIZES * N_LAYOUTS * 2 * N_MASK_SIZES];
+  Summary rows[N_SIZES * N_LAYOUTS * 3 * N_MASK_SIZES];
   Timer timer;
   Npp npp;
   Bench bench;

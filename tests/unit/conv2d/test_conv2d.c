@@ -105,10 +105,15 @@ static const int sizes[][2] = {
   {200, 67}, {257, 9}, {513, 35}, {1037, 6}, {528, 3}, {481, 9},
 };
 
+/* MASK_EXTREME: every tap the same integer, as large as the integer tiles
+ * allow (absolute sum at most 127), of one random sign, over a plane
+ * mostly at 255, so that sums reach the edge of their 16-bit halves. */
 enum
-{ MASK_RANDOM, MASK_INTEGER, MASK_SEPARABLE, MASK_MAGNITUDE, N_MASK_KINDS };
+{ MASK_RANDOM, MASK_INTEGER, MASK_SEPARABLE, MASK_MAGNITUDE, MASK_EXTREME,
+  N_MASK_KINDS
+};
 static const char *const mask_kinds[] =
-    { "random", "integer", "separable", "magnitude" };
+    { "random", "integer", "separable", "magnitude", "extreme" };
 
 static void
 make_mask (test_mask * m, int kind, int kw, int kh, cf_border border)
@@ -130,6 +135,8 @@ make_mask (test_mask * m, int kind, int kw, int kh, cf_border border)
       float v;
       switch (kind) {
         case MASK_INTEGER: v = (float) (test_rand_int (9) - 3); break;
+        case MASK_EXTREME: v = (float) (127 / (kw * kh) > 0
+              ? 127 / (kw * kh) : 1); break;
         case MASK_SEPARABLE: v = col[t / kw] * row[t % kw]; break;
         default: v = (float) test_rand_range (-1.0, 1.0); break;
       }
@@ -186,6 +193,16 @@ case_init (test_case * tc, const layout * l, int w, int h, int kind, int kw,
   in->data = malloc (in->stride * h);
   test_fill_random (in->data, in->stride * h);
   make_mask (&tc->mask, kind, kw, kh, border);
+  if (kind == MASK_EXTREME) {
+    float sign = test_rand_int (2) ? 1.0f : -1.0f;
+    for (int t = 0; t < kw * kh; t++)
+      tc->mask.taps[0][t] *= sign;
+    if (sign < 0)
+      tc->mask.offset = 255.0;
+    for (size_t b = 0; b < in->stride * h; b++)
+      if (test_rand_int (8))
+        in->data[b] = 0xFF;
+  }
   snprintf (tc->desc, sizeof (tc->desc),
       "%s %dx%d stride %zu/%zu, %s mask %dx%d, border %d", l->name, w, h,
       in->stride, tc->out_stride, mask_kinds[kind], kw, kh, border);
@@ -437,6 +454,28 @@ check_plan_validation (void)
   test_check (cf_conv2d_plan_init (&plan, &m) == CF_OK, "3x3 mask refused");
   test_check (plan.separable && plan.kw == 3 && plan.kh == 3,
       "3x3 box not separable");
+  /* integer taps for the integer tiles: absolute sum x 255 below 2^15
+   * (at most 128) */
+  {
+    static const struct
+    {
+      float tap, other;         /* taps[0], the other eight */
+      int small;
+    } cases[] = {
+      {1, 1, 1}, {-14, 14, 1}, {16, -14, 1}, {17, -14, 0}, {14.5f, 1, 0},
+      {0.25f, 0, 0}, {0, 0, 1},
+    };
+    for (size_t c = 0; c < sizeof (cases) / sizeof (cases[0]); c++) {
+      for (int k = 0; k < 9; k++)
+        taps[k] = k ? cases[c].other : cases[c].tap;
+      test_check (cf_conv2d_plan_init (&plan, &m) == CF_OK
+          && plan.small_integer == cases[c].small, "taps %g and 8 x %g: "
+          "small_integer %d, expected %d", cases[c].tap, cases[c].other,
+          plan.small_integer, cases[c].small);
+    }
+    for (int k = 0; k < 9; k++)
+      taps[k] = 1.0f;
+  }
   m.width = 4;
   test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
       "even width accepted");
@@ -581,11 +620,14 @@ main (int argc, char **argv)
        * the kept channel last and first) over thousands of blocks */
       {0, 3, 3, MASK_RANDOM}, {0, 5, 3, MASK_INTEGER}, {0, 1, 5, MASK_RANDOM},
       {0, 5, 5, MASK_RANDOM}, {3, 3, 3, MASK_RANDOM}, {4, 5, 5, MASK_INTEGER},
+      /* the integer tiles at the edge of their 16-bit halves */
+      {0, 3, 3, MASK_EXTREME}, {0, 5, 3, MASK_EXTREME},
+      {3, 3, 3, MASK_EXTREME}, {4, 5, 5, MASK_EXTREME},
     };
     for (size_t k = 0; k < sizeof (big) / sizeof (big[0]); k++) {
       test_case tc;
       int w = big[k][1] > 9 ? 640 : 1920, h = 1080;
-      if (k + 6 >= sizeof (big) / sizeof (big[0])) {
+      if (k + 10 >= sizeof (big) / sizeof (big[0])) {
         w = k % 2 ? 3001 : 3840;
         h = k % 2 ? 1999 : 2160;
       }
