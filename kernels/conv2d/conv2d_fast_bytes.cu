@@ -30,6 +30,18 @@ constexpr long BYTES_TWO_ROWS_FROM = 4l << 20;
 constexpr int BYTES_HALO = 16;
 constexpr int BYTES_CHUNKS = (BYTES_TW + 2 * BYTES_HALO) / 16;
 constexpr int BYTES_SROW = 16 * BYTES_CHUNKS;
+/* A thread's window of a tile row: its own 8 bytes at `row`, and the word
+ * before and the word after when the mask reaches them (RX > 0). */
+template <int RX>
+__device__ __forceinline__ void
+window_bytes (const uint8_t * row, uint32_t & left, uint2 & own,
+    uint32_t & right)
+{
+  own = *reinterpret_cast<const uint2 *>(row);
+  left = RX ? *reinterpret_cast<const uint32_t *>(row - 4) : 0u;
+  right = RX ? *reinterpret_cast<const uint32_t *>(row + 8) : 0u;
+}
+
 /* Byte c (-4 <= c < 12) of the thread's window row: its own 8 bytes, the
  * word before and the word after. */
 __device__ __forceinline__ float
@@ -94,13 +106,10 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ Mask m)
   float acc[ROWS][BYTES_PX] = { };
 #pragma unroll
   for (int r = 0; r < ROWS + KH - 1; r++) {
-    const uint8_t *row = &tile[threadIdx.y * ROWS + r][BYTES_HALO
-        + threadIdx.x * BYTES_PX];
-    const uint2 own = *reinterpret_cast<const uint2 *>(row);
-    const uint32_t left = RX ? *reinterpret_cast<const uint32_t *>(row - 4)
-        : 0u;
-    const uint32_t right = RX ? *reinterpret_cast<const uint32_t *>(row + 8)
-        : 0u;
+    uint2 own;
+    uint32_t left, right;
+    window_bytes<RX> (&tile[threadIdx.y * ROWS + r][BYTES_HALO + threadIdx.x
+            * BYTES_PX], left, own, right);
     float win[BYTES_PX + 2 * RX];
 #pragma unroll
     for (int k = 0; k < BYTES_PX + 2 * RX; k++)
@@ -180,13 +189,10 @@ conv2d_bytes_int_kernel (Image im, const __grid_constant__ IntMask m)
   int acc[ROWS][HALF] = { };
 #pragma unroll
   for (int r = 0; r < ROWS + KH - 1; r++) {
-    const uint8_t *row = &tile[threadIdx.y * ROWS + r][BYTES_HALO
-        + threadIdx.x * BYTES_PX];
-    const uint2 own = *reinterpret_cast<const uint2 *>(row);
-    const uint32_t left = RX ? *reinterpret_cast<const uint32_t *>(row - 4)
-        : 0u;
-    const uint32_t right = RX ? *reinterpret_cast<const uint32_t *>(row + 8)
-        : 0u;
+    uint2 own;
+    uint32_t left, right;
+    window_bytes<RX> (&tile[threadIdx.y * ROWS + r][BYTES_HALO + threadIdx.x
+            * BYTES_PX], left, own, right);
     int pair[HALF + 2 * RX];
 #pragma unroll
     for (int q = 0; q < HALF + 2 * RX; q++)

@@ -34,6 +34,25 @@ constexpr int WORDS_HALO = 4;
 constexpr int WORDS_CHUNKS = (WORDS_TW + 2 * WORDS_HALO) / 4;
 constexpr int WORDS_SROW = 4 * WORDS_CHUNKS;    /* words a shared row */
 
+/* A thread's window of a tile row: its 4 pixels' words at `row` (one
+ * 16-byte load, returned) and RX words either side, into w. */
+template <int RX>
+__device__ __forceinline__ uint4
+window_words (const uint32_t * row, uint32_t (&w)[WORDS_PX + 2 * RX])
+{
+  const uint4 own = *reinterpret_cast<const uint4 *>(row);
+  w[RX] = own.x;
+  w[RX + 1] = own.y;
+  w[RX + 2] = own.z;
+  w[RX + 3] = own.w;
+#pragma unroll
+  for (int k = 0; k < RX; k++) {
+    w[k] = row[k - RX];
+    w[RX + WORDS_PX + k] = row[WORDS_PX + k];
+  }
+  return own;
+}
+
 /* ROTATE: the kept channel is the first byte (ARGB, xRGB ...), not the
  * last; a template parameter so that every byte selector is an immediate. */
 template <int KW, int KH, bool ROTATE>
@@ -65,19 +84,9 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ Mask m)
   uint4 kept[WORDS_ROWS];
 #pragma unroll
   for (int r = 0; r < WORDS_ROWS + KH - 1; r++) {
-    const uint32_t *row = &tile[threadIdx.y * WORDS_ROWS + r][WORDS_HALO
-        + threadIdx.x * WORDS_PX];
-    const uint4 own = *reinterpret_cast<const uint4 *>(row);
     uint32_t w[WIN];
-    w[RX] = own.x;
-    w[RX + 1] = own.y;
-    w[RX + 2] = own.z;
-    w[RX + 3] = own.w;
-#pragma unroll
-    for (int k = 0; k < RX; k++) {
-      w[k] = row[k - RX];
-      w[RX + WORDS_PX + k] = row[WORDS_PX + k];
-    }
+    const uint4 own = window_words<RX> (&tile[threadIdx.y * WORDS_ROWS + r]
+        [WORDS_HALO + threadIdx.x * WORDS_PX], w);
     if (r >= RY && r - RY < WORDS_ROWS)
       kept[r - RY] = own;
     float win[WIN][3];
@@ -161,19 +170,9 @@ conv2d_words_int_kernel (Image im, const __grid_constant__ IntMask m)
   uint4 kept[WORDS_ROWS];
 #pragma unroll
   for (int r = 0; r < WORDS_ROWS + KH - 1; r++) {
-    const uint32_t *row = &tile[threadIdx.y * WORDS_ROWS + r][WORDS_HALO
-        + threadIdx.x * WORDS_PX];
-    const uint4 own = *reinterpret_cast<const uint4 *>(row);
     uint32_t w[WIN];
-    w[RX] = own.x;
-    w[RX + 1] = own.y;
-    w[RX + 2] = own.z;
-    w[RX + 3] = own.w;
-#pragma unroll
-    for (int k = 0; k < RX; k++) {
-      w[k] = row[k - RX];
-      w[RX + WORDS_PX + k] = row[WORDS_PX + k];
-    }
+    const uint4 own = window_words<RX> (&tile[threadIdx.y * WORDS_ROWS + r]
+        [WORDS_HALO + threadIdx.x * WORDS_PX], w);
     if (r >= RY && r - RY < WORDS_ROWS)
       kept[r - RY] = own;
     int e[WIN], o[WIN];
