@@ -81,67 +81,6 @@ store_bytes (const Image & im, int x, int y, const uint32_t (&b)[BYTES_PX])
   }
 }
 
-template <int KW, int KH, int ROWS>
-__global__ void __launch_bounds__ (BYTES_BX * BYTES_TH / ROWS)
-conv2d_fast_bytes_kernel (Image im, const __grid_constant__ Mask m)
-{
-  constexpr int RX = KW / 2, RY = KH / 2;
-  constexpr int IN_ROWS = BYTES_TH + KH - 1;
-  constexpr int THREADS = BYTES_BX * BYTES_TH / ROWS;
-  __shared__ alignas (16) uint8_t tile[IN_ROWS][BYTES_SROW];
-  const int x0 = blockIdx.x * BYTES_TW;
-  const int y0 = im.row_begin + blockIdx.y * BYTES_TH;
-  const int tid = threadIdx.y * BYTES_BX + threadIdx.x;
-
-  /* 1. the tile: columns x0 - 16 .. x0 + 271, rows y0 - RY .., as bytes */
-  fill_raw_tile<1, IN_ROWS, BYTES_CHUNKS, THREADS> (im, m.border,
-      x0 - BYTES_HALO, y0 - RY, tid, &tile[0][0]);
-  __syncthreads ();
-
-  /* 2. ROWS rows of 8 pixels */
-  const int ox = x0 + threadIdx.x * BYTES_PX;
-  const int oy = y0 + threadIdx.y * ROWS;
-  if (ox >= im.width || oy >= im.row_end)
-    return;
-  float acc[ROWS][BYTES_PX] = { };
-#pragma unroll
-  for (int r = 0; r < ROWS + KH - 1; r++) {
-    uint2 own;
-    uint32_t left, right;
-    window_bytes<RX> (&tile[threadIdx.y * ROWS + r][BYTES_HALO + threadIdx.x
-            * BYTES_PX], left, own, right);
-    float win[BYTES_PX + 2 * RX];
-#pragma unroll
-    for (int k = 0; k < BYTES_PX + 2 * RX; k++)
-      win[k] = window_px (left, own, right, k - RX);
-    /* input row r is mask row j of output row r - j */
-#pragma unroll
-    for (int j = 0; j < KH; j++) {
-      const int o = r - j;
-      if (o < 0 || o >= ROWS)
-        continue;
-#pragma unroll
-      for (int i = 0; i < KW; i++)
-#pragma unroll
-        for (int k = 0; k < BYTES_PX; k++)
-          acc[o][k] = fmaf (m.taps[0][j * KW + i], win[k + i], acc[o][k]);
-    }
-  }
-
-  /* 3. each row's 8 bytes */
-#pragma unroll
-  for (int o = 0; o < ROWS; o++) {
-    const int y = oy + o;
-    if (y >= im.row_end)
-      break;
-    uint32_t b[BYTES_PX];
-#pragma unroll
-    for (int k = 0; k < BYTES_PX; k++)
-      b[k] = rounded_byte (fmaf (acc[o][k], m.scale, m.offset));
-    store_bytes (im, ox, y, b);
-  }
-}
-
 /* ---- integer taps ------------------------------------------------------- */
 
 /* Bytes m and m + 4 of the thread's window row (-4 <= m < 8) in the two
@@ -157,46 +96,56 @@ window_pair (uint32_t left, uint2 own, uint32_t right, int m)
   return (int) (__byte_perm (a, b, sel) & 0x00FF00FFu);
 }
 
-/* The byte tiles with integer sums (cf_conv2d_plan::small_integer): output
- * pixels k and k + 4 of the thread's 8 share a word, one in each 16-bit
- * half, so that a tap costs one integer multiply-add for two pixels where
- * the float tiles spend one float multiply-add on each; the window's pairs
- * of bytes are gathered once a row. The sums are exactly the float tiles'
+/* The byte tiles, summing in float (M = Mask) or, for masks of small
+ * integer taps (M = IntMask, cf_conv2d_plan::small_integer), in integers:
+ * then output pixels k and k + 4 of the thread's 8 share a word, one in
+ * each 16-bit half, so that a tap costs one integer multiply-add for two
+ * pixels where the float sums spend one float multiply-add on each, and
+ * the window's pairs of bytes are gathered once a row (where float
+ * windows convert each byte). The integer sums are exactly the float ones
  * (integers below 2^15 are exact in float), and so are the results. */
-template <int KW, int KH, int ROWS>
+template <int KW, int KH, int ROWS, typename M>
 __global__ void __launch_bounds__ (BYTES_BX * BYTES_TH / ROWS)
-conv2d_bytes_int_kernel (Image im, const __grid_constant__ IntMask m)
+conv2d_fast_bytes_kernel (Image im, const __grid_constant__ M m)
 {
+  constexpr bool INT = is_int_mask<M>;
   constexpr int RX = KW / 2, RY = KH / 2;
   constexpr int IN_ROWS = BYTES_TH + KH - 1;
   constexpr int THREADS = BYTES_BX * BYTES_TH / ROWS;
-  constexpr int HALF = BYTES_PX / 2;    /* pixel k's partner: k + HALF */
+  /* sums a row: a pixel each, or a pair (k, k + HALF) each */
+  constexpr int HALF = BYTES_PX / 2;
+  constexpr int SUMS = INT ? HALF : BYTES_PX;
+  using Sum = typename MaskSum<M>::type;
   __shared__ alignas (16) uint8_t tile[IN_ROWS][BYTES_SROW];
   const int x0 = blockIdx.x * BYTES_TW;
   const int y0 = im.row_begin + blockIdx.y * BYTES_TH;
   const int tid = threadIdx.y * BYTES_BX + threadIdx.x;
 
-  /* 1. the tile, as the float byte tiles have it */
+  /* 1. the tile: columns x0 - 16 .. x0 + 271, rows y0 - RY .., as bytes */
   fill_raw_tile<1, IN_ROWS, BYTES_CHUNKS, THREADS> (im, m.border,
       x0 - BYTES_HALO, y0 - RY, tid, &tile[0][0]);
   __syncthreads ();
 
-  /* 2. ROWS rows of 8 pixels, as 4 words of pairs */
+  /* 2. ROWS rows of 8 pixels */
   const int ox = x0 + threadIdx.x * BYTES_PX;
   const int oy = y0 + threadIdx.y * ROWS;
   if (ox >= im.width || oy >= im.row_end)
     return;
-  int acc[ROWS][HALF] = { };
+  Sum acc[ROWS][SUMS] = { };
 #pragma unroll
   for (int r = 0; r < ROWS + KH - 1; r++) {
     uint2 own;
     uint32_t left, right;
     window_bytes<RX> (&tile[threadIdx.y * ROWS + r][BYTES_HALO + threadIdx.x
             * BYTES_PX], left, own, right);
-    int pair[HALF + 2 * RX];
+    Sum win[SUMS + 2 * RX];
 #pragma unroll
-    for (int q = 0; q < HALF + 2 * RX; q++)
-      pair[q] = window_pair (left, own, right, q - RX);
+    for (int k = 0; k < SUMS + 2 * RX; k++) {
+      if constexpr (INT)
+        win[k] = window_pair (left, own, right, k - RX);
+      else
+        win[k] = window_px (left, own, right, k - RX);
+    }
     /* input row r is mask row j of output row r - j */
 #pragma unroll
     for (int j = 0; j < KH; j++) {
@@ -206,27 +155,46 @@ conv2d_bytes_int_kernel (Image im, const __grid_constant__ IntMask m)
 #pragma unroll
       for (int i = 0; i < KW; i++)
 #pragma unroll
-        for (int k = 0; k < HALF; k++)
-          acc[o][k] += m.taps[j * KW + i] * pair[k + i];
+        for (int k = 0; k < SUMS; k++)
+          acc[o][k] = mad (tap (m, j * KW + i), win[k + i], acc[o][k]);
     }
   }
 
-  /* 3. each pixel's sum out of its half, then as the float tiles */
+  /* 3. each row's 8 bytes (integer sums out of their halves first) */
 #pragma unroll
   for (int o = 0; o < ROWS; o++) {
     const int y = oy + o;
     if (y >= im.row_end)
       break;
+    float v[BYTES_PX];
+#pragma unroll
+    for (int k = 0; k < SUMS; k++) {
+      if constexpr (INT) {
+        v[k] = int_to_float (low_half (acc[o][k]));
+        v[k + HALF] = int_to_float (high_half (acc[o][k]));
+      } else {
+        v[k] = acc[o][k];
+      }
+    }
     uint32_t b[BYTES_PX];
 #pragma unroll
-    for (int k = 0; k < HALF; k++) {
-      b[k] = rounded_byte (fmaf (int_to_float (low_half (acc[o][k])),
-              m.scale, m.offset));
-      b[k + HALF] = rounded_byte (fmaf (int_to_float (high_half (acc[o][k])),
-              m.scale, m.offset));
-    }
+    for (int k = 0; k < BYTES_PX; k++)
+      b[k] = rounded_byte (fmaf (v[k], m.scale, m.offset));
     store_bytes (im, ox, y, b);
   }
+}
+
+template <int KW, int KH, typename M>
+static int
+launch_bytes (const Launch & L, const M & m, dim3 grid, int rows)
+{
+  if ((long) L.im.width * rows >= BYTES_TWO_ROWS_FROM)
+    conv2d_fast_bytes_kernel<KW, KH, 2><<<grid, dim3 (BYTES_BX,
+            BYTES_TH / 2), 0, L.stream>>> (L.im, m);
+  else
+    conv2d_fast_bytes_kernel<KW, KH, 1><<<grid, dim3 (BYTES_BX, BYTES_TH),
+        0, L.stream>>> (L.im, m);
+  return launch_status ();
 }
 
 template <int KW, int KH>
@@ -236,27 +204,14 @@ struct LaunchBytes
   {
     const int rows = L.im.row_end - L.im.row_begin;
     dim3 grid (div_up (L.im.width, BYTES_TW), div_up (rows, BYTES_TH));
-    if (L.plan->small_integer) {
-      const IntMask im = int_mask (m);
-      if ((long) L.im.width * rows >= BYTES_TWO_ROWS_FROM)
-        conv2d_bytes_int_kernel<KW, KH, 2><<<grid, dim3 (BYTES_BX,
-                BYTES_TH / 2), 0, L.stream>>> (L.im, im);
-      else
-        conv2d_bytes_int_kernel<KW, KH, 1><<<grid, dim3 (BYTES_BX,
-                BYTES_TH), 0, L.stream>>> (L.im, im);
-      return launch_status ();
-    }
-    if ((long) L.im.width * rows >= BYTES_TWO_ROWS_FROM)
-      conv2d_fast_bytes_kernel<KW, KH, 2><<<grid, dim3 (BYTES_BX,
-              BYTES_TH / 2), 0, L.stream>>> (L.im, m);
-    else
-      conv2d_fast_bytes_kernel<KW, KH, 1><<<grid, dim3 (BYTES_BX,
-              BYTES_TH), 0, L.stream>>> (L.im, m);
-    return launch_status ();
+    if (L.plan->small_integer)
+      return launch_bytes<KW, KH> (L, int_mask (m), grid, rows);
+    return launch_bytes<KW, KH> (L, m, grid, rows);
   }
 };
 
 }  /* namespace cf */
+
 
 int
 cf_conv2d_fast_bytes (const cf::Launch & launch, const cf::Mask & m)

@@ -53,16 +53,28 @@ window_words (const uint32_t * row, uint32_t (&w)[WORDS_PX + 2 * RX])
   return own;
 }
 
-/* ROTATE: the kept channel is the first byte (ARGB, xRGB ...), not the
- * last; a template parameter so that every byte selector is an immediate. */
-template <int KW, int KH, bool ROTATE>
+/* The word tiles, summing in float (M = Mask) or, for masks of small
+ * integer taps (M = IntMask, cf_conv2d_plan::small_integer), in integers:
+ * then each window word is split once into its two words of halves, bytes
+ * 0 and 2, bytes 1 and 3 (2 byte permutes, where float windows convert
+ * three channels in 6 instructions), and each tap costs two integer
+ * multiply-adds for the pixel's channels (three float ones). The integer
+ * sums are exactly the float ones (integers below 2^15 are exact in
+ * float), and so are the results. ROTATE: the kept channel is the first
+ * byte (ARGB, xRGB ...), not the last; a template parameter so that every
+ * byte selector is an immediate. */
+template <int KW, int KH, bool ROTATE, typename M>
 __global__ void __launch_bounds__ (WORDS_BX * WORDS_BY)
-conv2d_fast_words_kernel (Image im, const __grid_constant__ Mask m)
+conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
 {
+  constexpr bool INT = is_int_mask<M>;
   constexpr int RX = KW / 2, RY = KH / 2;
   constexpr int IN_ROWS = WORDS_TH + KH - 1;
   constexpr int THREADS = WORDS_BX * WORDS_BY;
   constexpr int WIN = WORDS_PX + 2 * RX;
+  /* sums a pixel: its three filtered channels, or two words of halves */
+  constexpr int LANES = INT ? 2 : 3;
+  using Sum = typename MaskSum<M>::type;
   __shared__ alignas (16) uint32_t tile[IN_ROWS][WORDS_SROW];
   const int x0 = blockIdx.x * WORDS_TW;
   const int y0 = im.row_begin + blockIdx.y * WORDS_TH;
@@ -80,7 +92,7 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ Mask m)
     return;
   /* the filtered channels are bytes 0-2, or 1-3 when the kept one leads */
   constexpr int FIRST = ROTATE ? 1 : 0;
-  float acc[WORDS_ROWS][WORDS_PX][3] = { };
+  Sum acc[WORDS_ROWS][WORDS_PX][LANES] = { };
   uint4 kept[WORDS_ROWS];
 #pragma unroll
   for (int r = 0; r < WORDS_ROWS + KH - 1; r++) {
@@ -89,12 +101,18 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ Mask m)
         [WORDS_HALO + threadIdx.x * WORDS_PX], w);
     if (r >= RY && r - RY < WORDS_ROWS)
       kept[r - RY] = own;
-    float win[WIN][3];
+    Sum win[WIN][LANES];
 #pragma unroll
-    for (int p = 0; p < WIN; p++)
+    for (int p = 0; p < WIN; p++) {
+      if constexpr (INT) {
+        win[p][0] = even_bytes (w[p]);
+        win[p][1] = odd_bytes (w[p]);
+      } else {
 #pragma unroll
-      for (int c = 0; c < 3; c++)
-        win[p][c] = bits_to_float (w[p], CF_SEL_BYTE (FIRST + c));
+        for (int c = 0; c < 3; c++)
+          win[p][c] = bits_to_float (w[p], CF_SEL_BYTE (FIRST + c));
+      }
+    }
     /* input row r is mask row j of output row r - j */
 #pragma unroll
     for (int j = 0; j < KH; j++) {
@@ -106,8 +124,8 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ Mask m)
 #pragma unroll
         for (int k = 0; k < WORDS_PX; k++)
 #pragma unroll
-          for (int c = 0; c < 3; c++)
-            acc[o][k][c] = fmaf (m.taps[0][j * KW + i], win[k + i][c],
+          for (int c = 0; c < LANES; c++)
+            acc[o][k][c] = mad (tap (m, j * KW + i), win[k + i][c],
                 acc[o][k][c]);
     }
   }
@@ -124,120 +142,39 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ Mask m)
     uint32_t px[WORDS_PX];
 #pragma unroll
     for (int k = 0; k < WORDS_PX; k++) {
+      float v[3];
+      if constexpr (INT) {
+        /* each channel's sum out of its half, in lane order: bytes 0 1 2,
+         * or 1 2 3 when the kept byte leads */
+        const int ev = acc[o][k][0], od = acc[o][k][1];
+        v[0] = int_to_float (ROTATE ? low_half (od) : low_half (ev));
+        v[1] = int_to_float (ROTATE ? high_half (ev) : low_half (od));
+        v[2] = int_to_float (ROTATE ? high_half (od) : high_half (ev));
+      } else {
+#pragma unroll
+        for (int c = 0; c < 3; c++)
+          v[c] = acc[o][k][c];
+      }
       uint32_t b[3];
 #pragma unroll
       for (int c = 0; c < 3; c++)
-        b[c] = rounded_byte (fmaf (acc[o][k][c], m.scale, m.offset));
+        b[c] = rounded_byte (fmaf (v[c], m.scale, m.offset));
       px[k] = pack_kept<ROTATE> (b[0], b[1], b[2], src[k]);
     }
     store_pixel_words (im, ox, y, px);
   }
 }
 
-/* ---- integer taps ------------------------------------------------------- */
-
-/* The word tiles with integer sums: the same tile and the same rows and
- * pixels a thread, but each window word is split once into its two words
- * of halves (2 byte permutes, where the float tiles convert three
- * channels in 6 instructions) and each tap costs two integer multiply-adds
- * for the pixel's channels (three float ones). The sums are exactly the
- * float tiles' (integers below 2^15 are exact in float), so the results
- * are the same. */
-template <int KW, int KH, bool ROTATE>
-__global__ void __launch_bounds__ (WORDS_BX * WORDS_BY)
-conv2d_words_int_kernel (Image im, const __grid_constant__ IntMask m)
-{
-  constexpr int RX = KW / 2, RY = KH / 2;
-  constexpr int IN_ROWS = WORDS_TH + KH - 1;
-  constexpr int THREADS = WORDS_BX * WORDS_BY;
-  constexpr int WIN = WORDS_PX + 2 * RX;
-  __shared__ alignas (16) uint32_t tile[IN_ROWS][WORDS_SROW];
-  const int x0 = blockIdx.x * WORDS_TW;
-  const int y0 = im.row_begin + blockIdx.y * WORDS_TH;
-  const int tid = threadIdx.y * WORDS_BX + threadIdx.x;
-
-  /* 1. the tile, as the float word tiles have it */
-  fill_raw_tile<4, IN_ROWS, WORDS_CHUNKS, THREADS> (im, m.border,
-      x0 - WORDS_HALO, y0 - RY, tid, reinterpret_cast<uint8_t *>(tile));
-  __syncthreads ();
-
-  /* 2. WORDS_ROWS rows of 4 pixels: sums of bytes 0 and 2, 1 and 3 */
-  const int ox = x0 + threadIdx.x * WORDS_PX;
-  const int oy = y0 + threadIdx.y * WORDS_ROWS;
-  if (ox >= im.width || oy >= im.row_end)
-    return;
-  int even[WORDS_ROWS][WORDS_PX] = { }, odd[WORDS_ROWS][WORDS_PX] = { };
-  uint4 kept[WORDS_ROWS];
-#pragma unroll
-  for (int r = 0; r < WORDS_ROWS + KH - 1; r++) {
-    uint32_t w[WIN];
-    const uint4 own = window_words<RX> (&tile[threadIdx.y * WORDS_ROWS + r]
-        [WORDS_HALO + threadIdx.x * WORDS_PX], w);
-    if (r >= RY && r - RY < WORDS_ROWS)
-      kept[r - RY] = own;
-    int e[WIN], o[WIN];
-#pragma unroll
-    for (int p = 0; p < WIN; p++) {
-      e[p] = even_bytes (w[p]);
-      o[p] = odd_bytes (w[p]);
-    }
-    /* input row r is mask row j of output row r - j */
-#pragma unroll
-    for (int j = 0; j < KH; j++) {
-      const int out = r - j;
-      if (out < 0 || out >= WORDS_ROWS)
-        continue;
-#pragma unroll
-      for (int i = 0; i < KW; i++)
-#pragma unroll
-        for (int k = 0; k < WORDS_PX; k++) {
-          even[out][k] += m.taps[j * KW + i] * e[k + i];
-          odd[out][k] += m.taps[j * KW + i] * o[k + i];
-        }
-    }
-  }
-
-  /* 3. each channel's sum out of its half, then as the float tiles */
-#pragma unroll
-  for (int out = 0; out < WORDS_ROWS; out++) {
-    const int y = oy + out;
-    if (y >= im.row_end)
-      break;
-    const uint32_t src[WORDS_PX] = { kept[out].x, kept[out].y, kept[out].z,
-      kept[out].w
-    };
-    uint32_t px[WORDS_PX];
-#pragma unroll
-    for (int k = 0; k < WORDS_PX; k++) {
-      const int ev = even[out][k], od = odd[out][k];
-      /* lane order: bytes 0 1 2, or 1 2 3 when the kept byte leads */
-      const int c[3] = {
-        ROTATE ? low_half (od) : low_half (ev),
-        ROTATE ? high_half (ev) : low_half (od),
-        ROTATE ? high_half (od) : high_half (ev)
-      };
-      uint32_t b[3];
-#pragma unroll
-      for (int ch = 0; ch < 3; ch++)
-        b[ch] = rounded_byte (fmaf (int_to_float (c[ch]), m.scale,
-                m.offset));
-      px[k] = pack_kept<ROTATE> (b[0], b[1], b[2], src[k]);
-    }
-    store_pixel_words (im, ox, y, px);
-  }
-}
-
-template <int KW, int KH>
+template <int KW, int KH, typename M>
 static int
-launch_words_int (const Launch & L, const Mask & m, dim3 grid)
+launch_words (const Launch & L, const M & m, dim3 grid)
 {
-  const IntMask im = int_mask (m);
   if (L.im.rotate)
-    conv2d_words_int_kernel<KW, KH, true><<<grid, dim3 (WORDS_BX, WORDS_BY),
-        0, L.stream>>> (L.im, im);
+    conv2d_fast_words_kernel<KW, KH, true><<<grid, dim3 (WORDS_BX,
+            WORDS_BY), 0, L.stream>>> (L.im, m);
   else
-    conv2d_words_int_kernel<KW, KH, false><<<grid, dim3 (WORDS_BX,
-            WORDS_BY), 0, L.stream>>> (L.im, im);
+    conv2d_fast_words_kernel<KW, KH, false><<<grid, dim3 (WORDS_BX,
+            WORDS_BY), 0, L.stream>>> (L.im, m);
   return launch_status ();
 }
 
@@ -249,14 +186,8 @@ struct LaunchWords
     dim3 grid (div_up (L.im.width, WORDS_TW),
         div_up (L.im.row_end - L.im.row_begin, WORDS_TH));
     if (L.plan->small_integer)
-      return launch_words_int<KW, KH> (L, m, grid);
-    if (L.im.rotate)
-      conv2d_fast_words_kernel<KW, KH, true><<<grid, dim3 (WORDS_BX,
-              WORDS_BY), 0, L.stream>>> (L.im, m);
-    else
-      conv2d_fast_words_kernel<KW, KH, false><<<grid, dim3 (WORDS_BX,
-              WORDS_BY), 0, L.stream>>> (L.im, m);
-    return launch_status ();
+      return launch_words<KW, KH> (L, int_mask (m), grid);
+    return launch_words<KW, KH> (L, m, grid);
   }
 };
 

@@ -316,7 +316,7 @@ store_pixel_words (const Image & im, int x, int y, const uint32_t (&px)[N])
 /* ---- small integer masks (the byte and word tiles) ------------------------ */
 
 /* A mask of small integer taps (cf_conv2d_plan::small_integer) for the
- * integer word tiles. */
+ * integer byte and word tiles. */
 struct IntMask
 {
   int border;
@@ -333,6 +333,35 @@ int_mask (const Mask & m)
   for (int t = 0; t < m.kw * m.kh && t < 25; t++)
     im.taps[t] = (int) m.taps[0][t];
   return im;
+}
+
+/* What the byte and word tiles sum in, and a tap of either mask. */
+template <typename M> constexpr bool is_int_mask = false;
+template <> constexpr bool is_int_mask<IntMask> = true;
+template <typename M> struct MaskSum { typedef float type; };
+template <> struct MaskSum<IntMask> { typedef int type; };
+__device__ __forceinline__ float
+tap (const Mask & m, int t)
+{
+  return m.taps[0][t];
+}
+
+__device__ __forceinline__ int
+tap (const IntMask & m, int t)
+{
+  return m.taps[t];
+}
+
+__device__ __forceinline__ float
+mad (float a, float b, float c)
+{
+  return fmaf (a, b, c);
+}
+
+__device__ __forceinline__ int
+mad (int a, int b, int c)
+{
+  return a * b + c;
 }
 
 /* Two 8-bit samples in the 16-bit halves of a word, multiplied by an
