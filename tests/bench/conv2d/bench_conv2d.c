@@ -14,23 +14,21 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "conv2d.h"
 #include "npp_peer.h"
+#include "queued_timer.h"
 
 #define NAME "bench-conv2d"
 #define EXIT_SKIP 77
 
 #define FULL_REPS 30
 #define QUICK_REPS 10
-#define MAX_REPS 30
 #define WARMUP 3
 
 #define COPY_BYTES ((size_t) 256 << 20)
@@ -43,8 +41,6 @@
 #define ROTATE_TARGET 150e6
 #define MAX_PAIRS 64
 
-/* How long the stream stays held while the timed launches are queued. */
-#define GATE_TIMEOUT_S 2.0
 
 static const int mask_sizes[] = { 3, 5, 9, 15 };
 
@@ -113,14 +109,11 @@ typedef struct
   NppiFilter8uFn filter[N_LAYOUTS];
   const char *filter_name[N_LAYOUTS];
   int usable[N_LAYOUTS];        /* passed the check, no error since */
-  int gated;                    /* see time_median() */
+  int gated;                    /* see queued_timer_median() */
   NppStreamContext ctx;
 } Npp;
 
 /* ---- errors ------------------------------------------------------------ */
-
-static atomic_int gate_open = 1;
-static atomic_int gate_timed_out;
 
 static void die (const char *fmt, ...)
     __attribute__ ((format (printf, 1, 2), noreturn));
@@ -131,7 +124,7 @@ die (const char *fmt, ...)
   va_list ap;
 
   /* Let a held stream go, or the process would wait for it at exit. */
-  atomic_store (&gate_open, 1);
+  queued_timer_release ();
   fflush (stdout);
   fprintf (stderr, NAME ": ");
   va_start (ap, fmt);
@@ -204,108 +197,10 @@ fill_random (uint8_t * p, size_t n)
 
 /* ---- timing ------------------------------------------------------------ */
 
-/* Runs on a CUDA thread and holds the stream until the host has queued
- * every timed launch: the launches then run back to back, and a start event
- * never waits for the host to submit the kernel behind it. */
-static void CUDART_CB
-gate_wait (void *data)
-{
-  struct timespec t0, t;
-
-  (void) data;
-  clock_gettime (CLOCK_MONOTONIC, &t0);
-  while (!atomic_load (&gate_open)) {
-    clock_gettime (CLOCK_MONOTONIC, &t);
-    if ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9 >
-        GATE_TIMEOUT_S) {
-      /* Something queued behind the gate waits for the stream itself (a
-       * full launch queue, a synchronous call in a library). */
-      atomic_store (&gate_timed_out, 1);
-      return;
-    }
-  }
-}
-
-typedef struct
-{
-  cudaStream_t stream;
-  cudaEvent_t start[MAX_REPS], stop[MAX_REPS];
-  int reps;
-} Timer;
+typedef QueuedTimer Timer;
 
 /* One launch on buffer pair `pair`; returns 0 or the launch's status. */
 typedef int (*LaunchFn) (void *ctx, int pair);
-
-static int
-compare_float (const void *a, const void *b)
-{
-  float x = *(const float *) a, y = *(const float *) b;
-  return (x > y) - (x < y);
-}
-
-static double
-median_ms (float *ms, int n)
-{
-  qsort (ms, n, sizeof (float), compare_float);
-  return n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-}
-
-/* Queues t->reps launches, each between its own pair of events. */
-static int
-queue_timed (Timer * t, LaunchFn fn, void *ctx, int pairs, int gated)
-{
-  int status = 0;
-
-  if (gated) {
-    atomic_store (&gate_timed_out, 0);
-    atomic_store (&gate_open, 0);
-    check_cuda (cudaLaunchHostFunc (t->stream, gate_wait, NULL),
-        "cudaLaunchHostFunc");
-  }
-  for (int r = 0; r < t->reps && status == 0; r++) {
-    check_cuda (cudaEventRecord (t->start[r], t->stream), "cudaEventRecord");
-    status = fn (ctx, (WARMUP + r) % pairs);
-    check_cuda (cudaEventRecord (t->stop[r], t->stream), "cudaEventRecord");
-  }
-  atomic_store (&gate_open, 1);
-  check_cuda (cudaStreamSynchronize (t->stream), "cudaStreamSynchronize");
-  return status;
-}
-
-/* Warm-up, then the median time of one launch in microseconds. Returns the
- * first non-zero launch status instead, with *us untouched. `*gated` says
- * whether to queue the launches behind the gate; it is cleared for good
- * when they turn out to wait for the stream. */
-static int
-time_median (Timer * t, LaunchFn fn, void *ctx, int pairs, int *gated,
-    const char *who, double *us)
-{
-  float ms[MAX_REPS];
-  int status;
-
-  for (int r = 0; r < WARMUP; r++)
-    if ((status = fn (ctx, r % pairs)) != 0)
-      return status;
-  check_cuda (cudaStreamSynchronize (t->stream), "warm-up");
-
-  status = queue_timed (t, fn, ctx, pairs, *gated);
-  /* The gate let go before everything was queued: the times may hold host
-   * gaps, so take them again with plain launches. */
-  if (status == 0 && *gated && atomic_load (&gate_timed_out)) {
-    printf ("note: %s launches wait for their stream: timed one by one\n",
-        who);
-    *gated = 0;
-    status = queue_timed (t, fn, ctx, pairs, 0);
-  }
-  if (status != 0)
-    return status;
-
-  for (int r = 0; r < t->reps; r++)
-    check_cuda (cudaEventElapsedTime (&ms[r], t->start[r], t->stop[r]),
-        "cudaEventElapsedTime");
-  *us = 1e3 * median_ms (ms, t->reps);
-  return 0;
-}
 
 /* ---- copy ceiling ------------------------------------------------------ */
 
@@ -338,7 +233,7 @@ copy_ceiling (Timer * t)
   check_cuda (cudaMalloc (&c.dst, c.bytes), "cudaMalloc");
   check_cuda (cudaMemset (c.src, 0x5a, c.bytes), "cudaMemset");
   t->reps = COPY_REPS;
-  status = time_median (t, copy_launch, &c, 1, &gated, "copy", &us);
+  status = queued_timer_median (t, copy_launch, &c, 1, &gated, "copy", &us);
   t->reps = reps;
   check_cuda ((cudaError_t) status, "cudaMemcpyAsync");
   check_cuda (cudaFree (c.src), "cudaFree");
@@ -790,7 +685,7 @@ typedef struct
   Npp *npp;
   Npp32s *d_npp_taps;           /* room for the largest mask */
   double copy_bytes_per_s;
-  int gated;                    /* for our launches, see time_median() */
+  int gated;                    /* for our launches, see queued_timer_median() */
   Summary *rows;
   int n_rows;
 } Bench;
@@ -819,7 +714,7 @@ time_npp (Bench * bench, int li, const Buffers * b, MaskKind kind, int n,
   check_cuda (cudaMemcpy (bench->d_npp_taps, itaps,
           (size_t) n * n * sizeof (Npp32s), cudaMemcpyHostToDevice),
       "cudaMemcpy");
-  status = time_median (bench->timer, npp_launch, &l, b->pairs,
+  status = queued_timer_median (bench->timer, npp_launch, &l, b->pairs,
       &npp->gated, "NPP", &us);
   if (status != 0) {
     printf ("NPP: %s returned %d on %dx%d: no NPP column for %s from here\n",
@@ -878,7 +773,7 @@ bench_mask (Bench * bench, const Size * s, int li, const Buffers * b,
     if (variants[v] == CF_CONV2D_SEPARABLE && !plan.separable)
       continue;
     o.algorithm = variants[v];
-    status = time_median (bench->timer, our_launch, &o, b->pairs,
+    status = queued_timer_median (bench->timer, our_launch, &o, b->pairs,
         &bench->gated, "conv2d", &us);
     if (status == CF_ERR_UNSUPPORTED)
       us = -1;
@@ -977,16 +872,7 @@ main (int argc, char **argv)
   if (csv_path && !(csv = fopen (csv_path, "w")))
     die ("cannot write %s", csv_path);
 
-  memset (&timer, 0, sizeof (timer));
-  timer.reps = reps;
-  /* Non-blocking: work on the legacy default stream (a library's
-   * synchronous copy) must not wait for a held timing stream. */
-  check_cuda (cudaStreamCreateWithFlags (&timer.stream,
-          cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  for (int r = 0; r < MAX_REPS; r++) {
-    check_cuda (cudaEventCreate (&timer.start[r]), "cudaEventCreate");
-    check_cuda (cudaEventCreate (&timer.stop[r]), "cudaEventCreate");
-  }
+  check_cuda (queued_timer_init (&timer, reps, WARMUP), "queued_timer_init");
 
   memset (&bench, 0, sizeof (bench));
   bench.timer = &timer;
@@ -1028,11 +914,7 @@ main (int argc, char **argv)
 
   if (bench.d_npp_taps)
     check_cuda (cudaFree (bench.d_npp_taps), "cudaFree");
-  for (int r = 0; r < MAX_REPS; r++) {
-    check_cuda (cudaEventDestroy (timer.start[r]), "cudaEventDestroy");
-    check_cuda (cudaEventDestroy (timer.stop[r]), "cudaEventDestroy");
-  }
-  check_cuda (cudaStreamDestroy (timer.stream), "cudaStreamDestroy");
+  queued_timer_free (&timer);
   if (csv && fclose (csv) != 0)
     die ("cannot write %s", csv_path);
   return 0;

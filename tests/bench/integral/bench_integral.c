@@ -2,9 +2,10 @@
  * 4K, the table of sums alone and with the table of squares) against NPP's
  * nppiIntegral_8u32s_C1R_Ctx (same (w+1) x (h+1) table) in the same run,
  * checked equal first, and the memory floor: the bytes read and written at
- * the speed of a device-to-device copy measured here. CUDA events around
- * each call, median of 30, rotating over 4 buffer sets (more than the L2
- * cache holds). Then the 4K table with its rows scanned by each scan
+ * the speed of a device-to-device copy measured here. Device time of each
+ * call (queued_timer.h: calls queued back to back, events around each),
+ * median of 30, rotating over 4 buffer sets (more than the L2 cache
+ * holds). Then the 4K table with its rows scanned by each scan
  * variant over the whole plane (the `algorithm` property of
  * cudaprefixsum), against the tables built in bands of rows.
  *
@@ -16,6 +17,7 @@
 
 #include "integral.h"
 #include "npp_peer.h"
+#include "queued_timer.h"
 
 #define SETS 4
 #define RUNS 30
@@ -33,58 +35,54 @@ typedef struct
   void *scan_work;
 } Case;
 
-static int
-compare (const void *a, const void *b)
-{
-  float x = *(const float *) a, y = *(const float *) b;
-  return (x > y) - (x < y);
-}
-
 /* which: 0 ours, 1 NPP, 2 copy of the same bytes, 3 ours with the rows
  * by c->rows_by */
-static int
-launch (const Case * c, int set, int which, NppiIntegralFn npp,
-    const NppStreamContext * ctx)
+static QueuedTimer timer;
+static int gated = 1;
+
+typedef struct
 {
+  const Case *c;
+  int which;
+  NppiIntegralFn npp;
+  const NppStreamContext *ctx;
+} Launch;
+
+static int
+launch (void *data, int set)
+{
+  const Launch *l = data;
+  const Case *c = l->c;
+  int which = l->which;
+  cf_stream s = (cf_stream) timer.stream;
+
   if (which == 0)
     return cf_integral_cuda (&c->l, c->in[set], c->sum[set],
-        c->squares ? c->sq[set] : NULL, NULL);
+        c->squares ? c->sq[set] : NULL, s);
   if (which == 3)
     return cf_integral_cuda_with_scan (&c->l, c->rows_by, c->in[set],
-        c->sum[set], c->squares ? c->sq[set] : NULL, c->scan_work, NULL);
+        c->sum[set], c->squares ? c->sq[set] : NULL, c->scan_work, s);
   if (which == 1) {
     NppiSize roi = { c->width, c->height };
-    return npp (c->in[set], (int) c->l.in_pitch, c->sum[set],
-        (int) c->l.sum_pitch, roi, 0, *ctx) < 0;
+    return l->npp (c->in[set], (int) c->l.in_pitch, c->sum[set],
+        (int) c->l.sum_pitch, roi, 0, *l->ctx) < 0;
   }
   return (int) cudaMemcpyAsync (c->sum[set], c->sum[(set + 1) % SETS],
       c->l.sum_pitch * (c->height + 1) + c->l.in_pitch * c->height / 4,
-      cudaMemcpyDeviceToDevice, 0);
+      cudaMemcpyDeviceToDevice, timer.stream);
 }
 
 static double
 time_us (const Case * c, int which, NppiIntegralFn npp,
     const NppStreamContext * ctx)
 {
-  cudaEvent_t a, b;
-  float ms[RUNS];
+  Launch l = { c, which, npp, ctx };
+  double us;
 
-  cudaEventCreate (&a);
-  cudaEventCreate (&b);
-  for (int k = 0; k < 3; k++)
-    if (launch (c, k % SETS, which, npp, ctx) != 0)
-      return -1;
-  for (int k = 0; k < RUNS; k++) {
-    cudaEventRecord (a, 0);
-    launch (c, k % SETS, which, npp, ctx);
-    cudaEventRecord (b, 0);
-    cudaEventSynchronize (b);
-    cudaEventElapsedTime (&ms[k], a, b);
-  }
-  cudaEventDestroy (a);
-  cudaEventDestroy (b);
-  qsort (ms, RUNS, sizeof (float), compare);
-  return cudaGetLastError () == cudaSuccess ? ms[RUNS / 2] * 1000.0 : -1;
+  if (queued_timer_median (&timer, launch, &l, SETS, &gated, "integral",
+          &us) != 0 || cudaGetLastError () != cudaSuccess)
+    return -1;
+  return us;
 }
 
 int
@@ -107,7 +105,11 @@ main (void)
     return 77;
   }
   cudaGetDeviceProperties (&prop, 0);
-  npp_context_init (&ctx, 0, 0, &prop);
+  if (queued_timer_init (&timer, RUNS, 3) != cudaSuccess) {
+    printf ("cannot create the timing stream and events\n");
+    return 1;
+  }
+  npp_context_init (&ctx, timer.stream, 0, &prop);
   open_first (core, 2, RTLD_NOW | RTLD_GLOBAL, core_path, sizeof (core_path),
       core_err, sizeof (core_err));
   h = open_first (ist, 2, RTLD_NOW | RTLD_LOCAL, path, sizeof (path), err,
@@ -193,5 +195,6 @@ main (void)
     }
     free (host);
   }
+  queued_timer_free (&timer);
   return 0;
 }
