@@ -1,5 +1,6 @@
 /* Integral image benchmark: cf_integral_cuda() on GRAY8 frames (1080p and
- * 4K, the table of sums alone and with the table of squares) against NPP's
+ * 4K, the table of sums alone and with the table of squares, rows packed
+ * and padded to 16 bytes) against NPP's
  * nppiIntegral_8u32s_C1R_Ctx (same (w+1) x (h+1) table) in the same run,
  * checked equal first, and the memory floor: the bytes read and written at
  * the speed of a device-to-device copy measured here. Device time of each
@@ -88,8 +89,9 @@ time_us (const Case * c, int which, NppiIntegralFn npp,
 int
 main (void)
 {
+  /* width, height, squares (2: table rows padded to 16 bytes) */
   static const int sizes[][3] = { {1920, 1080, 0}, {3840, 2160, 0},
-  {3840, 2160, 1}
+  {3840, 2160, 1}, {3840, 2160, 2}
   };
   static const char *const core[] = { "libnppc.so.13", "libnppc.so.12" };
   static const char *const ist[] = { "libnppist.so.13", "libnppist.so.12" };
@@ -136,6 +138,10 @@ main (void)
     c.l.in_pitch = c.width;
     c.l.sum_pitch = ((size_t) c.width + 1) * 4;
     c.l.squares_pitch = ((size_t) c.width + 1) * 8;
+    if (c.squares == 2) {
+      c.l.sum_pitch = (c.l.sum_pitch + 15) / 16 * 16;
+      c.l.squares_pitch = (c.l.squares_pitch + 15) / 16 * 16;
+    }
     in_bytes = c.l.in_pitch * c.height;
     sum_bytes = c.l.sum_pitch * (c.height + 1);
     sq_bytes = c.l.squares_pitch * (c.height + 1);
@@ -170,7 +176,8 @@ main (void)
     floor_us = copy * (in_bytes + sum_bytes + (c.squares ? sq_bytes : 0))
         / (2.0 * (sum_bytes + in_bytes / 4));
     printf ("%-6s %-8s %10.1f %10.1f %8.2f %10.1f\n",
-        c.width == 3840 ? "4K" : "1080p", c.squares ? "sum+sq" : "sum",
+        c.width == 3840 ? "4K" : "1080p", c.squares == 2 ? "sum+sq16"
+        : c.squares ? "sum+sq" : "sum",
         ours, theirs, theirs > 0 ? theirs / ours : 0.0, floor_us);
     if (c.width == 3840 && !c.squares) {
       double by[CF_SCAN_N_ALGORITHMS];

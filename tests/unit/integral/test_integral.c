@@ -21,6 +21,7 @@
 
 static int step = 1;             /* samples from pixel to pixel */
 static int channels = 1;         /* channels of a pixel made at once */
+static int saturate;            /* integer samples all at their largest */
 /* cuda: the tables in bands of rows (CF_SCAN_AUTO) or by a scan variant
  * over the whole plane (cf_integral_cuda_with_scan) */
 static cf_scan_algorithm rows_by = CF_SCAN_AUTO;
@@ -35,7 +36,8 @@ sample (cf_integral_type type, const uint8_t * in, size_t pitch, int x,
       ? ((const uint16_t *) row)[i] : ((const float *) row)[i];
 }
 
-static double
+/* long double: its 64-bit mantissa holds every 64-bit entry exactly */
+static long double
 entry (size_t size, int is_float, const uint8_t * t, size_t pitch, int x,
     int y)
 {
@@ -43,12 +45,12 @@ entry (size_t size, int is_float, const uint8_t * t, size_t pitch, int x,
   if (is_float)
     return ((const double *) row)[x];
   return size == 4 ? ((const uint32_t *) row)[x]
-      : (double) ((const uint64_t *) row)[x];
+      : (long double) ((const uint64_t *) row)[x];
 }
 
 /* Checks table `t` (squares when `sq`) entry by entry, and its padding.
- * Exact for integer input (the entries are below 2^53 here); within the
- * double summation's error for floats. */
+ * Exact for integer input; within the double summation's error for
+ * floats. */
 static void
 check_table (const char *what, cf_integral_type type, const uint8_t * in,
     size_t in_pitch, int w, int h, const uint8_t * t, size_t pitch,
@@ -72,12 +74,15 @@ check_table (const char *what, cf_integral_type type, const uint8_t * in,
       }
       {
         long double want = y > 0 && x > 0 ? col[x] : 0;
-        double got = entry (size, is_float, t, pitch, x, y);
-        double slack = is_float ? (w + h + 64) * 0x1p-53
-            * (double) col_abs[x] : 0.0;
-        if (!(fabs (got - (double) want) <= slack) && !bad++)
-          snprintf (first, sizeof (first), "(%d, %d): got %.17g, expected "
-              "%.17Lg", x, y, got, want);
+        long double got = entry (size, is_float, t, pitch, x, y);
+        long double slack = is_float ? (w + h + 64) * 0x1p-53L
+            * col_abs[x] : 0.0L;
+        /* floats: the table holds doubles, compared as such */
+        if (is_float)
+          want = (double) want;
+        if (!(fabsl (got - want) <= slack) && !bad++)
+          snprintf (first, sizeof (first), "(%d, %d): got %.20Lg, expected "
+              "%.20Lg", x, y, got, want);
       }
     }
     /* the row's padding, untouched */
@@ -126,9 +131,9 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
         uint8_t *p = in + (size_t) y * l.in_pitch
             + ((size_t) x * step + c) * in_size;
         if (type == CF_INTEGRAL_U8)
-          *p = (uint8_t) test_rand ();
+          *p = saturate ? 255 : (uint8_t) test_rand ();
         else if (type == CF_INTEGRAL_U16)
-          *(uint16_t *) p = (uint16_t) test_rand ();
+          *(uint16_t *) p = saturate ? 65535 : (uint16_t) test_rand ();
         else
           *(float *) p = (float) test_rand_range (-100, 100);
       }
@@ -236,6 +241,14 @@ main (int argc, char **argv)
     for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++)
       check_case (cuda, stream, t, cases[k][0], cases[k][1], cases[k][2],
           (int) (k + t) % 2);
+  /* the largest samples: the tile sums of squares of bytes are 32-bit on
+   * the GPU, and must not wrap at any tile width */
+  saturate = 1;
+  for (int t = CF_INTEGRAL_U8; t <= CF_INTEGRAL_U16; t++) {
+    check_case (cuda, stream, t, 3840, 2160, 0, 1);
+    check_case (cuda, stream, t, 1921, 67, 3, 1);
+  }
+  saturate = 0;
   /* one channel of interleaved pixels (RGBA, RGB) */
   for (step = 3; step <= 4; step++)
     for (int t = 0; t < CF_INTEGRAL_N_TYPES; t++) {
