@@ -104,21 +104,21 @@ window_pair (uint32_t left, uint2 own, uint32_t right, int m)
  * the window's pairs of bytes are gathered once a row (where float
  * windows convert each byte). The integer sums are exactly the float ones
  * (integers below 2^15 are exact in float), and so are the results. */
-template <int KW, int KH, int ROWS, typename M>
-__global__ void __launch_bounds__ (BYTES_BX * BYTES_TH / ROWS)
+template <int KW, int KH, int TH, int ROWS, typename M>
+__global__ void __launch_bounds__ (BYTES_BX * TH / ROWS)
 conv2d_fast_bytes_kernel (Image im, const __grid_constant__ M m)
 {
   constexpr bool INT = is_int_mask<M>;
   constexpr int RX = KW / 2, RY = KH / 2;
-  constexpr int IN_ROWS = BYTES_TH + KH - 1;
-  constexpr int THREADS = BYTES_BX * BYTES_TH / ROWS;
+  constexpr int IN_ROWS = TH + KH - 1;
+  constexpr int THREADS = BYTES_BX * TH / ROWS;
   /* sums a row: a pixel each, or a pair (k, k + HALF) each */
   constexpr int HALF = BYTES_PX / 2;
   constexpr int SUMS = INT ? HALF : BYTES_PX;
   using Sum = typename MaskSum<M>::type;
   __shared__ alignas (16) uint8_t tile[IN_ROWS][BYTES_SROW];
   const int x0 = blockIdx.x * BYTES_TW;
-  const int y0 = im.row_begin + blockIdx.y * BYTES_TH;
+  const int y0 = im.row_begin + blockIdx.y * TH;
   const int tid = threadIdx.y * BYTES_BX + threadIdx.x;
 
   /* 1. the tile: columns x0 - 16 .. x0 + 271, rows y0 - RY .., as bytes */
@@ -189,10 +189,10 @@ static int
 launch_bytes (const Launch & L, const M & m, dim3 grid, int rows)
 {
   if ((long) L.im.width * rows >= BYTES_TWO_ROWS_FROM)
-    conv2d_fast_bytes_kernel<KW, KH, 2><<<grid, dim3 (BYTES_BX,
+    conv2d_fast_bytes_kernel<KW, KH, BYTES_TH, 2><<<grid, dim3 (BYTES_BX,
             BYTES_TH / 2), 0, L.stream>>> (L.im, m);
   else
-    conv2d_fast_bytes_kernel<KW, KH, 1><<<grid, dim3 (BYTES_BX, BYTES_TH),
+    conv2d_fast_bytes_kernel<KW, KH, BYTES_TH, 1><<<grid, dim3 (BYTES_BX, BYTES_TH),
         0, L.stream>>> (L.im, m);
   return launch_status ();
 }
