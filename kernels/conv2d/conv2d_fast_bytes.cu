@@ -131,7 +131,12 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ M m)
   const int oy = y0 + threadIdx.y * ROWS;
   if (ox >= im.width || oy >= im.row_end)
     return;
-  Sum acc[ROWS][SUMS] = { };
+  Sum acc[ROWS][SUMS];
+#pragma unroll
+  for (int o = 0; o < ROWS; o++)
+#pragma unroll
+    for (int k = 0; k < SUMS; k++)
+      acc[o][k] = sum_start (m);
 #pragma unroll
   for (int r = 0; r < ROWS + KH - 1; r++) {
     uint2 own;
@@ -179,7 +184,7 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ M m)
     uint32_t b[BYTES_PX];
 #pragma unroll
     for (int k = 0; k < BYTES_PX; k++)
-      b[k] = rounded_byte (fmaf (v[k], m.scale, m.offset));
+      b[k] = rounded_byte (finished (m, v[k]));
     store_bytes (im, ox, y, b);
   }
 }
@@ -206,7 +211,7 @@ struct LaunchBytes
     dim3 grid (div_up (L.im.width, BYTES_TW), div_up (rows, BYTES_TH));
     if (L.plan->small_integer)
       return launch_bytes<KW, KH> (L, int_mask (m), grid, rows);
-    return launch_bytes<KW, KH> (L, m, grid, rows);
+    return launch_bytes<KW, KH> (L, folded_mask (m), grid, rows);
   }
 };
 

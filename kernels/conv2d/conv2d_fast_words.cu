@@ -92,7 +92,14 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
     return;
   /* the filtered channels are bytes 0-2, or 1-3 when the kept one leads */
   constexpr int FIRST = ROTATE ? 1 : 0;
-  Sum acc[WORDS_ROWS][WORDS_PX][LANES] = { };
+  Sum acc[WORDS_ROWS][WORDS_PX][LANES];
+#pragma unroll
+  for (int o = 0; o < WORDS_ROWS; o++)
+#pragma unroll
+    for (int k = 0; k < WORDS_PX; k++)
+#pragma unroll
+      for (int c = 0; c < LANES; c++)
+        acc[o][k][c] = sum_start (m);
   uint4 kept[WORDS_ROWS];
 #pragma unroll
   for (int r = 0; r < WORDS_ROWS + KH - 1; r++) {
@@ -158,7 +165,7 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
       uint32_t b[3];
 #pragma unroll
       for (int c = 0; c < 3; c++)
-        b[c] = rounded_byte (fmaf (v[c], m.scale, m.offset));
+        b[c] = rounded_byte (finished (m, v[c]));
       px[k] = pack_kept<ROTATE> (b[0], b[1], b[2], src[k]);
     }
     store_pixel_words (im, ox, y, px);
@@ -187,7 +194,7 @@ struct LaunchWords
         div_up (L.im.row_end - L.im.row_begin, WORDS_TH));
     if (L.plan->small_integer)
       return launch_words<KW, KH> (L, int_mask (m), grid);
-    return launch_words<KW, KH> (L, m, grid);
+    return launch_words<KW, KH> (L, folded_mask (m), grid);
   }
 };
 

@@ -352,6 +352,37 @@ tap (const IntMask & m, int t)
   return m.taps[t];
 }
 
+/* Float masks reach the byte and word tiles with their scale folded into
+ * the taps (folded_mask()), and their sums start from the offset: an output
+ * sample then needs no multiply-add to be scaled and offset, a sixteenth
+ * of a 3x3 byte tile's instructions. Integer sums start from 0 and are
+ * scaled and offset at the end, as floats. */
+inline Mask
+folded_mask (const Mask & m)
+{
+  Mask f = m;
+  for (int t = 0; t < m.kw * m.kh; t++)
+    f.taps[0][t] = m.taps[0][t] * m.scale;
+  f.scale = 1.0f;
+  return f;
+}
+
+__device__ __forceinline__ float sum_start (const Mask & m) { return m.offset; }
+__device__ __forceinline__ int sum_start (const IntMask &) { return 0; }
+
+/* A float sum's value, scaled and offset: the value to round. */
+__device__ __forceinline__ float
+finished (const Mask &, float v)
+{
+  return v;
+}
+
+__device__ __forceinline__ float
+finished (const IntMask & m, float v)
+{
+  return fmaf (v, m.scale, m.offset);
+}
+
 __device__ __forceinline__ float
 mad (float a, float b, float c)
 {
