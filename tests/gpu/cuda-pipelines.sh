@@ -99,6 +99,47 @@ refuses() {
   fi
 }
 
+# same_bytes NAME CAPS SETTINGS: the same random frames in system memory
+# through cudaprefixsum on the GPU (in strips) and on the CPU backend; the
+# two outputs must be identical byte for byte (sizes whose rows have no
+# padding, which neither backend writes).
+same_bytes() {
+  local name=$1 caps=$2 settings=$3 b rc=0
+  for b in cuda cpu; do
+    timeout 120 gst-launch-1.0 -q videotestsrc num-buffers=3 pattern=snow \
+      ! "$caps" ! cudaprefixsum backend=$b post-messages=false $settings \
+      ! filesink location="$out/same-$b.raw" > "$log" 2>&1 || rc=$?
+  done
+  if [ $rc != 0 ]; then
+    echo "FAIL $name: exit status $rc ($(grep -m1 -iE 'error' "$log"))"
+    failed=$((failed + 1))
+  elif ! cmp -s "$out/same-cuda.raw" "$out/same-cpu.raw"; then
+    echo "FAIL $name: the GPU's output differs from the CPU backend's"
+    failed=$((failed + 1))
+  else
+    echo "PASS $name"
+  fi
+  rm -f "$out/same-cuda.raw" "$out/same-cpu.raw"
+}
+
+same_bytes "box mean RGBA 1080p radius 1, GPU as CPU" \
+  video/x-raw,format=RGBA,width=1920,height=1080 "output=box-mean radius=1"
+same_bytes "box mean BGRx 1917x1083 radius 8, GPU as CPU" \
+  video/x-raw,format=BGRx,width=1917,height=1083 "output=box-mean radius=8"
+same_bytes "threshold ARGB 1919x1081 radius 5, GPU as CPU" \
+  video/x-raw,format=ARGB,width=1919,height=1081 \
+  "output=adaptive-threshold radius=5 offset=2.5"
+same_bytes "box mean GRAY8 4K radius 64, GPU as CPU" \
+  video/x-raw,format=GRAY8,width=3840,height=2160 "output=box-mean radius=64"
+same_bytes "threshold I420 1920x1080 radius 40, GPU as CPU" \
+  video/x-raw,format=I420,width=1920,height=1080 \
+  "output=adaptive-threshold radius=40"
+same_bytes "box mean RGBx 1917x1083 radius 300, GPU as CPU" \
+  video/x-raw,format=RGBx,width=1917,height=1083 "output=box-mean radius=300"
+same_bytes "box mean GRAY16_LE 642x479 radius 20, GPU as CPU" \
+  video/x-raw,format=GRAY16_LE,width=642,height=479 \
+  "output=box-mean radius=20"
+
 # GStreamer 1.22's CUDA memory overlaps the chroma planes of odd-height
 # I420: negotiation says no rather than corrupting frames
 refuses "odd-height I420 refused in CUDA memory" "[Nn]egotiat|could not link" -- \

@@ -8,7 +8,11 @@
  * median of 30, rotating over 4 buffer sets (more than the L2 cache
  * holds). Then the 4K table with its rows scanned by each scan
  * variant over the whole plane (the `algorithm` property of
- * cudaprefixsum), against the tables built in bands of rows.
+ * cudaprefixsum), against the tables built in bands of rows. Last, box
+ * means of the R, G and B of RGBA (as cudaprefixsum filters them) at
+ * radius 1, 8 and 64, tables and box kernel, on a whole 4K frame and on
+ * one strip of a 1080p frame (rows 540 to 809 from a table of those rows
+ * and their halo: the unit a frame in host memory goes through).
  *
  *   bench_integral */
 #include <cuda_runtime.h>
@@ -16,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boxmean.h"
 #include "integral.h"
 #include "npp_peer.h"
 #include "queued_timer.h"
@@ -84,6 +89,90 @@ time_us (const Case * c, int which, NppiIntegralFn npp,
           &us) != 0 || cudaGetLastError () != cudaSuccess)
     return -1;
   return us;
+}
+
+/* ---- box means --------------------------------------------------------- */
+
+typedef struct
+{
+  cf_integral_layout l;         /* the whole plane, R G B at once */
+  cf_box_params p;
+  const uint8_t *in;
+  uint8_t *out, *work;
+} BoxCase;
+
+static int
+box_launch (void *data, int set)
+{
+  const BoxCase *b = data;
+  cf_stream s = (cf_stream) timer.stream;
+  int first = b->p.row_begin - b->p.radius, last = b->p.row_end
+      + b->p.radius;
+  cf_integral_layout rows = b->l;
+  cf_box_params p = b->p;
+
+  (void) set;
+  first = first > 0 ? first : 0;
+  last = last < b->l.height ? last : b->l.height;
+  rows.height = last - first;
+  p.table_row = first;
+  int st = cf_integral_cuda (&rows, b->in + (size_t) first * b->l.in_pitch,
+      b->work, NULL, s);
+  return st ? st : cf_box_cuda (&b->l, b->in, b->work, &p, b->out, s);
+}
+
+static void
+box_means (void)
+{
+  static const int radii[] = { 1, 8, 64 };
+  const size_t in_bytes = (size_t) 3840 * 4 * 2160;
+  const size_t table = ((size_t) 3841 * 4 * 2161 + 7) / 8 * 8;
+  uint8_t *in, *out, *work, *host = malloc (in_bytes);
+
+  for (size_t k = 0; k < in_bytes; k++)
+    host[k] = (uint8_t) (k * 2654435761u >> 13);
+  if (cudaMalloc ((void **) &in, in_bytes) != cudaSuccess
+      || cudaMalloc ((void **) &out, in_bytes) != cudaSuccess
+      || cudaMalloc ((void **) &work, 3 * table) != cudaSuccess) {
+    printf ("box means: cannot allocate\n");
+    return;
+  }
+  cudaMemcpy (in, host, in_bytes, cudaMemcpyHostToDevice);
+  free (host);
+  printf ("box means of R, G, B of RGBA (us): tables (4 launches) and box "
+      "kernel\n%-22s %6s %10s\n", "case", "radius", "us");
+  for (int big = 1; big >= 0; big--)
+    for (size_t r = 0; r < sizeof (radii) / sizeof (radii[0]); r++) {
+      BoxCase b;
+      double us = -1;
+      int w = big ? 3840 : 1920, h = big ? 2160 : 1080;
+      memset (&b, 0, sizeof (b));
+      b.l.type = CF_INTEGRAL_U8;
+      b.l.width = w;
+      b.l.height = h;
+      b.l.in_pitch = (size_t) w * 4;
+      b.l.sum_pitch = ((size_t) w + 1) * 4;
+      b.l.in_step = 4;
+      b.l.channels = 3;
+      b.l.channel_stride = (b.l.sum_pitch * ((size_t) h + 1) + 7) / 8 * 8;
+      b.p.radius = radii[r];
+      b.p.out_pitch = b.l.in_pitch;
+      b.p.out_step = 4;
+      b.p.row_begin = big ? 0 : 540;
+      b.p.row_end = big ? h : 810;
+      b.p.copy_others = 1;
+      b.in = in;
+      b.out = out;
+      b.work = work;
+      if (queued_timer_median (&timer, box_launch, &b, 1, &gated,
+              "box means", &us) != 0 || cudaGetLastError () != cudaSuccess)
+        us = -1;
+      printf ("%-22s %6d %10.1f\n", big ? "4K frame"
+          : "1080p strip, 270 rows", radii[r], us);
+    }
+  cudaFree (in);
+  cudaFree (out);
+  cudaFree (work);
 }
 
 int
@@ -202,6 +291,7 @@ main (void)
     }
     free (host);
   }
+  box_means ();
   queued_timer_free (&timer);
   return 0;
 }
