@@ -19,6 +19,10 @@
 
 #define POISON 0xA5
 
+/* Input samples: random (0), all at the type's largest (1), or random
+ * zeros and ones (2: many means exactly halfway, rounded up) */
+static int pattern;
+
 static uint64_t
 px (const uint8_t * in, const cf_integral_layout * l, int x, int y)
 {
@@ -136,11 +140,17 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
   sum_bytes = channels > 1 ? l.channel_stride * channels : sum_bytes;
   sum = realloc (sum, sum_bytes);
   snprintf (what, sizeof (what), "%s %s %dx%d step %d radius %d %s %g, "
-      "%d strips, %d channels from %d%s", cuda ? "cuda" : "cpu",
+      "%d strips, %d channels from %d%s, samples %s", cuda ? "cuda" : "cpu",
       cf_integral_type_name (type), w, h, step, radius,
       threshold ? "threshold, offset" : "mean", offset, strips, channels,
-      start, copy ? ", the others copied" : "");
+      start, copy ? ", the others copied" : "", pattern == 0 ? "random"
+      : pattern == 1 ? "at their largest" : "0 or 1");
   test_fill_random (in, in_bytes);
+  if (pattern == 1)
+    memset (in, 0xFF, in_bytes);
+  else if (pattern == 2)
+    for (size_t k = 0; k < in_bytes; k++)
+      in[k] = size == 1 || k % 2 == 0 ? in[k] & 1 : 0;
   memset (poison, POISON, out_bytes);
   if (cuda) {
     void *d_in = NULL, *d_sum = NULL, *d_out = NULL;
@@ -310,6 +320,14 @@ main (int argc, char **argv)
             k % 3 ? 0.0 : 2.5, c[3], 3, (int) (k % 2), 1);
       }
   }
+  /* the largest sums, and means exactly halfway */
+  for (pattern = 1; pattern <= 2; pattern++)
+    for (int t = 0; t < 2; t++) {
+      check_case (cuda, stream, t, 1921, 1081, 4, 1024, 0, 0, 1, 3, 0, 1);
+      check_case (cuda, stream, t, 97, 61, 1, 1, 0, 0, 1, 1, 0, 0);
+      check_case (cuda, stream, t, 321, 201, 4, 2, 0, 0, 3, 3, 1, 1);
+    }
+  pattern = 0;
   if (cuda)
     cf_gpu_stream_destroy (stream);
   return test_finish (name);
