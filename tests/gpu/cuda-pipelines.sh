@@ -16,22 +16,34 @@ failed=0
 gst-inspect-1.0 cudaupload >/dev/null 2>&1 || { echo "SKIP: no cudaupload"; exit 77; }
 nvidia-smi -L >/dev/null 2>&1 || { echo "SKIP: no GPU"; exit 77; }
 
+# verdict NAME [REASON]: PASS, or FAIL with the reason (counted)
+verdict() {
+  if [ -n "${2:-}" ]; then
+    echo "FAIL $1: $2"
+    failed=$((failed + 1))
+  else
+    echo "PASS $1"
+  fi
+}
+
+# The reason a gst-launch run that exited with status $1 failed, from the
+# first error line of its log; nothing when it exited 0.
+exit_reason() {
+  [ "$1" = 0 ] || echo "exit status $1 ($(grep -m1 -iE 'error' "$log"))"
+}
+
 # check NAME PATTERN -- gst-launch arguments: runs with -v (negotiated caps
 # printed) and -m (messages), passes when it exits 0, posts no error and its
 # output matches the extended regular expression PATTERN.
 check() {
-  local name=$1 pattern=$2 rc; shift 3
+  local name=$1 pattern=$2 rc why; shift 3
   timeout 120 gst-launch-1.0 -v -m "$@" > "$log" 2>&1
   rc=$?
-  if [ $rc != 0 ]; then
-    echo "FAIL $name: exit status $rc ($(grep -m1 -iE 'error' "$log"))"
-    failed=$((failed + 1))
-  elif ! grep -qE "$pattern" "$log"; then
-    echo "FAIL $name: no line matches /$pattern/"
-    failed=$((failed + 1))
-  else
-    echo "PASS $name"
+  why=$(exit_reason $rc)
+  if [ -z "$why" ] && ! grep -qE "$pattern" "$log"; then
+    why="no line matches /$pattern/"
   fi
+  verdict "$name" "$why"
 }
 
 cuda_caps='video/x-raw\(memory:CUDAMemory\)'
@@ -92,10 +104,9 @@ refuses() {
   timeout 120 gst-launch-1.0 "$@" > "$log" 2>&1
   rc=$?
   if [ $rc = 0 ] || ! grep -qE "$pattern" "$log"; then
-    echo "FAIL $name: exit status $rc, no line matches /$pattern/"
-    failed=$((failed + 1))
+    verdict "$name" "exit status $rc, no line matches /$pattern/"
   else
-    echo "PASS $name"
+    verdict "$name"
   fi
 }
 
@@ -104,21 +115,17 @@ refuses() {
 # two outputs must be identical byte for byte (sizes whose rows have no
 # padding, which neither backend writes).
 same_bytes() {
-  local name=$1 caps=$2 settings=$3 b rc=0
+  local name=$1 caps=$2 settings=$3 b rc=0 why
   for b in cuda cpu; do
     timeout 120 gst-launch-1.0 -q videotestsrc num-buffers=3 pattern=snow \
       ! "$caps" ! cudaprefixsum backend=$b post-messages=false $settings \
       ! filesink location="$out/same-$b.raw" > "$log" 2>&1 || rc=$?
   done
-  if [ $rc != 0 ]; then
-    echo "FAIL $name: exit status $rc ($(grep -m1 -iE 'error' "$log"))"
-    failed=$((failed + 1))
-  elif ! cmp -s "$out/same-cuda.raw" "$out/same-cpu.raw"; then
-    echo "FAIL $name: the GPU's output differs from the CPU backend's"
-    failed=$((failed + 1))
-  else
-    echo "PASS $name"
+  why=$(exit_reason $rc)
+  if [ -z "$why" ] && ! cmp -s "$out/same-cuda.raw" "$out/same-cpu.raw"; then
+    why="the GPU's output differs from the CPU backend's"
   fi
+  verdict "$name" "$why"
   rm -f "$out/same-cuda.raw" "$out/same-cpu.raw"
 }
 
