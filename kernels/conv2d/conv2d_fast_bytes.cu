@@ -197,8 +197,8 @@ launch_bytes (const Launch & L, const M & m, dim3 grid, int rows)
     conv2d_fast_bytes_kernel<KW, KH, BYTES_TH, 2><<<grid, dim3 (BYTES_BX,
             BYTES_TH / 2), 0, L.stream>>> (L.im, m);
   else
-    conv2d_fast_bytes_kernel<KW, KH, BYTES_TH, 1><<<grid, dim3 (BYTES_BX, BYTES_TH),
-        0, L.stream>>> (L.im, m);
+    conv2d_fast_bytes_kernel<KW, KH, BYTES_TH, 1><<<grid, dim3 (BYTES_BX,
+            BYTES_TH), 0, L.stream>>> (L.im, m);
   return launch_status ();
 }
 

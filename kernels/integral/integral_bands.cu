@@ -199,16 +199,6 @@ load_rows (const Args & a, int y0, int count, int x0, S (&v)[NR][CPT])
       v[r][k] = r >= count ? S (0) : SQUARE ? v[r][k] * v[r][k] : v[r][k];
 }
 
-/* Entries e0 .. e0 + CPT - 1 of row y of a table of S, those up to
- * `width`, from values of S or of a narrower type V, in 16-byte stores at
- * any pitch. A row that starts `skew` entries past a 16-byte boundary
- * (rows of w + 1 entries mostly do) is written in windows shifted back by
- * skew: each thread stores the last skew entries of the thread before it
- * with its own first ones, and keeps its own last skew for the thread
- * after it; lane 0 and the last thread of a row store their odd entries
- * alone. Scalar stores of misaligned rows measured 101 against 87 µs for
- * the 4K tables of sums and squares. Every lane of the warp must call it
- * (it shuffles). */
 /* The CPT entries from p - SKEW in 16-byte stores: the thread before's
  * last SKEW entries (prev), then this one's first (own). */
 template <typename S, int SKEW>
@@ -230,6 +220,16 @@ store_windows (S * p, const S (&own)[CPT], const S (&prev)[CPT])
   }
 }
 
+/* Entries e0 .. e0 + CPT - 1 of row y of a table of S, those up to
+ * `width`, from values of S or of a narrower type V, in 16-byte stores at
+ * any pitch. A row that starts `skew` entries past a 16-byte boundary
+ * (rows of w + 1 entries mostly do) is written in windows shifted back by
+ * skew: each thread stores the last skew entries of the thread before it
+ * with its own first ones, and keeps its own last skew for the thread
+ * after it; lane 0 and the last thread of a row store their odd entries
+ * alone. Scalar stores of misaligned rows measured 101 against 87 µs for
+ * the 4K tables of sums and squares. Every lane of the warp must call it
+ * (it shuffles). */
 template <typename S, typename V>
 __device__ __forceinline__ void
 store_run (uint8_t * table, size_t pitch, int y, int e0, int width,
