@@ -353,10 +353,10 @@ tap (const IntMask & m, int t)
 }
 
 /* Float masks reach the byte and word tiles with their scale folded into
- * the taps (folded_mask()), and their sums start from the offset: an output
- * sample then needs no multiply-add to be scaled and offset, about a
- * twentieth of a 3x3 byte tile's instructions. Integer sums start from 0 and are
- * scaled and offset at the end, as floats. */
+ * the taps (folded_mask()), and their sums start from the offset: an
+ * output sample then needs no multiply-add to be scaled and offset, about
+ * a twentieth of a 3x3 byte tile's instructions. Integer sums start from
+ * 0 and are scaled and offset at the end, as floats. */
 inline Mask
 folded_mask (const Mask & m)
 {
