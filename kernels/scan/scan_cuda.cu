@@ -276,11 +276,12 @@ hierarchical (const T * in, T * out, size_t n, bool inclusive, char *ws,
  * A tile is 256 threads x 16 bytes x 4 of elements (4096 floats, 2048
  * doubles). Each warp owns a contiguous stretch of the tile and reads it in
  * 4 rounds of one 16-byte vector a lane, so that every load and store
- * instruction moves 512 contiguous bytes. A round is scanned across the
- * warp with shuffles: each lane sums its vector, the warp scans the lane
- * sums, and the rounds follow one another; the warps' totals are then
- * scanned through shared memory. Sums are accumulated in Acc<T> (double for
- * floats), each output rounded once.
+ * instruction moves 512 contiguous bytes. The stretch is then passed
+ * through shared memory so that each lane holds 4 consecutive vectors: a
+ * lane sums its elements, the warp scans the lane sums once with shuffles,
+ * and the warps' totals are scanned through shared memory. Sums are
+ * accumulated in Acc<T> (double for floats), each output rounded once; the
+ * prefixes go back out the same way.
  *
  * Tiles publish their state in one 16-byte word each: (call tag << 2 |
  * state) and the value, written and read by single 16-byte accesses, so
@@ -457,12 +458,41 @@ store_rounds (T * out, size_t base, size_t n, bool vectors,
     }
 }
 
+/* A warp's stretch in shared memory, as 32 x LB_ROUNDS 16-byte vectors.
+ * Vector v is kept at cell v ^ ((v >> 3) & 3): the rounds (vectors
+ * 32 r + lane) and the lanes' runs (vectors LB_ROUNDS lane + r) then both
+ * put the 8 lanes of each 16-byte access phase on 8 different cells of 8,
+ * free of bank conflicts. */
+static_assert (LB_ROUNDS == 4, "the swizzle spreads runs of 4 vectors");
+
+__device__ __forceinline__ int
+stage_cell (int v)
+{
+  return v ^ ((v >> 3) & 3);
+}
+
+/* Rounds -> runs (or back, with TO_RUNS false): x[r] is the lane's vector
+ * of round r before, its r-th consecutive vector after. */
+template <bool TO_RUNS>
+__device__ __forceinline__ void
+transpose_stretch (uint4 (&x)[LB_ROUNDS], uint4 * stage)
+{
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int r = 0; r < LB_ROUNDS; r++)
+    stage[stage_cell (TO_RUNS ? 32 * r + lane : LB_ROUNDS * lane + r)] = x[r];
+  __syncwarp ();
+#pragma unroll
+  for (int r = 0; r < LB_ROUNDS; r++)
+    x[r] = stage[stage_cell (TO_RUNS ? LB_ROUNDS * lane + r : 32 * r + lane)];
+  __syncwarp ();                /* the stage is free again */
+}
+
 /* Floats are widened to double again after the look-back rather than kept
- * widened across it: held, their doubles take 64 registers a thread and
- * leave room for 4 blocks an SM, whose warps mostly wait at the barrier
- * behind the look-back; converted twice, 6 blocks fit. The empty asm makes
- * the value opaque, so that the compiler cannot reuse the first
- * conversion. */
+ * widened across it: held, their doubles take twice the registers and
+ * leave room for fewer blocks an SM, whose warps mostly wait at the barrier
+ * behind the look-back. The empty asm makes the value opaque, so that the
+ * compiler cannot reuse the first conversion. */
 template <typename T>
 __device__ __forceinline__ void
 widen_again (T & v)
@@ -471,18 +501,27 @@ widen_again (T & v)
     asm ("" : "+f" (v));
 }
 
-/* 6 blocks an SM: their warps wait at the barrier behind the first warp's
- * look-back, so more blocks keep the SM busy; the 40 registers this allows
- * spill 16 bytes for floats, and measured 900 against 919 µs at 5 blocks
- * (2^28 floats). */
+/* Blocks an SM: their warps wait at the barrier behind the first warp's
+ * look-back, so more blocks keep the SM busy. 32-bit sums fit 8 (32
+ * registers, 12 bytes spilled: 2^28 u32 835 against 861 us at 6); with
+ * 64-bit sums 8 would spill more, and 6 measured faster (f32 872 against
+ * 894 us). */
 template <typename T>
-__global__ void __launch_bounds__ (LB_THREADS, 6)
+__host__ __device__ constexpr int
+look_back_blocks ()
+{
+  return sizeof (typename Acc<T>::type) == 4 ? 8 : 6;
+}
+
+template <typename T>
+__global__ void __launch_bounds__ (LB_THREADS, look_back_blocks<T> ())
 scan_decoupled (const T * in, T * out, size_t n, bool inclusive,
     bool aligned16, TileWord * words, unsigned long long tag)
 {
   using A = typename Acc<T>::type;
   using S = LookBackShape<T>;
-  constexpr int V = S::V;
+  constexpr int V = S::V, ITEMS = LB_ROUNDS * V;
+  __shared__ uint4 s_stage[LB_WARPS][32 * LB_ROUNDS];
   __shared__ A s_warp[LB_WARPS];
   __shared__ A s_offset;
   const unsigned tile = blockIdx.x;
@@ -490,34 +529,37 @@ scan_decoupled (const T * in, T * out, size_t n, bool inclusive,
   const size_t base = (size_t) tile * S::TILE + (size_t) warp * S::WARP_ITEMS;
   const bool vectors = aligned16 && (size_t) (tile + 1) * S::TILE <= n;
 
-  /* 1. load: every vector in flight before the first sum */
-  T x[LB_ROUNDS][V];
-  load_rounds<T, V> (in, base, n, vectors, x);
-
-  /* 2. each round across the warp: the lane's sum, scanned by shuffles;
-   * lane_before[r] is what comes before the lane's vector in the warp */
-  A lane_before[LB_ROUNDS], running = A (0);
-#pragma unroll
-  for (int r = 0; r < LB_ROUNDS; r++) {
-    A sum = A (0);
-#pragma unroll
-    for (int v = 0; v < V; v++)
-      sum += (A) x[r][v];
-    A incl = sum;
-#pragma unroll
-    for (int off = 1; off < 32; off <<= 1) {
-      A y = __shfl_up_sync (0xffffffffu, incl, off);
-      if (lane >= off)
-        incl += y;
-    }
-    A excl = __shfl_up_sync (0xffffffffu, incl, 1);
-    lane_before[r] = running + (lane ? excl : A (0));
-    running += __shfl_sync (0xffffffffu, incl, 31);
+  /* 1. load: every vector in flight before the first sum, then the lane's
+   * ITEMS consecutive elements from the stage */
+  uint4 u[LB_ROUNDS];
+  {
+    T x[LB_ROUNDS][V];
+    load_rounds<T, V> (in, base, n, vectors, x);
+    memcpy (u, x, sizeof u);
   }
+  transpose_stretch<true> (u, s_stage[warp]);
+  T x[ITEMS];
+  memcpy (x, u, sizeof x);
+
+  /* 2. the lane's sum, scanned across the warp */
+  A sum = A (0);
+#pragma unroll
+  for (int k = 0; k < ITEMS; k++)
+    sum += (A) x[k];
+  A incl = sum;
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    A y = __shfl_up_sync (0xffffffffu, incl, off);
+    if (lane >= off)
+      incl += y;
+  }
+  A lane_before = __shfl_up_sync (0xffffffffu, incl, 1);
+  if (lane == 0)
+    lane_before = A (0);
 
   /* 3. the warps' totals, then the tile's offset from its predecessors */
-  if (lane == 0)
-    s_warp[warp] = running;
+  if (lane == 31)
+    s_warp[warp] = incl;
   __syncthreads ();
   A warp_before = A (0), total = A (0);
 #pragma unroll
@@ -544,21 +586,22 @@ scan_decoupled (const T * in, T * out, size_t n, bool inclusive,
   }
   __syncthreads ();
 
-  /* 4. each element's prefix, rounded once, stored as it was loaded */
-  const A start = s_offset + warp_before;
-  T y[LB_ROUNDS][V];
+  /* 4. each element's prefix, rounded once, back out as it came in */
+  A acc = s_offset + warp_before + lane_before;
 #pragma unroll
-  for (int r = 0; r < LB_ROUNDS; r++) {
-    A acc = start + lane_before[r];
-#pragma unroll
-    for (int v = 0; v < V; v++) {
-      widen_again (x[r][v]);
-      A next = acc + (A) x[r][v];
-      y[r][v] = to_element<T, A> (inclusive ? next : acc);
-      acc = next;
-    }
+  for (int k = 0; k < ITEMS; k++) {
+    widen_again (x[k]);
+    A next = acc + (A) x[k];
+    x[k] = to_element<T, A> (inclusive ? next : acc);
+    acc = next;
   }
-  store_rounds<T, V> (out, base, n, vectors, y);
+  memcpy (u, x, sizeof u);
+  transpose_stretch<false> (u, s_stage[warp]);
+  {
+    T y[LB_ROUNDS][V];
+    memcpy (y, u, sizeof y);
+    store_rounds<T, V> (out, base, n, vectors, y);
+  }
 }
 
 /* A tag no earlier call of this process used, and unlikely to match what
