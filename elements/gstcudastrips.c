@@ -8,50 +8,6 @@
 /* Strips of at least this many bytes: each strip costs a few API calls on
  * the host, so strips must be large enough for the copies to dominate. */
 #define MIN_STRIP_BYTES (2u << 20)
-/* Equal strips at most; the halves of the last come on top. */
-#define MAX_EQUAL_STRIPS 8
-/* The last strip is halved down to this size (see plan_strips). */
-#define MIN_TAIL_BYTES (512u << 10)
-
-/* Strip k is rows [b[k], b[k + 1]); returns the number of strips. Equal
- * strips of MIN_STRIP_BYTES or more, then the last one halved, and its
- * second half again, while the halves keep MIN_TAIL_BYTES and `min_rows`:
- * after the last upload a frame still waits for the last strip's kernels
- * and download, so the smaller that strip, the less of the frame's time
- * is not overlapped (1080p RGBA: the last 90 rows rather than 360). */
-static gint
-plan_strips (const GstCudaPlaneCopy * p, gint b[GST_CUDA_STRIPS_MAX + 1])
-{
-  gsize bytes = p->row_bytes * p->height;
-  gint n = CLAMP ((gint) (bytes / MIN_STRIP_BYTES), 1, MAX_EQUAL_STRIPS);
-  gint rows = MAX ((p->height + n - 1) / n, p->min_rows);
-  gint k = 0;
-
-  for (gint r = 0; r < p->height; r += rows)
-    b[k++] = r;
-  b[k] = p->height;
-  while (k > 1 && k < GST_CUDA_STRIPS_MAX) {
-    gint half = (b[k] - b[k - 1]) / 2;
-    if (half < MAX (p->min_rows, 1)
-        || (gsize) half * p->row_bytes < MIN_TAIL_BYTES)
-      break;
-    b[k + 1] = b[k];
-    b[k] -= half;
-    k++;
-  }
-  return k;
-}
-
-/* The strip holding `row`. */
-static gint
-strip_of (const gint * b, gint n, gint row)
-{
-  gint k = n - 1;
-
-  while (k > 0 && b[k] > row)
-    k--;
-  return k;
-}
 
 int
 gst_cuda_strips_init (GstCudaStrips * s)
@@ -89,11 +45,13 @@ gst_cuda_strips_enqueue (GstCudaStrips * s, const GstCudaStreams * st,
     const GstCudaPlaneCopy * p, GstCudaStripCompute compute,
     GstCudaStripLastRead last_read, gpointer user)
 {
-  gint b[GST_CUDA_STRIPS_MAX + 1];
-  gint n = plan_strips (p, b);
+  gsize bytes = p->row_bytes * p->height;
+  gint n = CLAMP ((gint) (bytes / MIN_STRIP_BYTES), 1, GST_CUDA_STRIPS_MAX);
+  gint rows = MAX ((p->height + n - 1) / n, p->min_rows);
   gint computed = 0, lag;
   int status = CF_OK;
 
+  n = (p->height + rows - 1) / rows;
   if (!p->src && !p->dst)
     return compute (user, 0, p->height, st->compute);
 
@@ -102,8 +60,8 @@ gst_cuda_strips_enqueue (GstCudaStrips * s, const GstCudaStreams * st,
    * reads have all come with uploads 0 .. k, and it need not wait for
    * strip k + 1's upload too (a border that reads the far edge, wrap,
    * keeps them aligned). */
-  lag = MAX (0, last_read (user, 0, b[1]) - (b[1] - 1));
-  if (lag >= b[1] || n == 1)
+  lag = MAX (0, last_read (user, 0, rows) - (rows - 1));
+  if (lag >= rows || n == 1)
     lag = 0;
   /* In strip order, so that the first download is queued as early as it
    * can be, not after every kernel (the host's calls take time too): the
@@ -111,7 +69,7 @@ gst_cuda_strips_enqueue (GstCudaStrips * s, const GstCudaStreams * st,
    * been queued for upload by then, each followed by its download. An
    * event is recorded before any stream waits on it. */
   for (gint k = 0; k < n && status == CF_OK; k++) {
-    gint r0 = b[k], r1 = b[k + 1];
+    gint r0 = k * rows, r1 = MIN (p->height, r0 + rows);
     if (p->src) {
       status = cf_gpu_copy_2d (p->d_src + r0 * p->d_src_stride,
           p->d_src_stride, p->src + r0 * p->src_stride, p->src_stride,
@@ -120,9 +78,9 @@ gst_cuda_strips_enqueue (GstCudaStrips * s, const GstCudaStreams * st,
         status = cf_gpu_event_record (s->uploaded[k], st->upload);
     }
     for (; computed < n && status == CF_OK; computed++) {
-      gint c0 = MAX (0, b[computed] - lag);
-      gint c1 = computed == n - 1 ? p->height : b[computed + 1] - lag;
-      gint need = p->src ? strip_of (b, n, last_read (user, c0, c1)) : 0;
+      gint c0 = MAX (0, computed * rows - lag);
+      gint c1 = computed == n - 1 ? p->height : (computed + 1) * rows - lag;
+      gint need = p->src ? MIN (last_read (user, c0, c1) / rows, n - 1) : 0;
       if (need > k)
         break;
       if (p->src)

@@ -12,7 +12,7 @@
 
 G_BEGIN_DECLS
 
-#define GST_CUDA_STRIPS_MAX 12     /* 8 equal ones, then the last halved */
+#define GST_CUDA_STRIPS_MAX 8
 
 typedef struct
 {
