@@ -995,6 +995,19 @@ box_params (const Settings * s, gsize pitch, gint step)
   return p;
 }
 
+/* Box means straight from the frame, with no tables (boxmean.h's
+ * cf_box_direct_cuda): one launch rather than five, for radii up to
+ * CF_BOX_DIRECT_MAX_RADIUS, when the tables' scan is the element's own
+ * (`algorithm=auto`; the others are there to be compared on tables) and
+ * the tables do not leave with the frame. */
+static gboolean
+box_direct (GstCudaPrefixSum * self, const Settings * s)
+{
+  return s->radius <= CF_BOX_DIRECT_MAX_RADIUS
+      && s->algorithm == CF_SCAN_AUTO
+      && self->n_channels <= CF_BOX_DIRECT_MAX_CHANNELS;
+}
+
 /* `view`: where the tables go on the host (NULL: nowhere). */
 static GstFlowReturn
 process_cpu (GstCudaPrefixSum * self, GstVideoFrame * in, GstVideoFrame * out,
@@ -1137,8 +1150,31 @@ queue_tables (GstCudaPrefixSum * self, const guint8 * d_in, gsize pitch,
   return st;
 }
 
-/* The frame that leaves: box-filtered from the tables (`box`) or the
- * measured plane as it came, and the other planes copied. */
+/* The measured channels as one layout of consecutive samples (the colours
+ * of packed RGB, whatever their order, or the one grey or luma channel),
+ * whose tables and box filter take one set of launches for them all;
+ * *first: the sample the run starts at. FALSE when they are not
+ * consecutive. */
+static gboolean
+channels_layout (GstCudaPrefixSum * self, gsize pitch, gsize per,
+    cf_integral_layout * l, gint * first)
+{
+  gint lo = G_MAXINT, hi = -1;
+
+  for (guint c = 0; c < self->n_channels; c++) {
+    lo = MIN (lo, self->channels[c].sample);
+    hi = MAX (hi, self->channels[c].sample);
+  }
+  *l = channel_layout (self, 0, pitch);
+  l->channels = self->n_channels;
+  l->channel_stride = per;
+  *first = lo;
+  return hi - lo + 1 == (gint) self->n_channels;
+}
+
+/* The frame that leaves: box-filtered (`box`: from the tables, or from
+ * the plane when `d_tables` is NULL) or the measured plane as it came,
+ * and the other planes copied. */
 static int
 queue_output (GstCudaPrefixSum * self, const Side * in, const Side * out,
     const guint8 * d_in, const guint8 * d_tables, gboolean box,
@@ -1154,18 +1190,33 @@ queue_output (GstCudaPrefixSum * self, const Side * in, const Side * out,
   gsize sum_pitch, sq_pitch, per;
   guint8 *d_out = out->on_device ? GST_VIDEO_FRAME_PLANE_DATA (out->frame,
       plane) : self->d_out.ptr;
+  cf_integral_layout all;
+  gint lo;
   int st = CF_OK;
 
   table_layout (self, &sum_pitch, &sq_pitch, &per);
-  /* unmeasured samples (alpha), or the whole plane, as they came */
-  if (!box || ch0->step > 1)
-    st = cf_gpu_copy_2d (d_out, out_pitch, d_in, pitch, row_bytes, h,
-        CF_COPY_DEVICE_TO_DEVICE, stream);
-  for (guint c = 0; box && c < self->n_channels && st == CF_OK; c++) {
-    cf_integral_layout l = channel_layout (self, c, pitch);
-    cf_box_params p = box_params (s, out_pitch, self->channels[c].step);
-    st = cf_box_cuda (&l, d_in + self->channels[c].offset,
-        d_tables + c * per, &p, d_out + self->channels[c].offset, stream);
+  if (box && !d_tables && channels_layout (self, pitch, 0, &all, &lo)) {
+    /* every channel by one launch, the unmeasured samples (alpha) copied
+     * by it */
+    gsize sample = cf_integral_in_size (self->type);
+    cf_box_params p = box_params (s, out_pitch, ch0->step);
+    p.copy_others = ch0->step > (gint) self->n_channels;
+    p.pixel_start = lo;
+    st = cf_box_direct_cuda (&all, d_in + lo * sample, &p,
+        d_out + lo * sample, stream);
+  } else {
+    /* unmeasured samples (alpha), or the whole plane, as they came */
+    if (!box || ch0->step > 1)
+      st = cf_gpu_copy_2d (d_out, out_pitch, d_in, pitch, row_bytes, h,
+          CF_COPY_DEVICE_TO_DEVICE, stream);
+    for (guint c = 0; box && c < self->n_channels && st == CF_OK; c++) {
+      cf_integral_layout l = channel_layout (self, c, pitch);
+      cf_box_params p = box_params (s, out_pitch, self->channels[c].step);
+      const guint8 *from = d_in + self->channels[c].offset;
+      guint8 *to = d_out + self->channels[c].offset;
+      st = d_tables ? cf_box_cuda (&l, from, d_tables + c * per, &p, to,
+          stream) : cf_box_direct_cuda (&l, from, &p, to, stream);
+    }
   }
   if (st == CF_OK && !out->on_device)
     st = cf_gpu_copy_2d (GST_VIDEO_FRAME_PLANE_DATA (out->frame, plane),
@@ -1195,28 +1246,6 @@ typedef struct
   gsize pitch, out_pitch;
 } BoxStrips;
 
-/* The measured channels as one layout of consecutive samples (the colours
- * of packed RGB, whatever their order, or the one grey or luma channel),
- * whose tables and box filter take one set of launches for them all;
- * *first: the sample the run starts at. FALSE when they are not
- * consecutive. */
-static gboolean
-channels_layout (GstCudaPrefixSum * self, gsize pitch, gsize per,
-    cf_integral_layout * l, gint * first)
-{
-  gint lo = G_MAXINT, hi = -1;
-
-  for (guint c = 0; c < self->n_channels; c++) {
-    lo = MIN (lo, self->channels[c].sample);
-    hi = MAX (hi, self->channels[c].sample);
-  }
-  *l = channel_layout (self, 0, pitch);
-  l->channels = self->n_channels;
-  l->channel_stride = per;
-  *first = lo;
-  return hi - lo + 1 == (gint) self->n_channels;
-}
-
 static int
 box_strip (gpointer user, gint row_begin, gint row_end, cf_stream stream)
 {
@@ -1245,6 +1274,8 @@ box_strip (gpointer user, gint row_begin, gint row_end, cf_stream stream)
   p.copy_others = self->channels[0].step > (gint) self->n_channels;
   p.pixel_start = lo;
   in = b->d_in + lo * sample;
+  if (box_direct (self, b->s))
+    return cf_box_direct_cuda (&l, in, &p, b->d_out + lo * sample, stream);
   st = cf_integral_cuda (&rows, in + first * b->pitch, b->d_tables, NULL,
       stream);
   if (st == CF_OK)
@@ -1286,7 +1317,7 @@ process_cuda_box_strips (GstCudaPrefixSum * self, const Side * in,
   cf_stats stats[4];
   int st;
 
-  if (!ensure_workspace (self, in, out, TRUE, NULL, s)
+  if (!ensure_workspace (self, in, out, !box_direct (self, s), NULL, s)
       || !GST_CUDA_FILTER_CHECK (self, gst_cuda_strips_init (&self->strips),
           "creating events"))
     return GST_FLOW_ERROR;
@@ -1349,7 +1380,8 @@ process_cuda (GstCudaPrefixSum * self, const Side * in, const Side * out,
       * GST_VIDEO_INFO_COMP_PSTRIDE (&self->info, 0);
   gsize tables_bytes, sum_pitch, sq_pitch;
   gboolean box = out && s->output != GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH;
-  gboolean tables = view || box;
+  gboolean direct = box && !view && box_direct (self, s);
+  gboolean tables = view || (box && !direct);
   cf_reduce_layout rl = plane_reduce_layout (self, pitch);
   cf_stats stats[4];
   const guint8 *d_in;
@@ -1381,7 +1413,8 @@ process_cuda (GstCudaPrefixSum * self, const Side * in, const Side * out,
   if (st == CF_OK && block)
     st = cf_gpu_event_record (block->written, stream);
   if (st == CF_OK && out)
-    st = queue_output (self, in, out, d_in, d_tables, box, s, stream);
+    st = queue_output (self, in, out, d_in, tables ? d_tables : NULL, box,
+        s, stream);
   /* what the host reads: the statistics, the host tables */
   if (st == CF_OK && post)
     st = cf_gpu_copy_2d (stats, sizeof (stats), self->d_stats.ptr,

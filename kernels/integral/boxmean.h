@@ -72,6 +72,21 @@ int cf_box_cuda (const cf_integral_layout * layout, const void *d_in,
     const void *d_sum, const cf_box_params * params, void *d_out,
     cf_stream stream);
 
+/* Box means and thresholds straight from the input, with no table: each
+ * tile sums its columns down the window, then those sums along the rows,
+ * in one launch (against five for the tables and cf_box_cuda), for radii
+ * up to CF_BOX_DIRECT_MAX_RADIUS, where reading the window's halo costs
+ * less than building tables. The same outputs as cf_box_cuda, bit for
+ * bit; `table_row` is not used. CF_ERR_INVALID as cf_box_args_check
+ * (less the table), for no input, a larger radius or more channels. */
+#define CF_BOX_DIRECT_MAX_RADIUS 16
+#define CF_BOX_DIRECT_MAX_CHANNELS 4
+
+int cf_box_direct_args_check (const cf_integral_layout * layout,
+    const void *in, const cf_box_params * params, void *out);
+int cf_box_direct_cuda (const cf_integral_layout * layout, const void *d_in,
+    const cf_box_params * params, void *d_out, cf_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

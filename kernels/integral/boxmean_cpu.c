@@ -5,9 +5,11 @@
 #include "boxmean.h"
 #include "boxmean_common.h"
 
-int
-cf_box_args_check (const cf_integral_layout * l, const void *in,
-    const void *sum, const cf_box_params * p, void *out)
+/* The checks of cf_box_args_check and, without `tables`, those of
+ * cf_box_direct_args_check. */
+static int
+box_args_check (const cf_integral_layout * l, const void *in,
+    const void *sum, int tables, const cf_box_params * p, void *out)
 {
   int step = p && p->out_step ? p->out_step : 1;
   size_t size = l ? cf_integral_in_size (l->type) : 1;
@@ -16,23 +18,41 @@ cf_box_args_check (const cf_integral_layout * l, const void *in,
   if (cf_integral_layout_check (l) != CF_OK || !p)
     return CF_ERR_INVALID;
   cf_box_rows (p->row_begin, p->row_end, l->height, &begin, &end);
-  if (begin < 0 || begin >= end || end > l->height || p->table_row < 0
-      || p->table_row > (begin > p->radius ? begin - p->radius : 0))
+  if (begin < 0 || begin >= end || end > l->height
+      || (tables && (p->table_row < 0
+              || p->table_row > (begin > p->radius ? begin - p->radius : 0))))
     return CF_ERR_INVALID;
-  if (!sum || !out
-      || l->type == CF_INTEGRAL_F32 || p->radius < 1
-      || p->radius > CF_BOX_MAX_RADIUS || p->out_step < 0
+  if (!out || l->type == CF_INTEGRAL_F32 || p->radius < 1
+      || p->radius > (tables ? CF_BOX_MAX_RADIUS : CF_BOX_DIRECT_MAX_RADIUS)
+      || (!tables && cf_integral_channels (l) > CF_BOX_DIRECT_MAX_CHANNELS)
+      || p->out_step < 0
       || cf_integral_channels (l) > step
       || p->out_pitch < ((size_t) (l->width - 1) * step + 1) * size
       /* the GPU faults on samples or entries off their natural alignment */
       || (uintptr_t) out % size || p->out_pitch % size
-      || cf_integral_args_check (l, in ? in : out, sum, NULL) != CF_OK
+      || (tables ? (!sum
+              || cf_integral_args_check (l, in ? in : out, sum, NULL) != CF_OK)
+          : (!in || (uintptr_t) in % size || l->in_pitch % size))
       || (p->threshold && !in)
       || (p->copy_others && (!in || (l->in_step ? l->in_step : 1) != step
               || p->pixel_start < 0
               || p->pixel_start + cf_integral_channels (l) > step)))
     return CF_ERR_INVALID;
   return CF_OK;
+}
+
+int
+cf_box_args_check (const cf_integral_layout * l, const void *in,
+    const void *sum, const cf_box_params * p, void *out)
+{
+  return box_args_check (l, in, sum, 1, p, out);
+}
+
+int
+cf_box_direct_args_check (const cf_integral_layout * l, const void *in,
+    const cf_box_params * p, void *out)
+{
+  return box_args_check (l, in, NULL, 0, p, out);
 }
 
 /* Box means or thresholds of one channel. */

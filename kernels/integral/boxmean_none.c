@@ -9,3 +9,11 @@ cf_box_cuda (const cf_integral_layout * l, const void *in, const void *sum,
   (void) l; (void) in; (void) sum; (void) p; (void) out; (void) s;
   return CF_ERR_NO_CUDA;
 }
+
+int
+cf_box_direct_cuda (const cf_integral_layout * l, const void *in,
+    const cf_box_params * p, void *out, cf_stream s)
+{
+  (void) l; (void) in; (void) p; (void) out; (void) s;
+  return CF_ERR_NO_CUDA;
+}

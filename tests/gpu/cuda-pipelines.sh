@@ -110,16 +110,24 @@ refuses() {
   fi
 }
 
-# same_bytes NAME CAPS SETTINGS: the same random frames in system memory
-# through cudaprefixsum on the GPU (in strips) and on the CPU backend; the
-# two outputs must be identical byte for byte (sizes whose rows have no
-# padding, which neither backend writes).
+# same_bytes NAME CAPS SETTINGS [cuda]: the same random frames through
+# cudaprefixsum on the GPU and on the CPU backend; the two outputs must be
+# identical byte for byte (sizes whose rows have no padding, which neither
+# backend writes). The GPU takes them in system memory (in strips), or
+# with `cuda` in CUDA memory (cudaupload, cudadownload).
 same_bytes() {
-  local name=$1 caps=$2 settings=$3 b rc=0 why
+  local name=$1 caps=$2 settings=$3 up="" down="" b rc=0 why
+  if [ "${4:-}" = cuda ]; then
+    up="cudaupload !"
+    down="! cudadownload"
+  fi
   for b in cuda cpu; do
+    # shellcheck disable=SC2086
     timeout 120 gst-launch-1.0 -q videotestsrc num-buffers=3 pattern=snow \
-      ! "$caps" ! cudaprefixsum backend=$b post-messages=false $settings \
-      ! filesink location="$out/same-$b.raw" > "$log" 2>&1 || rc=$?
+      ! "$caps" ! $up cudaprefixsum backend=$b post-messages=false \
+      $settings $down ! filesink location="$out/same-$b.raw" > "$log" 2>&1 \
+      || rc=$?
+    up="" down=""
   done
   why=$(exit_reason $rc)
   if [ -z "$why" ] && ! cmp -s "$out/same-cuda.raw" "$out/same-cpu.raw"; then
@@ -146,6 +154,23 @@ same_bytes "box mean RGBx 1917x1083 radius 300, GPU as CPU" \
 same_bytes "box mean GRAY16_LE 642x479 radius 20, GPU as CPU" \
   video/x-raw,format=GRAY16_LE,width=642,height=479 \
   "output=box-mean radius=20"
+same_bytes "box mean GRAY16_LE 642x479 radius 16, GPU as CPU" \
+  video/x-raw,format=GRAY16_LE,width=642,height=479 \
+  "output=box-mean radius=16"
+same_bytes "threshold I420 1920x1080 radius 16, GPU as CPU" \
+  video/x-raw,format=I420,width=1920,height=1080 \
+  "output=adaptive-threshold radius=16 offset=-1.5"
+# in CUDA memory: from tables (radius 17) or straight from the frame (up
+# to 16)
+same_bytes "box mean RGBA 1280x720 radius 2 in CUDA memory, GPU as CPU" \
+  video/x-raw,format=RGBA,width=1280,height=720 "output=box-mean radius=2" \
+  cuda
+same_bytes "box mean RGBA 1280x720 radius 17 in CUDA memory, GPU as CPU" \
+  video/x-raw,format=RGBA,width=1280,height=720 "output=box-mean radius=17" \
+  cuda
+same_bytes "box mean GRAY8 640x480 radius 9 in CUDA memory, GPU as CPU" \
+  video/x-raw,format=GRAY8,width=640,height=480 "output=box-mean radius=9" \
+  cuda
 
 # GStreamer 1.22's CUDA memory overlaps the chroma planes of odd-height
 # I420: negotiation says no rather than corrupting frames

@@ -10,9 +10,11 @@
  * variant over the whole plane (the `algorithm` property of
  * cudaprefixsum), against the tables built in bands of rows. Last, box
  * means of the R, G and B of RGBA (as cudaprefixsum filters them) at
- * radius 1, 8 and 64, tables and box kernel, on a whole 4K frame and on
- * one strip of a 1080p frame (rows 540 to 809 from a table of those rows
- * and their halo: the unit a frame in host memory goes through).
+ * radius 1, 8, 16 and 64, tables and box kernel, on a whole 4K frame and
+ * on one strip of a 1080p frame (rows 540 to 809 from a table of those
+ * rows and their halo: the unit a frame in host memory goes through); up
+ * to radius 16 also with no table (cf_box_direct_cuda, what cudaprefixsum
+ * runs there), and the floor: a device-to-device copy of the same rows.
  *
  *   bench_integral */
 #include <cuda_runtime.h>
@@ -99,6 +101,7 @@ typedef struct
   cf_box_params p;
   const uint8_t *in;
   uint8_t *out, *work;
+  int which;                    /* 0 tables, 1 no table, 2 copy */
 } BoxCase;
 
 static int
@@ -112,6 +115,13 @@ box_launch (void *data, int set)
   cf_box_params p = b->p;
 
   (void) set;
+  if (b->which == 1)
+    return cf_box_direct_cuda (&b->l, b->in, &b->p, b->out, s);
+  if (b->which == 2)
+    return (int) cudaMemcpyAsync (b->out + (size_t) b->p.row_begin
+        * b->l.in_pitch, b->in + (size_t) b->p.row_begin * b->l.in_pitch,
+        (size_t) (b->p.row_end - b->p.row_begin) * b->l.in_pitch,
+        cudaMemcpyDeviceToDevice, timer.stream);
   first = first > 0 ? first : 0;
   last = last < b->l.height ? last : b->l.height;
   rows.height = last - first;
@@ -124,7 +134,7 @@ box_launch (void *data, int set)
 static void
 box_means (void)
 {
-  static const int radii[] = { 1, 8, 64 };
+  static const int radii[] = { 1, 8, 16, 64 };
   const size_t in_bytes = (size_t) 3840 * 4 * 2160;
   const size_t table = ((size_t) 3841 * 4 * 2161 + 7) / 8 * 8;
   uint8_t *in, *out, *work, *host = malloc (in_bytes);
@@ -140,11 +150,12 @@ box_means (void)
   cudaMemcpy (in, host, in_bytes, cudaMemcpyHostToDevice);
   free (host);
   printf ("box means of R, G, B of RGBA (us): tables (4 launches) and box "
-      "kernel\n%-22s %6s %10s\n", "case", "radius", "us");
+      "kernel, or no table (1 launch)\n%-22s %6s %10s %10s %10s\n", "case",
+      "radius", "tables", "no table", "floor");
   for (int big = 1; big >= 0; big--)
     for (size_t r = 0; r < sizeof (radii) / sizeof (radii[0]); r++) {
       BoxCase b;
-      double us = -1;
+      double us[3] = { -1, -1, -1 };
       int w = big ? 3840 : 1920, h = big ? 2160 : 1080;
       memset (&b, 0, sizeof (b));
       b.l.type = CF_INTEGRAL_U8;
@@ -164,11 +175,14 @@ box_means (void)
       b.in = in;
       b.out = out;
       b.work = work;
-      if (queued_timer_median (&timer, box_launch, &b, 1, &gated,
-              "box means", &us) != 0 || cudaGetLastError () != cudaSuccess)
-        us = -1;
-      printf ("%-22s %6d %10.1f\n", big ? "4K frame"
-          : "1080p strip, 270 rows", radii[r], us);
+      for (b.which = 0; b.which < 3; b.which++)
+        if ((b.which != 1 || b.p.radius <= CF_BOX_DIRECT_MAX_RADIUS)
+            && (queued_timer_median (&timer, box_launch, &b, 1, &gated,
+                    "box means", &us[b.which]) != 0
+                || cudaGetLastError () != cudaSuccess))
+          us[b.which] = -1;
+      printf ("%-22s %6d %10.1f %10.1f %10.1f\n", big ? "4K frame"
+          : "1080p strip, 270 rows", radii[r], us[0], us[1], us[2]);
     }
   cudaFree (in);
   cudaFree (out);

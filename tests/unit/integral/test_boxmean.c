@@ -5,7 +5,9 @@
  * the table comes from the integral image of the same backend, of the
  * whole plane or, in strips, of each strip's rows and their halo (the
  * output rows of each strip filtered from its own table); outputs
- * poisoned first, and the samples between output pixels must stay.
+ * poisoned first, and the samples between output pixels must stay. On
+ * the GPU, radii up to CF_BOX_DIRECT_MAX_RADIUS also straight from the
+ * input, with no table (cf_box_direct_cuda), against the same reference.
  *
  *   test_boxmean cpu|cuda */
 #include <stdint.h>
@@ -22,6 +24,8 @@
 /* Input samples: random (0), all at the type's largest (1), or random
  * zeros and ones (2: many means exactly halfway, rounded up) */
 static int pattern;
+/* Non-zero: the GPU's box filter without tables (cf_box_direct_cuda) */
+static int direct;
 
 static uint64_t
 px (const uint8_t * in, const cf_integral_layout * l, int x, int y)
@@ -102,6 +106,10 @@ filter_strips (int cuda, cf_stream stream, const cf_integral_layout * l,
     p.table_row = t0;
     if (strips == 1)
       part.height = l->height;
+    if (direct) {
+      st = cf_box_direct_cuda (l, in, &p, out, stream);
+      continue;
+    }
     st = cuda ? cf_integral_cuda (&part, in + (size_t) t0 * l->in_pitch, sum,
         NULL, stream) : cf_integral_cpu (&part, in + (size_t) t0
         * l->in_pitch, sum, NULL);
@@ -140,7 +148,8 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
   sum_bytes = channels > 1 ? l.channel_stride * channels : sum_bytes;
   sum = realloc (sum, sum_bytes);
   snprintf (what, sizeof (what), "%s %s %dx%d step %d radius %d %s %g, "
-      "%d strips, %d channels from %d%s, samples %s", cuda ? "cuda" : "cpu",
+      "%d strips, %d channels from %d%s, samples %s", cuda ? (direct
+          ? "cuda, no table" : "cuda") : "cpu",
       cf_integral_type_name (type), w, h, step, radius,
       threshold ? "threshold, offset" : "mean", offset, strips, channels,
       start, copy ? ", the others copied" : "", pattern == 0 ? "random"
@@ -289,6 +298,36 @@ main (int argc, char **argv)
         "a misaligned 16-bit output accepted");
     test_check (cf_box_args_check (&l16, plane, table, &good16, plane)
         == CF_OK, "good 16-bit arguments refused");
+    /* with no table: an input, small radii, a few channels; table_row
+     * not looked at */
+    {
+      cf_box_params p = good;
+      cf_integral_layout four = l;
+      p.table_row = 5;
+      test_check (cf_box_direct_args_check (&l, plane, &p, plane) == CF_OK,
+          "good arguments refused with no table");
+      test_check (cf_box_direct_args_check (&l, NULL, &p, plane)
+          == CF_ERR_INVALID, "no input accepted with no table");
+      p.radius = CF_BOX_DIRECT_MAX_RADIUS + 1;
+      test_check (cf_box_direct_args_check (&l, plane, &p, plane)
+          == CF_ERR_INVALID, "radius %d accepted with no table", p.radius);
+      p.radius = 1;
+      four.width = 2;
+      four.in_step = 4;
+      four.channels = 4;
+      p.out_step = 4;
+      test_check (cf_box_direct_args_check (&four, plane, &p, plane)
+          == CF_OK, "4 channels refused with no table");
+      four.in_step = four.channels = p.out_step = 5;
+      four.width = 1;
+      test_check (cf_box_direct_args_check (&four, plane, &p, plane)
+          == CF_ERR_INVALID, "5 channels accepted with no table");
+      test_check (cf_box_direct_args_check (&l, (uint8_t *) plane + 1,
+              &good, plane) == CF_OK, "a byte input one byte on refused");
+      test_check (cf_box_direct_args_check (&l16, (uint8_t *) plane + 1,
+              &good16, plane) == CF_ERR_INVALID,
+          "a misaligned 16-bit input accepted with no table");
+    }
   }
   for (int t = 0; t < 2; t++)
     for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++)
@@ -328,6 +367,32 @@ main (int argc, char **argv)
       check_case (cuda, stream, t, 321, 201, 4, 2, 0, 0, 3, 3, 1, 1);
     }
   pattern = 0;
+  /* with no table, on the GPU: every case above whose radius it takes */
+  for (direct = cuda; direct && pattern <= 2; pattern++) {
+    for (int t = 0; t < 2; t++) {
+      for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++)
+        for (int step = 1; step <= 4 && cases[k][2]
+            <= CF_BOX_DIRECT_MAX_RADIUS; step += 3) {
+          check_case (cuda, stream, t, cases[k][0], cases[k][1], step,
+              cases[k][2], 0, 0, 1, 1, 0, 0);
+          check_case (cuda, stream, t, cases[k][0], cases[k][1], step,
+              cases[k][2], 1, k % 3 == 0 ? 0 : k % 3 == 1 ? 7.5 : -3, 1,
+              step == 4 && k % 2 ? 3 : 1, 0, 0);
+          if (step == 4)
+            check_case (cuda, stream, t, cases[k][0], cases[k][1], 4,
+                cases[k][2], (int) (k % 2), 0, 1, 3, (int) (k % 2), 1);
+        }
+      /* the largest radius, in strips of rows, four channels */
+      check_case (cuda, stream, t, 1921, 1081, 4, CF_BOX_DIRECT_MAX_RADIUS,
+          0, 0, 8, 3, 1, 1);
+      check_case (cuda, stream, t, 97, 61, 4, CF_BOX_DIRECT_MAX_RADIUS, 1,
+          2.5, 4, 3, 0, 1);
+      check_case (cuda, stream, t, 33, 130, 1, 3, 0, 0, 13, 1, 0, 0);
+      check_case (cuda, stream, t, 5, 61, 4, 2, 1, 0, 4, 4, 0, 0);
+      check_case (cuda, stream, t, 200, 3, 2, 1, 0, 0, 1, 2, 0, 1);
+    }
+  }
+  pattern = direct = 0;
   if (cuda)
     cf_gpu_stream_destroy (stream);
   return test_finish (name);
