@@ -9,9 +9,14 @@
  *    nothing, so the sums are those of the clipped windows.
  * 2. Row sums. A thread takes a run of RUN output pixels of one row and
  *    channel and slides a window of 2r + 1 column sums along it.
- * 3. Output. A thread a sample of the output pixels, consecutive samples
- *    on consecutive threads: the window's mean (or the threshold), or the
- *    sample copied from the input.
+ * 3. Output. A thread a pixel: the windows' means (or the threshold) of
+ *    its channels, its other samples copied from the input; a pixel of
+ *    four bytes in one 4-byte store.
+ *
+ * The channel count is a template parameter, so that no index is divided
+ * by a number known only at run time. With a thread a sample and the
+ * count a run-time value, a 4K RGBA frame took 196 us at radius 1; as
+ * here, 105 (H100).
  *
  * Sums stay below 2^32: at most 33^2 x 65535. Shared memory: the column
  * sums, DY x (DX + 2r) x channels, then the window sums, DY x DX x
@@ -49,13 +54,42 @@ sample_at (const uint8_t * in, size_t pitch, int step, int x, int y, int c)
   return ((const IN *) (in + (size_t) y * pitch))[(size_t) x * step + c];
 }
 
-template <typename IN>
+/* Stores pixel x's samples: v[c] at channel c; with `copy_others` the
+ * pixel's other samples from the input. `to` and `from` point at the
+ * first filtered sample; with `words`, a pixel is one aligned 4-byte word
+ * written at once. */
+template <typename IN, int C>
+__device__ __forceinline__ void
+store_pixel (IN * to, const IN * from, const uint32_t (&v)[C],
+    const cf_box_params & p, int out_step, bool words)
+{
+  if (sizeof (IN) == 1 && words) {
+    uint32_t w = p.copy_others
+        ? *(const uint32_t *) ((const uint8_t *) from - p.pixel_start) : 0u;
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      const int at = 8 * (p.pixel_start + c);
+      w = (w & ~(0xFFu << at)) | (v[c] << at);
+    }
+    *(uint32_t *) ((uint8_t *) to - p.pixel_start) = w;
+    return;
+  }
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    to[c] = (IN) v[c];
+  if (p.copy_others)
+    for (int k = -p.pixel_start; k < out_step - p.pixel_start; k++)
+      if (k < 0 || k >= C)
+        to[k] = from[k];
+}
+
+template <typename IN, int C>
 __global__ void __launch_bounds__ (THREADS)
 box_direct_kernel (cf_integral_layout l, const uint8_t * in, cf_box_params p,
-    uint8_t * out)
+    uint8_t * out, bool words)
 {
   extern __shared__ uint32_t smem[];
-  const int r = p.radius, C = l.channels > 1 ? l.channels : 1;
+  const int r = p.radius;
   const int in_step = l.in_step ? l.in_step : 1;
   const int out_step = p.out_step ? p.out_step : 1;
   const int cols = DX + 2 * r;
@@ -113,34 +147,56 @@ box_direct_kernel (cf_integral_layout l, const uint8_t * in, cf_box_params p,
   }
   __syncthreads ();
 
-  /* 3. the output samples: the filtered channels, and with copy_others the
-   * pixel's other samples; sample k of a pixel is channel k - pixel_start */
-  const int per_pixel = p.copy_others ? out_step : C;
-  const int first = p.copy_others ? p.pixel_start : 0;
-  for (int t = threadIdx.x; t < rows * DX * per_pixel; t += THREADS) {
-    const int ch = t % per_pixel - first, i = t / per_pixel % DX;
-    const int o = t / per_pixel / DX, x = x0 + i, y = y0 + o;
+  /* 3. the output, a pixel a thread */
+  for (int t = threadIdx.x; t < rows * DX; t += THREADS) {
+    const int i = t % DX, o = t / DX, x = x0 + i, y = y0 + o;
     if (x >= l.width)
       continue;
-    IN *to = (IN *) (out + (size_t) y * p.out_pitch) + (size_t) x * out_step
-        + ch;
-    if (ch < 0 || ch >= C) {
-      *to = (IN) sample_at<IN> (in, l.in_pitch, in_step, x, y, ch);
-      continue;
-    }
     int wx0, wy0, wx1, wy1;
     cf_box_window (x, y, r, l.width, l.height, &wx0, &wy0, &wx1, &wy1);
     const uint32_t count = (uint32_t) ((wx1 - wx0) * (wy1 - wy0));
-    const uint32_t s = winsum[((size_t) o * DX + i) * C + ch];
-    uint32_t v;
-    if (p.threshold)
-      v = cf_box_above ((double) sample_at<IN> (in, l.in_pitch, in_step, x,
-              y, ch), s, count, p.offset) ? (IN) ~(IN) 0 : 0;
-    else if (sizeof (IN) == 1)
-      v = cf_box_round_byte_mean (s, count);
-    else
-      v = (uint32_t) cf_box_round_mean (s, count);
-    *to = (IN) v;
+    const IN *from = (const IN *) (in + (size_t) y * l.in_pitch)
+        + (size_t) x * in_step;
+    IN *to = (IN *) (out + (size_t) y * p.out_pitch) + (size_t) x * out_step;
+    uint32_t v[C];
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      const uint32_t s = winsum[((size_t) o * DX + i) * C + c];
+      if (p.threshold)
+        v[c] = cf_box_above ((double) from[c], s, count, p.offset)
+            ? (IN) ~(IN) 0 : 0;
+      else if (sizeof (IN) == 1)
+        v[c] = cf_box_round_byte_mean (s, count);
+      else
+        v[c] = (uint32_t) cf_box_round_mean (s, count);
+    }
+    store_pixel<IN, C> (to, from, v, p, out_step, words);
+  }
+}
+
+template <typename IN, int C>
+static void
+launch_direct (const cf_integral_layout & l, const void *in,
+    const cf_box_params & rows, void *out, bool words, cudaStream_t stream)
+{
+  const size_t shared = direct_shared_words (rows.radius, C)
+      * sizeof (uint32_t);
+  dim3 grid ((l.width + DX - 1) / DX,
+      (rows.row_end - rows.row_begin + DY - 1) / DY);
+  box_direct_kernel<IN, C><<<grid, THREADS, shared, stream>>> (l,
+      (const uint8_t *) in, rows, (uint8_t *) out, words);
+}
+
+template <typename IN>
+static void
+launch_channels (const cf_integral_layout & l, const void *in,
+    const cf_box_params & rows, void *out, bool words, cudaStream_t stream)
+{
+  switch (cf_integral_channels (&l)) {
+    case 1: launch_direct<IN, 1> (l, in, rows, out, words, stream); break;
+    case 2: launch_direct<IN, 2> (l, in, rows, out, words, stream); break;
+    case 3: launch_direct<IN, 3> (l, in, rows, out, words, stream); break;
+    default: launch_direct<IN, 4> (l, in, rows, out, words, stream); break;
   }
 }
 
@@ -156,17 +212,20 @@ cf_box_direct_cuda (const cf_integral_layout * l, const void *d_in,
   cf_box_params rows = *p;
   cf_box_rows (p->row_begin, p->row_end, l->height, &rows.row_begin,
       &rows.row_end);
-  const size_t shared = cfb::direct_shared_words (p->radius,
-      cf_integral_channels (l)) * sizeof (uint32_t);
-  dim3 grid ((l->width + cfb::DX - 1) / cfb::DX,
-      (rows.row_end - rows.row_begin + cfb::DY - 1) / cfb::DY);
+  /* pixels of four bytes written as words: whole pixels (their other
+   * samples copied, or all four filtered), 4-byte aligned */
+  const int channels = cf_integral_channels (l);
+  const int step = p->out_step ? p->out_step : 1;
+  const uintptr_t in_pixel = (uintptr_t) d_in - p->pixel_start;
+  const uintptr_t out_pixel = (uintptr_t) d_out - p->pixel_start;
+  const bool words = l->type == CF_INTEGRAL_U8 && step == 4
+      && (p->copy_others || channels == 4)
+      && (in_pixel | out_pixel | l->in_pitch | p->out_pitch) % 4 == 0;
   if (l->type == CF_INTEGRAL_U8)
-    cfb::box_direct_kernel<uint8_t><<<grid, cfb::THREADS, shared,
-        (cudaStream_t) stream>>> (*l, (const uint8_t *) d_in, rows,
-        (uint8_t *) d_out);
+    cfb::launch_channels<uint8_t> (*l, d_in, rows, d_out, words,
+        (cudaStream_t) stream);
   else
-    cfb::box_direct_kernel<uint16_t><<<grid, cfb::THREADS, shared,
-        (cudaStream_t) stream>>> (*l, (const uint8_t *) d_in, rows,
-        (uint8_t *) d_out);
+    cfb::launch_channels<uint16_t> (*l, d_in, rows, d_out, words,
+        (cudaStream_t) stream);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
