@@ -98,22 +98,37 @@ box_direct_kernel (cf_integral_layout l, const uint8_t * in, cf_box_params p,
   uint32_t *colsum = smem;      /* [DY][cols][C] */
   uint32_t *winsum = smem + (size_t) DY * cols * C;     /* [DY][DX][C] */
 
-  /* 1. column sums: column k of the tile is plane column x0 - r + k */
+  /* 1. column sums: column k of the tile is plane column x0 - r + k. The
+   * rows a tile's windows reach are all in the plane except in the tiles
+   * at its top and bottom: those check each row. */
+  const int stride = cols * C;  /* between rows of colsum */
+  const bool inner = y0 - r >= 0 && y0 + rows - 1 + r < l.height;
   for (int t = threadIdx.x; t < cols * C; t += THREADS) {
     const int c = t % C, k = t / C, x = x0 - r + k;
-    uint32_t *to = colsum + (size_t) k * C + c;
+    uint32_t *to = colsum + k * C + c;
     if (x < 0 || x >= l.width) {
       for (int o = 0; o < rows; o++)
-        to[(size_t) o * cols * C] = 0;
+        to[o * stride] = 0;
       continue;
     }
+    const uint8_t *column = in + ((size_t) x * in_step + c) * sizeof (IN);
     const int top = max (0, y0 - r), bottom = min (l.height, y0 + r + 1);
+    const uint8_t *q = column + (size_t) top * l.in_pitch;
     uint32_t s = 0;
-#pragma unroll 8
-    for (int y = top; y < bottom; y++)
-      s += sample_at<IN> (in, l.in_pitch, in_step, x, y, c);
-    to[0] = s;
 #pragma unroll 4
+    for (int y = top; y < bottom; y++, q += l.in_pitch)
+      s += *(const IN *) q;
+    to[0] = s;
+    if (inner) {
+      /* q is row y0 + r + 1: the row the next window takes in */
+      const uint8_t *gone = column + (size_t) (y0 - r) * l.in_pitch;
+#pragma unroll 4
+      for (int o = 1; o < rows; o++, q += l.in_pitch, gone += l.in_pitch) {
+        s += (uint32_t) *(const IN *) q - *(const IN *) gone;
+        to[o * stride] = s;
+      }
+      continue;
+    }
     for (int o = 1; o < rows; o++) {
       const int below = y0 + o + r, above = y0 + o - r - 1;
       const uint32_t add = below < l.height
@@ -121,7 +136,7 @@ box_direct_kernel (cf_integral_layout l, const uint8_t * in, cf_box_params p,
       const uint32_t sub = above >= 0
           ? sample_at<IN> (in, l.in_pitch, in_step, x, above, c) : 0u;
       s += add - sub;
-      to[(size_t) o * cols * C] = s;
+      to[o * stride] = s;
     }
   }
   __syncthreads ();
@@ -132,17 +147,16 @@ box_direct_kernel (cf_integral_layout l, const uint8_t * in, cf_box_params p,
     const int o = t / (DX / RUN) / C, i0 = run * RUN;
     if (o >= rows)
       continue;
-    const uint32_t *from = colsum + (size_t) o * cols * C + c;
-    uint32_t *to = winsum + ((size_t) o * DX + i0) * C + c;
+    const uint32_t *from = colsum + o * stride + i0 * C + c;
+    uint32_t *to = winsum + (o * DX + i0) * C + c;
     uint32_t s = 0;
     for (int k = 0; k <= 2 * r; k++)
-      s += from[(size_t) (i0 + k) * C];
+      s += from[k * C];
     to[0] = s;
 #pragma unroll
     for (int i = 1; i < RUN; i++) {
-      s += from[(size_t) (i0 + i + 2 * r) * C] - from[(size_t) (i0 + i - 1)
-          * C];
-      to[(size_t) i * C] = s;
+      s += from[(i + 2 * r) * C] - from[(i - 1) * C];
+      to[i * C] = s;
     }
   }
   __syncthreads ();
@@ -161,7 +175,7 @@ box_direct_kernel (cf_integral_layout l, const uint8_t * in, cf_box_params p,
     uint32_t v[C];
 #pragma unroll
     for (int c = 0; c < C; c++) {
-      const uint32_t s = winsum[((size_t) o * DX + i) * C + c];
+      const uint32_t s = winsum[(o * DX + i) * C + c];
       if (p.threshold)
         v[c] = cf_box_above ((double) from[c], s, count, p.offset)
             ? (IN) ~(IN) 0 : 0;

@@ -168,8 +168,8 @@ same_bytes "box mean RGBA 1280x720 radius 2 in CUDA memory, GPU as CPU" \
 same_bytes "box mean RGBA 1280x720 radius 17 in CUDA memory, GPU as CPU" \
   video/x-raw,format=RGBA,width=1280,height=720 "output=box-mean radius=17" \
   cuda
-same_bytes "box mean I420 1280x720 radius 9 in CUDA memory, GPU as CPU" \
-  video/x-raw,format=I420,width=1280,height=720 "output=box-mean radius=9" \
+same_bytes "box mean BGRx 1280x720 radius 9 in CUDA memory, GPU as CPU" \
+  video/x-raw,format=BGRx,width=1280,height=720 "output=box-mean radius=9" \
   cuda
 
 # GStreamer 1.22's CUDA memory overlaps the chroma planes of odd-height
