@@ -41,6 +41,7 @@ pipelines=(
   "conv2d-nv12-cuda-chain|videotestsrc num-buffers=3 ! video/x-raw,format=NV12,width=320,height=180 ! cudaupload ! cudaconv2d backend=cuda kernel=\"1 2 3; 4 5 6; 7 8 9\" planes=all border=wrap ! cudaconv2d backend=cuda preset=sobel ! cudadownload ! fakesink"
   "prefixsum-gray8-threshold|videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=331,height=97 ! cudaprefixsum backend=cuda output=adaptive-threshold ! fakesink"
   "prefixsum-rgba-meta-grid|videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=201,height=67 ! cudaupload ! cudaprefixsum backend=cuda grid-columns=3 grid-rows=2 ! cudaprefixsum backend=cuda output=box-mean radius=5 ! cudadownload ! fakesink"
+  "prefixsum-argb-box-no-tables|videotestsrc num-buffers=3 ! video/x-raw,format=ARGB,width=333,height=97 ! cudaprefixsum backend=cuda output=box-mean radius=16 ! fakesink"
   "prefixsum-audio-level|audiotestsrc num-buffers=20 ! audio/x-raw,format=S16LE,channels=3,rate=44100 ! cudaprefixsum backend=cuda ! fakesink"
   "conv1d-direct|audiotestsrc num-buffers=20 ! audio/x-raw,format=F32LE,channels=2,rate=48000 ! cudaconv1d backend=cuda preset=low-pass taps=255 ! fakesink"
   "conv1d-fft|audiotestsrc num-buffers=20 samplesperbuffer=1024 ! audio/x-raw,format=F32LE,channels=2,rate=48000 ! cudaconv1d backend=cuda preset=low-pass taps=16383 ! fakesink"
