@@ -359,17 +359,26 @@ kernels_alone (const Job * job, const GstVideoInfo * info,
       bp.radius = radius;
       bp.out_pitch = planes[0].pitch;
       bp.out_step = planes[0].format.channels;
-      /* the samples not measured, then the box means over them */
-      if (channels == 3)
-        st = (int) cudaMemcpy2DAsync (out, planes[0].pitch, in, planes[0].pitch,
-            planes[0].format.width * 4, l.height, cudaMemcpyDeviceToDevice,
-            stream);
-      for (int c = 0; c < channels && st == CF_OK; c++)
-        st = cf_integral_cuda (&l, in + c, tables + c * per_channel, NULL,
-            stream);
-      for (int c = 0; c < channels && st == CF_OK; c++)
-        st = cf_box_cuda (&l, in + c, tables + c * per_channel, &bp, out + c,
-            stream);
+      if (radius <= CF_BOX_DIRECT_MAX_RADIUS) {
+        /* as the element: every channel in one launch from the frame, the
+         * samples not measured (alpha) copied by it */
+        cf_integral_layout all = l;
+        all.channels = channels;
+        bp.copy_others = channels < planes[0].format.channels;
+        st = cf_box_direct_cuda (&all, in, &bp, out, stream);
+      } else {
+        /* the samples not measured, then the box means over the tables */
+        if (channels == 3)
+          st = (int) cudaMemcpy2DAsync (out, planes[0].pitch, in,
+              planes[0].pitch, planes[0].format.width * 4, l.height,
+              cudaMemcpyDeviceToDevice, stream);
+        for (int c = 0; c < channels && st == CF_OK; c++)
+          st = cf_integral_cuda (&l, in + c, tables + c * per_channel, NULL,
+              stream);
+        for (int c = 0; c < channels && st == CF_OK; c++)
+          st = cf_box_cuda (&l, in + c, tables + c * per_channel, &bp,
+              out + c, stream);
+      }
       for (int p = 1; p < n_planes && st == CF_OK; p++)
         st = (int) cudaMemcpy2DAsync (out + planes[p].offset, planes[p].pitch,
             in + planes[p].offset, planes[p].pitch, planes[p].format.width
