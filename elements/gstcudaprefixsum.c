@@ -132,7 +132,8 @@ gst_cuda_prefix_sum_algorithm_get_type (void)
 {
   static GType type;
   static const GEnumValue values[] = {
-    {CF_SCAN_AUTO, "Bands of rows, each table entry written once", "auto"},
+    {CF_SCAN_AUTO, "Bands of rows, each table entry written once; box means "
+          "up to radius 16 straight from the frame", "auto"},
     {CF_SCAN_KOGGE_STONE, "Hierarchical scan, Kogge-Stone blocks",
         "kogge-stone"},
     {CF_SCAN_BRENT_KUNG, "Hierarchical scan, Brent-Kung blocks",
