@@ -15,8 +15,8 @@
  *
  * The channel count is a template parameter, so that no index is divided
  * by a number known only at run time. With a thread a sample and the
- * count a run-time value, a 4K RGBA frame took 196 us at radius 1; as
- * here, 105 (H100).
+ * count a run-time value, a 4K RGBA frame took 196 us at radius 1; with
+ * both changed, 105; with the columns walked by pointer, 95 (H100).
  *
  * Sums stay below 2^32: at most 33^2 x 65535. Shared memory: the column
  * sums, DY x (DX + 2r) x channels, then the window sums, DY x DX x
