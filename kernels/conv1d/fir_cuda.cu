@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -47,6 +48,13 @@ status_of (cudaError_t err)
   return (int) err;
 }
 
+/* cuFFT plans are made and destroyed one at a time in the process:
+ * filters opened on many threads at once (one per element instance) were
+ * seen under memcheck to launch transforms that read outside every
+ * allocation, while each thread keeps to its own plans as cuFFT asks. The
+ * lock costs nothing in the steady state, where plans are cached. */
+static std::mutex cufft_planner;
+
 /* A cached plan of `batch` contiguous real transforms of fft_size. */
 static int
 plan_for (cf_fir_backend * be, bool inverse, int batch, cufftHandle * plan)
@@ -61,6 +69,7 @@ plan_for (cf_fir_backend * be, bool inverse, int batch, cufftHandle * plan)
   }
   cufftType type = be->f64 ? (inverse ? CUFFT_Z2D : CUFFT_D2Z)
       : (inverse ? CUFFT_C2R : CUFFT_R2C);
+  std::lock_guard<std::mutex> hold (cufft_planner);
   if (cufftPlanMany (plan, 1, &n, NULL, 1, inverse ? bins : n, NULL, 1,
           inverse ? n : bins, type, batch) != CUFFT_SUCCESS)
     return CF_ERR_FFT;
@@ -94,10 +103,13 @@ static void
 cuda_close (cf_fir_backend * be)
 {
   cudaStreamSynchronize (be->stream);
-  for (auto &p : be->forward)
-    cufftDestroy (p.second);
-  for (auto &p : be->inverse)
-    cufftDestroy (p.second);
+  {
+    std::lock_guard<std::mutex> hold (cufft_planner);
+    for (auto &p : be->forward)
+      cufftDestroy (p.second);
+    for (auto &p : be->inverse)
+      cufftDestroy (p.second);
+  }
   cudaFree (be->twiddles);
   cudaFree (be->older);
   cudaFree (be->scratch);
