@@ -11,7 +11,7 @@
  * - Results are rounded to bytes by one conversion each and packed with
  *   byte permutes.
  *
- * Cost per output pixel: (BYTES_TH + KH - 1) / BYTES_TH loads of the input,
+ * Cost per output pixel: (TH + KH - 1) / TH loads of the input,
  * (8 + KW - 1)(ROWS + KH - 1) / (8 ROWS) conversions, KW x KH
  * multiply-adds, one byte stored. */
 #include "conv2d_tile.cuh"
@@ -19,17 +19,22 @@
 namespace cf {
 
 constexpr int BYTES_PX = 8;             /* output pixels per thread: a word */
-constexpr int BYTES_BX = 32;            /* threads along a row */
-constexpr int BYTES_TW = BYTES_BX * BYTES_PX;   /* 256 output columns */
-constexpr int BYTES_TH = 8;             /* output rows */
-/* Rows a thread owns: 2 (128 threads a tile) from this many pixels on, 1
- * (256 threads) below, each measured faster there (docs/performance.md). */
-constexpr long BYTES_TWO_ROWS_FROM = 4l << 20;
 /* Bytes kept each side of the tile's columns: a 16-byte chunk, so that the
  * chunks stay aligned in the plane and in shared memory. */
 constexpr int BYTES_HALO = 16;
-constexpr int BYTES_CHUNKS = (BYTES_TW + 2 * BYTES_HALO) / 16;
-constexpr int BYTES_SROW = 16 * BYTES_CHUNKS;
+
+/* A tile's shape: BX threads along a row (BX x 8 output columns), TH
+ * output rows, ROWS of them a thread. */
+template <int BX_, int TH_, int ROWS_>
+struct BytesTile
+{
+  static constexpr int BX = BX_, TH = TH_, ROWS = ROWS_;
+  static constexpr int TW = BX_ * BYTES_PX;
+  static constexpr int THREADS = BX_ * TH_ / ROWS_;
+  static constexpr int CHUNKS = (TW + 2 * BYTES_HALO) / 16;
+  static constexpr int SROW = 16 * CHUNKS;
+};
+
 /* A thread's window of a tile row: its own 8 bytes at `row`, and the word
  * before and the word after when the mask reaches them (RX > 0). */
 template <int RX>
@@ -104,25 +109,26 @@ window_pair (uint32_t left, uint2 own, uint32_t right, int m)
  * the window's pairs of bytes are gathered once a row (where float
  * windows convert each byte). The integer sums are exactly the float ones
  * (integers below 2^15 are exact in float), and so are the results. */
-template <int KW, int KH, int TH, int ROWS, typename M>
-__global__ void __launch_bounds__ (BYTES_BX * TH / ROWS)
+template <int KW, int KH, typename S, typename M>
+__global__ void __launch_bounds__ (S::THREADS)
 conv2d_fast_bytes_kernel (Image im, const __grid_constant__ M m)
 {
+  constexpr int TH = S::TH, ROWS = S::ROWS;
   constexpr bool INT = is_int_mask<M>;
   constexpr int RX = KW / 2, RY = KH / 2;
   constexpr int IN_ROWS = TH + KH - 1;
-  constexpr int THREADS = BYTES_BX * TH / ROWS;
+  constexpr int THREADS = S::THREADS;
   /* sums a row: a pixel each, or a pair (k, k + HALF) each */
   constexpr int HALF = BYTES_PX / 2;
   constexpr int SUMS = INT ? HALF : BYTES_PX;
   using Sum = typename MaskSum<M>::type;
-  __shared__ alignas (16) uint8_t tile[IN_ROWS][BYTES_SROW];
-  const int x0 = blockIdx.x * BYTES_TW;
+  __shared__ alignas (16) uint8_t tile[IN_ROWS][S::SROW];
+  const int x0 = blockIdx.x * S::TW;
   const int y0 = im.row_begin + blockIdx.y * TH;
-  const int tid = threadIdx.y * BYTES_BX + threadIdx.x;
+  const int tid = threadIdx.y * S::BX + threadIdx.x;
 
   /* 1. the tile: columns x0 - 16 .. x0 + 271, rows y0 - RY .., as bytes */
-  fill_raw_tile<1, IN_ROWS, BYTES_CHUNKS, THREADS> (im, m.border,
+  fill_raw_tile<1, IN_ROWS, S::CHUNKS, THREADS> (im, m.border,
       x0 - BYTES_HALO, y0 - RY, tid, &tile[0][0]);
   __syncthreads ();
 
@@ -189,17 +195,34 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ M m)
   }
 }
 
+template <int KW, int KH, typename S, typename M>
+static int
+launch_shape (const Launch & L, const M & m)
+{
+  const int rows = L.im.row_end - L.im.row_begin;
+  dim3 grid (div_up (L.im.width, S::TW), div_up (rows, S::TH));
+  conv2d_fast_bytes_kernel<KW, KH, S><<<grid, dim3 (S::BX, S::TH / S::ROWS),
+      0, L.stream>>> (L.im, m);
+  return launch_status ();
+}
+
+/* Tiles of 128 columns, one row a thread below 4 Mpx and two rows from
+ * there: 16 x 8 and 16 x 16 threads measured fastest of six shapes at 720p,
+ * 1080p and 4K (docs/performance.md). At 1080p the 128-column tiles divide
+ * the width and fill the SMs in one round; 256-column ones left half
+ * their last column of tiles idle and 2% of the blocks for a second round. */
+constexpr long BYTES_TWO_ROWS_FROM = 4l << 20;
+using BytesSmall = BytesTile<16, 8, 1>;
+using BytesLarge = BytesTile<16, 16, 2>;
+
 template <int KW, int KH, typename M>
 static int
-launch_bytes (const Launch & L, const M & m, dim3 grid, int rows)
+launch_bytes (const Launch & L, const M & m)
 {
+  const int rows = L.im.row_end - L.im.row_begin;
   if ((long) L.im.width * rows >= BYTES_TWO_ROWS_FROM)
-    conv2d_fast_bytes_kernel<KW, KH, BYTES_TH, 2><<<grid, dim3 (BYTES_BX,
-            BYTES_TH / 2), 0, L.stream>>> (L.im, m);
-  else
-    conv2d_fast_bytes_kernel<KW, KH, BYTES_TH, 1><<<grid, dim3 (BYTES_BX,
-            BYTES_TH), 0, L.stream>>> (L.im, m);
-  return launch_status ();
+    return launch_shape<KW, KH, BytesLarge> (L, m);
+  return launch_shape<KW, KH, BytesSmall> (L, m);
 }
 
 template <int KW, int KH>
@@ -207,11 +230,9 @@ struct LaunchBytes
 {
   static int run (const Launch & L, const Mask & m)
   {
-    const int rows = L.im.row_end - L.im.row_begin;
-    dim3 grid (div_up (L.im.width, BYTES_TW), div_up (rows, BYTES_TH));
     if (L.plan->small_integer)
-      return launch_bytes<KW, KH> (L, int_mask (m), grid, rows);
-    return launch_bytes<KW, KH> (L, folded_mask (m), grid, rows);
+      return launch_bytes<KW, KH> (L, int_mask (m));
+    return launch_bytes<KW, KH> (L, folded_mask (m));
   }
 };
 

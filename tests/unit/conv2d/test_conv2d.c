@@ -95,8 +95,8 @@ static const int shapes[][2] = {
   {15, 15}, {11, 31}, {31, 31},
 };
 
-/* Around the tiles: fast 128 x 16 (byte tiles 256 x 8, word tiles
- * 128 x 16), separable 64 x 32 (four-byte pixels: 224 to 256 x 8), cached
+/* Around the tiles: fast 128 x 16 (byte tiles 128 x 8 and 128 x 16,
+ * word tiles 128 x 16), separable 64 x 32 (four-byte pixels: 224 to 256 x 8), cached
  * 32 x 16, tiled 32 - k + 1, wide 32
  * lanes x 16 bytes x 32 rows (a warp spans 128 RGBA, 256 two-channel or 512
  * GRAY8 pixels). */
