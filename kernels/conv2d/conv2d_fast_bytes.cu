@@ -127,7 +127,7 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ M m)
   const int y0 = im.row_begin + blockIdx.y * TH;
   const int tid = threadIdx.y * S::BX + threadIdx.x;
 
-  /* 1. the tile: columns x0 - 16 .. x0 + 271, rows y0 - RY .., as bytes */
+  /* 1. the tile: columns x0 - 16 .. x0 + TW + 15, rows y0 - RY .., as bytes */
   fill_raw_tile<1, IN_ROWS, S::CHUNKS, THREADS> (im, m.border,
       x0 - BYTES_HALO, y0 - RY, tid, &tile[0][0]);
   __syncthreads ();

@@ -5,7 +5,7 @@
  *   straight in, unconverted (a quarter of a float tile's room, so more
  *   blocks share an SM), and a thread reads the window of a row as one
  *   16-byte word and the few pixels either side.
- * - A thread owns 4 output pixels (16 bytes) over WORDS_ROWS rows. It takes
+ * - A thread owns 4 output pixels (16 bytes) over ROWS rows (2). It takes
  *   the input rows one after the other, converts each window's three
  *   filtered channels once and adds them into every output row they reach,
  *   in registers (the loops are unrolled, so the sums never move); a row's 4
@@ -14,25 +14,31 @@
  *   results are rounded to bytes by one conversion each and packed with
  *   byte permutes.
  *
- * Cost per output pixel: (WORDS_TH + KH - 1) / WORDS_TH loads of the
- * input, 3 (4 + KW - 1)(WORDS_ROWS + KH - 1) / (4 WORDS_ROWS) conversions,
+ * Cost per output pixel: (TH + KH - 1) / TH loads of the
+ * input, 3 (4 + KW - 1)(ROWS + KH - 1) / (4 ROWS) conversions,
  * 3 KW KH multiply-adds, 4 bytes stored. */
 #include "conv2d_tile.cuh"
 
 namespace cf {
 
 constexpr int WORDS_PX = 4;             /* output pixels per thread: 16 bytes */
-/* Output rows per thread: 4 (fewer conversions a pixel) measured slower,
- * their 80 registers leave 3 blocks an SM where 2 rows leave 5. */
-constexpr int WORDS_ROWS = 2;
-constexpr int WORDS_BX = 32, WORDS_BY = 8;      /* 256 threads */
-constexpr int WORDS_TW = WORDS_BX * WORDS_PX;   /* 128 output columns */
-constexpr int WORDS_TH = WORDS_BY * WORDS_ROWS;
 /* Pixels kept each side of the tile's columns: a 16-byte chunk, so that the
  * chunks stay aligned in the plane and in shared memory. */
 constexpr int WORDS_HALO = 4;
-constexpr int WORDS_CHUNKS = (WORDS_TW + 2 * WORDS_HALO) / 4;
-constexpr int WORDS_SROW = 4 * WORDS_CHUNKS;    /* words a shared row */
+
+/* A tile's shape: BX x BY threads, each WORDS_PX pixels over ROWS rows.
+ * 4 rows a thread (fewer conversions a pixel) measured slower: their 80
+ * registers leave 3 blocks an SM where 2 rows leave 5. */
+template <int BX_, int BY_, int ROWS_>
+struct WordsTile
+{
+  static constexpr int BX = BX_, BY = BY_, ROWS = ROWS_;
+  static constexpr int THREADS = BX_ * BY_;
+  static constexpr int TW = BX_ * WORDS_PX;
+  static constexpr int TH = BY_ * ROWS_;
+  static constexpr int CHUNKS = (TW + 2 * WORDS_HALO) / 4;
+  static constexpr int SROW = 4 * CHUNKS;       /* words a shared row */
+};
 
 /* A thread's window of a tile row: its 4 pixels' words at `row` (one
  * 16-byte load, returned) and RX words either side, into w. */
@@ -63,50 +69,51 @@ window_words (const uint32_t * row, uint32_t (&w)[WORDS_PX + 2 * RX])
  * float), and so are the results. ROTATE: the kept channel is the first
  * byte (ARGB, xRGB ...), not the last; a template parameter so that every
  * byte selector is an immediate. */
-template <int KW, int KH, bool ROTATE, typename M>
-__global__ void __launch_bounds__ (WORDS_BX * WORDS_BY)
+template <int KW, int KH, bool ROTATE, typename S, typename M>
+__global__ void __launch_bounds__ (S::THREADS)
 conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
 {
+  constexpr int ROWS = S::ROWS;
   constexpr bool INT = is_int_mask<M>;
   constexpr int RX = KW / 2, RY = KH / 2;
-  constexpr int IN_ROWS = WORDS_TH + KH - 1;
-  constexpr int THREADS = WORDS_BX * WORDS_BY;
+  constexpr int IN_ROWS = S::TH + KH - 1;
+  constexpr int THREADS = S::THREADS;
   constexpr int WIN = WORDS_PX + 2 * RX;
   /* sums a pixel: its three filtered channels, or two words of halves */
   constexpr int LANES = INT ? 2 : 3;
   using Sum = typename MaskSum<M>::type;
-  __shared__ alignas (16) uint32_t tile[IN_ROWS][WORDS_SROW];
-  const int x0 = blockIdx.x * WORDS_TW;
-  const int y0 = im.row_begin + blockIdx.y * WORDS_TH;
-  const int tid = threadIdx.y * WORDS_BX + threadIdx.x;
+  __shared__ alignas (16) uint32_t tile[IN_ROWS][S::SROW];
+  const int x0 = blockIdx.x * S::TW;
+  const int y0 = im.row_begin + blockIdx.y * S::TH;
+  const int tid = threadIdx.y * S::BX + threadIdx.x;
 
-  /* 1. the tile: pixels x0 - 4 .. x0 + 131, rows y0 - RY .. */
-  fill_raw_tile<4, IN_ROWS, WORDS_CHUNKS, THREADS> (im, m.border,
+  /* 1. the tile: pixels x0 - 4 .. x0 + TW + 3, rows y0 - RY .. */
+  fill_raw_tile<4, IN_ROWS, S::CHUNKS, THREADS> (im, m.border,
       x0 - WORDS_HALO, y0 - RY, tid, reinterpret_cast<uint8_t *>(tile));
   __syncthreads ();
 
-  /* 2. WORDS_ROWS rows of 4 pixels */
+  /* 2. ROWS rows of 4 pixels */
   const int ox = x0 + threadIdx.x * WORDS_PX;
-  const int oy = y0 + threadIdx.y * WORDS_ROWS;
+  const int oy = y0 + threadIdx.y * ROWS;
   if (ox >= im.width || oy >= im.row_end)
     return;
   /* the filtered channels are bytes 0-2, or 1-3 when the kept one leads */
   constexpr int FIRST = ROTATE ? 1 : 0;
-  Sum acc[WORDS_ROWS][WORDS_PX][LANES];
+  Sum acc[ROWS][WORDS_PX][LANES];
 #pragma unroll
-  for (int o = 0; o < WORDS_ROWS; o++)
+  for (int o = 0; o < ROWS; o++)
 #pragma unroll
     for (int k = 0; k < WORDS_PX; k++)
 #pragma unroll
       for (int c = 0; c < LANES; c++)
         acc[o][k][c] = sum_start (m);
-  uint4 kept[WORDS_ROWS];
+  uint4 kept[ROWS];
 #pragma unroll
-  for (int r = 0; r < WORDS_ROWS + KH - 1; r++) {
+  for (int r = 0; r < ROWS + KH - 1; r++) {
     uint32_t w[WIN];
-    const uint4 own = window_words<RX> (&tile[threadIdx.y * WORDS_ROWS + r]
+    const uint4 own = window_words<RX> (&tile[threadIdx.y * ROWS + r]
         [WORDS_HALO + threadIdx.x * WORDS_PX], w);
-    if (r >= RY && r - RY < WORDS_ROWS)
+    if (r >= RY && r - RY < ROWS)
       kept[r - RY] = own;
     Sum win[WIN][LANES];
 #pragma unroll
@@ -124,7 +131,7 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
 #pragma unroll
     for (int j = 0; j < KH; j++) {
       const int o = r - j;
-      if (o < 0 || o >= WORDS_ROWS)
+      if (o < 0 || o >= ROWS)
         continue;
 #pragma unroll
       for (int i = 0; i < KW; i++)
@@ -140,7 +147,7 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
   /* 3. each row's 16 bytes: the rounded results' low bytes and the kept
    * byte, in memory order */
 #pragma unroll
-  for (int o = 0; o < WORDS_ROWS; o++) {
+  for (int o = 0; o < ROWS; o++) {
     const int y = oy + o;
     if (y >= im.row_end)
       break;
@@ -172,17 +179,31 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
   }
 }
 
+template <int KW, int KH, typename S, typename M>
+static int
+launch_shape (const Launch & L, const M & m)
+{
+  dim3 grid (div_up (L.im.width, S::TW),
+      div_up (L.im.row_end - L.im.row_begin, S::TH));
+  if (L.im.rotate)
+    conv2d_fast_words_kernel<KW, KH, true, S><<<grid, dim3 (S::BX, S::BY),
+        0, L.stream>>> (L.im, m);
+  else
+    conv2d_fast_words_kernel<KW, KH, false, S><<<grid, dim3 (S::BX, S::BY),
+        0, L.stream>>> (L.im, m);
+  return launch_status ();
+}
+
+/* 64 x 16 output tiles of 128 threads: of six shapes (128 or 64 columns,
+ * 128 or 256 threads, 1 or 2 rows a thread) the fastest at 1080p and 4K,
+ * 4-5% ahead of the 128 x 16 tiles of 256 threads (docs/performance.md). */
+using WordsShape = WordsTile<16, 8, 2>;
+
 template <int KW, int KH, typename M>
 static int
-launch_words (const Launch & L, const M & m, dim3 grid)
+launch_words (const Launch & L, const M & m)
 {
-  if (L.im.rotate)
-    conv2d_fast_words_kernel<KW, KH, true><<<grid, dim3 (WORDS_BX,
-            WORDS_BY), 0, L.stream>>> (L.im, m);
-  else
-    conv2d_fast_words_kernel<KW, KH, false><<<grid, dim3 (WORDS_BX,
-            WORDS_BY), 0, L.stream>>> (L.im, m);
-  return launch_status ();
+  return launch_shape<KW, KH, WordsShape> (L, m);
 }
 
 template <int KW, int KH>
@@ -190,11 +211,9 @@ struct LaunchWords
 {
   static int run (const Launch & L, const Mask & m)
   {
-    dim3 grid (div_up (L.im.width, WORDS_TW),
-        div_up (L.im.row_end - L.im.row_begin, WORDS_TH));
     if (L.plan->small_integer)
-      return launch_words<KW, KH> (L, int_mask (m), grid);
-    return launch_words<KW, KH> (L, folded_mask (m), grid);
+      return launch_words<KW, KH> (L, int_mask (m));
+    return launch_words<KW, KH> (L, folded_mask (m));
   }
 };
 

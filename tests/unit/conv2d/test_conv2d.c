@@ -96,7 +96,7 @@ static const int shapes[][2] = {
 };
 
 /* Around the tiles: fast 128 x 16 (byte tiles 128 x 8 and 128 x 16,
- * word tiles 128 x 16), separable 64 x 32 (four-byte pixels: 224 to 256 x 8), cached
+ * word tiles 64 x 16), separable 64 x 32 (four-byte pixels: 224 to 256 x 8), cached
  * 32 x 16, tiled 32 - k + 1, wide 32
  * lanes x 16 bytes x 32 rows (a warp spans 128 RGBA, 256 two-channel or 512
  * GRAY8 pixels). */
