@@ -15,6 +15,7 @@
  * (8 + KW - 1)(ROWS + KH - 1) / (8 ROWS) conversions, KW x KH
  * multiply-adds, one byte stored. */
 #include "conv2d_tile.cuh"
+#include <type_traits>
 
 namespace cf {
 
@@ -101,26 +102,100 @@ window_pair (uint32_t left, uint2 own, uint32_t right, int m)
   return (int) (__byte_perm (a, b, sel) & 0x00FF00FFu);
 }
 
+/* ---- integer taps of one byte: four products an instruction ------------ */
+
+/* A mask of small integer taps that each fit a signed byte, packed four
+ * to a word along its rows: word g of row j holds taps 4g .. 4g + 3 (0
+ * past the row's end). A dot product of four unsigned samples with four
+ * signed taps (dp4a) then sums a row of a 3-tap mask in one instruction,
+ * of a 5-tap mask in two, where the pair sums spend one multiply-add a
+ * tap on two pixels. */
+struct DotMask
+{
+  int border;
+  float scale, offset;
+  int taps[5][2];
+};
+
+template <> constexpr bool is_int_mask<DotMask> = true;
+template <> struct MaskSum<DotMask> { typedef int type; };
+__device__ __forceinline__ int sum_start (const DotMask &) { return 0; }
+__device__ __forceinline__ float
+finished (const DotMask & m, float v)
+{
+  return fmaf (v, m.scale, m.offset);
+}
+
+/* Whether every tap of a mask of small integer taps fits a signed byte
+ * (its absolute sum is at most 128, so only a lone 128 does not), and the
+ * packed mask. */
+static bool
+byte_taps (const Mask & m)
+{
+  for (int t = 0; t < m.kw * m.kh; t++)
+    if (m.taps[0][t] > 127.0f || m.taps[0][t] < -128.0f)
+      return false;
+  return true;
+}
+
+static DotMask
+dot_mask (const Mask & m)
+{
+  DotMask d = { m.border, m.scale, m.offset, { } };
+  for (int j = 0; j < m.kh; j++)
+    for (int i = 0; i < m.kw; i++)
+      d.taps[j][i / 4] |= ((int) m.taps[0][j * m.kw + i] & 0xFF) << (8 * (i % 4));
+  return d;
+}
+
+/* Bytes s .. s + 3 of the thread's window row (-4 <= s < 12) as one word,
+ * from its words before (bytes -4..-1), own (0..7) and after (8..11); bytes
+ * past 11 repeat the last word, for taps that are 0 there. */
+__device__ __forceinline__ uint32_t
+window_word (uint32_t left, uint2 own, uint32_t right, int s)
+{
+  const uint32_t w[5] = { left, own.x, own.y, right, right };
+  const int q = (s + 4) / 4, b = (s + 4) % 4;
+  return b == 0 ? w[q] : __funnelshift_r (w[q], w[q + 1], 8 * b);
+}
+
+/* d + the dot product of four unsigned bytes of a with four signed bytes
+ * of b. */
+__device__ __forceinline__ int
+dot4 (uint32_t a, int b, int d)
+{
+  int r;
+  asm ("dp4a.u32.s32 %0, %1, %2, %3;" : "=r" (r) : "r" (a), "r" (b), "r" (d));
+  return r;
+}
+
 /* The byte tiles, summing in float (M = Mask) or, for masks of small
- * integer taps (M = IntMask, cf_conv2d_plan::small_integer), in integers:
- * then output pixels k and k + 4 of the thread's 8 share a word, one in
- * each 16-bit half, so that a tap costs one integer multiply-add for two
- * pixels where the float sums spend one float multiply-add on each, and
- * the window's pairs of bytes are gathered once a row (where float
- * windows convert each byte). The integer sums are exactly the float ones
- * (integers below 2^15 are exact in float), and so are the results. */
+ * integer taps (cf_conv2d_plan::small_integer), in integers. With taps
+ * that fit a signed byte and rows of 3 or 5 taps (M = DotMask), each
+ * output pixel sums its window row by row with one or two dot products of
+ * four bytes. Otherwise (M = IntMask) output pixels k and k + 4 of the
+ * thread's 8 share a word, one in each 16-bit half, so that a tap costs
+ * one integer multiply-add for two pixels where the float sums spend one
+ * float multiply-add on each, and the window's pairs of bytes are gathered
+ * once a row (where float windows convert each byte). The integer sums are
+ * exactly the float ones (integers below 2^22 are exact in float), and so
+ * are the results. */
 template <int KW, int KH, typename S, typename M>
 __global__ void __launch_bounds__ (S::THREADS)
 conv2d_fast_bytes_kernel (Image im, const __grid_constant__ M m)
 {
   constexpr int TH = S::TH, ROWS = S::ROWS;
-  constexpr bool INT = is_int_mask<M>;
+  constexpr bool DOT = std::is_same_v<M, DotMask>;
+  constexpr bool PAIRS = is_int_mask<M> && !DOT;
   constexpr int RX = KW / 2, RY = KH / 2;
   constexpr int IN_ROWS = TH + KH - 1;
   constexpr int THREADS = S::THREADS;
   /* sums a row: a pixel each, or a pair (k, k + HALF) each */
   constexpr int HALF = BYTES_PX / 2;
-  constexpr int SUMS = INT ? HALF : BYTES_PX;
+  constexpr int SUMS = PAIRS ? HALF : BYTES_PX;
+  /* packed taps a mask row, and windows of 4 bytes a row: from byte -RX */
+  constexpr int GROUPS = (KW + 3) / 4;
+  constexpr int WORDS = BYTES_PX + 4 * (GROUPS - 1);
   using Sum = typename MaskSum<M>::type;
   __shared__ alignas (16) uint8_t tile[IN_ROWS][S::SROW];
   const int x0 = blockIdx.x * S::TW;
@@ -149,25 +224,43 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ M m)
     uint32_t left, right;
     window_bytes<RX> (&tile[threadIdx.y * ROWS + r][BYTES_HALO + threadIdx.x
             * BYTES_PX], left, own, right);
-    Sum win[SUMS + 2 * RX];
+    if constexpr (DOT) {
+      uint32_t win[WORDS];
 #pragma unroll
-    for (int k = 0; k < SUMS + 2 * RX; k++) {
-      if constexpr (INT)
-        win[k] = window_pair (left, own, right, k - RX);
-      else
-        win[k] = window_px (left, own, right, k - RX);
-    }
-    /* input row r is mask row j of output row r - j */
+      for (int s = 0; s < WORDS; s++)
+        win[s] = window_word (left, own, right, s - RX);
 #pragma unroll
-    for (int j = 0; j < KH; j++) {
-      const int o = r - j;
-      if (o < 0 || o >= ROWS)
-        continue;
+      for (int j = 0; j < KH; j++) {
+        const int o = r - j;
+        if (o < 0 || o >= ROWS)
+          continue;
 #pragma unroll
-      for (int i = 0; i < KW; i++)
+        for (int g = 0; g < GROUPS; g++)
 #pragma unroll
-        for (int k = 0; k < SUMS; k++)
-          acc[o][k] = mad (tap (m, j * KW + i), win[k + i], acc[o][k]);
+          for (int k = 0; k < BYTES_PX; k++)
+            acc[o][k] = dot4 (win[k + 4 * g], m.taps[j][g], acc[o][k]);
+      }
+    } else {
+      Sum win[SUMS + 2 * RX];
+#pragma unroll
+      for (int k = 0; k < SUMS + 2 * RX; k++) {
+        if constexpr (PAIRS)
+          win[k] = window_pair (left, own, right, k - RX);
+        else
+          win[k] = window_px (left, own, right, k - RX);
+      }
+      /* input row r is mask row j of output row r - j */
+#pragma unroll
+      for (int j = 0; j < KH; j++) {
+        const int o = r - j;
+        if (o < 0 || o >= ROWS)
+          continue;
+#pragma unroll
+        for (int i = 0; i < KW; i++)
+#pragma unroll
+          for (int k = 0; k < SUMS; k++)
+            acc[o][k] = mad (tap (m, j * KW + i), win[k + i], acc[o][k]);
+      }
     }
   }
 
@@ -180,9 +273,11 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ M m)
     float v[BYTES_PX];
 #pragma unroll
     for (int k = 0; k < SUMS; k++) {
-      if constexpr (INT) {
+      if constexpr (PAIRS) {
         v[k] = int_to_float (low_half (acc[o][k]));
         v[k + HALF] = int_to_float (high_half (acc[o][k]));
+      } else if constexpr (DOT) {
+        v[k] = int_to_float (acc[o][k]);
       } else {
         v[k] = acc[o][k];
       }
@@ -230,6 +325,9 @@ struct LaunchBytes
 {
   static int run (const Launch & L, const Mask & m)
   {
+    if constexpr (KW > 1)
+      if (L.plan->small_integer && byte_taps (m))
+        return launch_bytes<KW, KH> (L, dot_mask (m));
     if (L.plan->small_integer)
       return launch_bytes<KW, KH> (L, int_mask (m));
     return launch_bytes<KW, KH> (L, folded_mask (m));

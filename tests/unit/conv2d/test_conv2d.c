@@ -107,13 +107,17 @@ static const int sizes[][2] = {
 
 /* MASK_EXTREME: every tap the same integer, as large as the integer tiles
  * allow (absolute sum at most 127), of one random sign, over a plane
- * mostly at 255, so that sums reach the edge of their 16-bit halves. */
+ * mostly at 255, so that sums reach the edge of their 16-bit halves.
+ * MASK_BYTE_TAPS: integer taps at the ends of a signed byte, where the
+ * one-byte tiles pack four taps to a word: one tap of 128, -128, 127 or
+ * -120 somewhere in the mask, and taps of -1, 0 or 1 around it while the
+ * absolute sum stays at most 128 (a lone 128 does not fit a byte). */
 enum
 { MASK_RANDOM, MASK_INTEGER, MASK_SEPARABLE, MASK_MAGNITUDE, MASK_EXTREME,
-  N_MASK_KINDS
+  MASK_BYTE_TAPS, N_MASK_KINDS
 };
 static const char *const mask_kinds[] =
-    { "random", "integer", "separable", "magnitude", "extreme" };
+    { "random", "integer", "separable", "magnitude", "extreme", "byte-taps" };
 
 static void
 make_mask (test_mask * m, int kind, int kw, int kh, cf_border border)
@@ -143,6 +147,19 @@ make_mask (test_mask * m, int kind, int kw, int kh, cf_border border)
       m->taps[k][t] = v;
       abs_sum += fabs (v);
     }
+  if (kind == MASK_BYTE_TAPS) {
+    static const float big[] = { 128, -128, 127, -120 };
+    int at = test_rand_int (kw * kh);
+    float lead = big[test_rand_int (4)];
+    abs_sum = fabs (lead);
+    for (int t = 0; t < kw * kh; t++) {
+      float v = t == at ? lead : (float) (test_rand_int (3) - 1);
+      if (t != at && abs_sum + fabs (v) > 128)
+        v = 0;
+      m->taps[0][t] = v;
+      abs_sum += t == at ? 0 : fabs (v);
+    }
+  }
   /* keep most results inside the sample range, so rounding is exercised */
   m->divisor = abs_sum > 0 ? abs_sum * test_rand_range (0.3, 1.0) : 1.0;
   m->offset = kind == MASK_MAGNITUDE ? 0.0 : test_rand_range (0.0, 100.0);
@@ -623,11 +640,14 @@ main (int argc, char **argv)
       /* the integer tiles at the edge of their 16-bit halves */
       {0, 3, 3, MASK_EXTREME}, {0, 5, 3, MASK_EXTREME},
       {3, 3, 3, MASK_EXTREME}, {4, 5, 5, MASK_EXTREME},
+      /* the one-byte tiles' taps packed four to a word */
+      {0, 3, 3, MASK_BYTE_TAPS}, {0, 5, 5, MASK_BYTE_TAPS},
+      {0, 3, 5, MASK_BYTE_TAPS}, {0, 5, 1, MASK_BYTE_TAPS},
     };
     for (size_t k = 0; k < sizeof (big) / sizeof (big[0]); k++) {
       test_case tc;
       int w = big[k][1] > 9 ? 640 : 1920, h = 1080;
-      if (k + 10 >= sizeof (big) / sizeof (big[0])) {
+      if (k + 14 >= sizeof (big) / sizeof (big[0])) {
         w = k % 2 ? 3001 : 3840;
         h = k % 2 ? 1999 : 2160;
       }
