@@ -15,7 +15,6 @@
  * (8 + KW - 1)(ROWS + KH - 1) / (8 ROWS) conversions, KW x KH
  * multiply-adds, one byte stored. */
 #include "conv2d_tile.cuh"
-#include <type_traits>
 
 namespace cf {
 
@@ -102,52 +101,6 @@ window_pair (uint32_t left, uint2 own, uint32_t right, int m)
   return (int) (__byte_perm (a, b, sel) & 0x00FF00FFu);
 }
 
-/* ---- integer taps of one byte: four products an instruction ------------ */
-
-/* A mask of small integer taps that each fit a signed byte, packed four
- * to a word along its rows: word g of row j holds taps 4g .. 4g + 3 (0
- * past the row's end). A dot product of four unsigned samples with four
- * signed taps (dp4a) then sums a row of a 3-tap mask in one instruction,
- * of a 5-tap mask in two, where the pair sums spend one multiply-add a
- * tap on two pixels. */
-struct DotMask
-{
-  int border;
-  float scale, offset;
-  int taps[5][2];
-};
-
-template <> constexpr bool is_int_mask<DotMask> = true;
-template <> struct MaskSum<DotMask> { typedef int type; };
-__device__ __forceinline__ int sum_start (const DotMask &) { return 0; }
-__device__ __forceinline__ float
-finished (const DotMask & m, float v)
-{
-  return fmaf (v, m.scale, m.offset);
-}
-
-/* Whether every tap of a mask of small integer taps fits a signed byte
- * (its absolute sum is at most 128, so only a lone 128 does not), and the
- * packed mask. */
-static bool
-byte_taps (const Mask & m)
-{
-  for (int t = 0; t < m.kw * m.kh; t++)
-    if (m.taps[0][t] > 127.0f || m.taps[0][t] < -128.0f)
-      return false;
-  return true;
-}
-
-static DotMask
-dot_mask (const Mask & m)
-{
-  DotMask d = { m.border, m.scale, m.offset, { } };
-  for (int j = 0; j < m.kh; j++)
-    for (int i = 0; i < m.kw; i++)
-      d.taps[j][i / 4] |= ((int) m.taps[0][j * m.kw + i] & 0xFF) << (8 * (i % 4));
-  return d;
-}
-
 /* Bytes s .. s + 3 of the thread's window row (-4 <= s < 12) as one word,
  * from its words before (bytes -4..-1), own (0..7) and after (8..11); bytes
  * past 11 repeat the last word, for taps that are 0 there. */
@@ -157,16 +110,6 @@ window_word (uint32_t left, uint2 own, uint32_t right, int s)
   const uint32_t w[5] = { left, own.x, own.y, right, right };
   const int q = (s + 4) / 4, b = (s + 4) % 4;
   return b == 0 ? w[q] : __funnelshift_r (w[q], w[q + 1], 8 * b);
-}
-
-/* d + the dot product of four unsigned bytes of a with four signed bytes
- * of b. */
-__device__ __forceinline__ int
-dot4 (uint32_t a, int b, int d)
-{
-  int r;
-  asm ("dp4a.u32.s32 %0, %1, %2, %3;" : "=r" (r) : "r" (a), "r" (b), "r" (d));
-  return r;
 }
 
 /* The byte tiles, summing in float (M = Mask) or, for masks of small

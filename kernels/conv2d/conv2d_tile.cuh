@@ -5,6 +5,8 @@
 
 #include "conv2d_common.cuh"
 
+#include <type_traits>
+
 namespace cf {
 
 /* Each thread works on 8 consecutive tile columns, so the threads of a warp
@@ -453,6 +455,62 @@ __device__ __forceinline__ int high_half (int v)
 __device__ __forceinline__ float int_to_float (int v)
 {
   return __int_as_float (0x4B400000 + v) - 12582912.0f;
+}
+
+/* ---- integer taps of one byte: four products an instruction ------------ */
+
+/* A mask of small integer taps that each fit a signed byte, packed four
+ * to a word along its rows: word g of row j holds taps 4g .. 4g + 3 (0
+ * past the row's end). A dot product of four unsigned samples of a
+ * channel with four signed taps (dp4a) then sums a row of a 3-tap mask in
+ * one instruction, of a 5-tap mask in two, where the pair sums spend one
+ * multiply-add a tap on two samples. */
+struct DotMask
+{
+  int border;
+  float scale, offset;
+  int taps[5][2];
+};
+
+template <> constexpr bool is_int_mask<DotMask> = true;
+template <> struct MaskSum<DotMask> { typedef int type; };
+__device__ __forceinline__ int sum_start (const DotMask &) { return 0; }
+__device__ __forceinline__ float
+finished (const DotMask & m, float v)
+{
+  return fmaf (v, m.scale, m.offset);
+}
+
+/* Whether every tap of a mask of small integer taps fits a signed byte
+ * (its absolute sum is at most 128, so only a lone 128 does not), and the
+ * packed mask. */
+inline bool
+byte_taps (const Mask & m)
+{
+  for (int t = 0; t < m.kw * m.kh; t++)
+    if (m.taps[0][t] > 127.0f || m.taps[0][t] < -128.0f)
+      return false;
+  return true;
+}
+
+inline DotMask
+dot_mask (const Mask & m)
+{
+  DotMask d = { m.border, m.scale, m.offset, { } };
+  for (int j = 0; j < m.kh; j++)
+    for (int i = 0; i < m.kw; i++)
+      d.taps[j][i / 4] |= ((int) m.taps[0][j * m.kw + i] & 0xFF) << (8 * (i % 4));
+  return d;
+}
+
+/* d + the dot product of four unsigned bytes of a with four signed bytes
+ * of b. */
+__device__ __forceinline__ int
+dot4 (uint32_t a, int b, int d)
+{
+  int r;
+  asm ("dp4a.u32.s32 %0, %1, %2, %3;" : "=r" (r) : "r" (a), "r" (b), "r" (d));
+  return r;
 }
 
 /* Kernels for one mask of up to 5 x 5 (the byte and word tiles): calls
