@@ -419,9 +419,11 @@ done:
 
 /* ---- contract checks ------------------------------------------------------ */
 
-/* What auto runs for rank-1 (box) masks: separable from 5 x 5 on, but for
- * one-byte planes and 8-bit four-channel pixels up to 5 x 5, where the fast
- * variant's byte and word tiles were measured faster. */
+/* What auto runs for rank-1 masks: separable from 5 x 5 on, but for
+ * one-byte planes up to 5 x 5 and for 8-bit four-channel pixels with small
+ * integer taps (a box) up to 5 x 5, where the fast variant's byte and word
+ * tiles were measured faster; a float rank-1 5 x 5 mask on four-channel
+ * pixels runs separable. */
 static void
 check_choice (cf_conv2d_mask * m)
 {
@@ -455,6 +457,28 @@ check_choice (cf_conv2d_mask * m)
         cases[k].channels, cases[k].sample == CF_SAMPLE_U8 ? "u8" : "u16",
         cf_conv2d_algorithm_name (got),
         cf_conv2d_algorithm_name (cases[k].expect));
+  }
+  {
+    /* a float rank-1 5x5 (binomial rows scaled by 0.3) */
+    static const float row[5] = { 0.3f, 1.2f, 1.8f, 1.2f, 0.3f };
+    float taps[25];
+    const float *was = m->taps;
+    for (int t = 0; t < 25; t++)
+      taps[t] = row[t / 5] * row[t % 5];
+    m->taps = taps;
+    m->width = m->height = 5;
+    for (int c = 1; c <= 4; c += 3) {
+      cf_plane_format f = { 64, 64, c, CF_SAMPLE_U8, c == 4 ? 3 : -1 };
+      cf_conv2d_algorithm want = c == 4 ? CF_CONV2D_SEPARABLE
+          : CF_CONV2D_FAST;
+      cf_conv2d_plan_init (&plan, m);
+      test_check (plan.separable && !plan.small_integer
+          && cf_conv2d_choose (&plan, &f) == want, "auto for a float rank-1 "
+          "5x5 on %d channels of u8: %s, expected %s", c,
+          cf_conv2d_algorithm_name (cf_conv2d_choose (&plan, &f)),
+          cf_conv2d_algorithm_name (want));
+    }
+    m->taps = was;
   }
   m->width = m->height = 3;
 }
