@@ -115,6 +115,10 @@ struct Fast
       /* four-byte pixels, small masks: tiles of words
        * (conv2d_fast_words.cu) */
       int status = cf_conv2d_fast_words (L, m);
+      if (status == CF_ERR_UNSUPPORTED)
+        /* larger masks: sums on the tensor cores
+         * (conv2d_fast_mma.cu) */
+        status = cf_conv2d_fast_mma (L, m);
       if (status != CF_ERR_UNSUPPORTED)
         return status;
     }
