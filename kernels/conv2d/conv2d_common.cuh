@@ -348,7 +348,7 @@ int cf_conv2d_fast_bytes (const cf::Launch & launch, const cf::Mask & m);
  * otherwise. */
 int cf_conv2d_fast_words (const cf::Launch & launch, const cf::Mask & m);
 /* The fast variant's kernel for four-byte pixels of 8-bit samples, one mask
- * from 7 up to 25 taps a side, on compute capability 8.0 and up: sums on
+ * 9 to 25 taps wide, up to 25 high, on compute capability 8.0 and up: sums on
  * the tensor cores (conv2d_fast_mma.cu); CF_ERR_UNSUPPORTED otherwise. */
 int cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m);
 /* The separable variant's kernel for four-byte pixels of 8-bit samples

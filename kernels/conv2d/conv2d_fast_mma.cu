@@ -1,5 +1,5 @@
 /* The fast variant on four-byte pixels (RGBA, BGRx, ARGB, ... of 8-bit
- * samples) with one general mask from 7 taps a side up to 25: the sums as
+ * samples) with one general mask 9 to 25 taps wide: the sums as
  * matrix products on the tensor cores.
  *
  * A mask row j applied along a run of 8 output pixels is a product: the
@@ -39,7 +39,11 @@ constexpr int MMA_TW = 64;              /* output columns a block */
 constexpr int MMA_TH = 64;              /* output rows a block */
 constexpr int MMA_THREADS = 256;        /* 8 warps: 2 across x 4 down */
 constexpr int MMA_MAX_SIZE = 25;        /* 8 + 25 - 1 inputs fit 2 steps */
-constexpr int MMA_MIN_SIZE = 7;         /* below, the word tiles are faster */
+/* Mask widths from here: a run's 16 inputs a step are then mostly taps
+ * (7x7 measured faster on the float tiles) */
+constexpr int MMA_MIN_SIZE = 9;
+/* A mask row's halves in shared memory: 16 zeros, the taps, zeros. */
+constexpr int MMA_PADW = 64;
 
 /* Halves in a shared row of input: the block's 64 columns less the last
  * run's 8, plus the 16 or 32 inputs of a run's steps. 72 or 88 halves
@@ -62,7 +66,7 @@ struct MmaMask
 __device__ __forceinline__ void
 mma_16816 (float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 {
-  asm volatile ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+  asm ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
       "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
       : "+f" (c[0]), "+f" (c[1]), "+f" (c[2]), "+f" (c[3])
       : "r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1));
@@ -101,31 +105,45 @@ tap_half (const MmaMask & m, int j, int i, int part)
   return __half_as_ushort (h);
 }
 
-template <int STEPS, bool ROTATE>
-__global__ void __launch_bounds__ (MMA_THREADS)
+/* BLOCKS: blocks an SM the registers are sized for (3: 80 registers a
+ * thread, 2: up to 128). */
+template <int STEPS, bool ROTATE, int BLOCKS>
+__global__ void __launch_bounds__ (MMA_THREADS, BLOCKS)
 conv2d_fast_mma_kernel (Image im, const __grid_constant__ MmaMask m)
 {
 #if __CUDA_ARCH__ >= 800
   constexpr int SROW = MMA_SROW<STEPS>;
   constexpr int FIRST = ROTATE ? 1 : 0;
   constexpr int RUNS = 4;               /* runs of 8 columns a warp */
+  constexpr int PAD = 16;               /* zeros before a row's halves */
   extern __shared__ __align__ (16) uint8_t mma_smem[];
   const int in_rows = MMA_TH + m.kh - 1;
   __half *planes = reinterpret_cast<__half *>(mma_smem);
   uint2 *bands = reinterpret_cast<uint2 *>(planes + 3 * in_rows * SROW);
+  uint16_t *pads = reinterpret_cast<uint16_t *>(bands
+      + m.kh * STEPS * 2 * 32);
   const int x0 = blockIdx.x * MMA_TW, y0 = im.row_begin + blockIdx.y * MMA_TH;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 
   /* 1. the band matrices' fragments: per mask row, step and part (hi,
    * lo), each lane's two registers: taps k - n for k = 16 step + 2 (lane &
-   * 3) + {0, 1} (+ 8 in the second register), n = lane >> 2 */
+   * 3) + {0, 1} (+ 8 in the second register), n = lane >> 2. First each
+   * row's halves, PAD zeros before, so that a fragment reads
+   * them with no test. */
+  for (int e = tid; e < m.kh * 2 * MMA_PADW; e += MMA_THREADS) {
+    const int i = e % MMA_PADW - PAD, part = (e / MMA_PADW) & 1;
+    const int j = e / (2 * MMA_PADW);
+    pads[e] = tap_half (m, j, i, part);
+  }
+  __syncthreads ();
   for (int e = tid; e < m.kh * STEPS * 2 * 32; e += MMA_THREADS) {
     const int l = e & 31, part = (e >> 5) & 1, step = (e >> 6) % STEPS;
     const int j = (e >> 6) / STEPS;
-    const int k = 16 * step + 2 * (l & 3) - (l >> 2);
+    const uint16_t *row = pads + (2 * j + part) * MMA_PADW + PAD
+        + 16 * step + 2 * (l & 3) - (l >> 2);
     uint2 b;
-    b.x = tap_half (m, j, k, part) | tap_half (m, j, k + 1, part) << 16;
-    b.y = tap_half (m, j, k + 8, part) | tap_half (m, j, k + 9, part) << 16;
+    b.x = row[0] | (uint32_t) row[1] << 16;
+    b.y = row[8] | (uint32_t) row[9] << 16;
     bands[e] = b;
   }
 
@@ -237,13 +255,23 @@ static int
 launch_mma (const Launch & L, const MmaMask & m)
 {
   const size_t bytes = (size_t) 3 * (MMA_TH + m.kh - 1) * MMA_SROW<STEPS>
-      * sizeof (__half) + (size_t) m.kh * STEPS * 2 * 32 * sizeof (uint2);
-  auto kernel = L.im.rotate ? conv2d_fast_mma_kernel<STEPS, true>
-      : conv2d_fast_mma_kernel<STEPS, false>;
+      * sizeof (__half) + (size_t) m.kh * STEPS * 2 * 32 * sizeof (uint2)
+      + (size_t) m.kh * 2 * MMA_PADW * sizeof (uint16_t);
+  const int rows = L.im.row_end - L.im.row_begin;
+  /* 3 blocks an SM (more warps to cover the MMAs' latency) measured
+   * faster on 4 Mpx and more with masks up to 15 rows (4K 15x15 156.5
+   * against 167.5 us), 2 (room for all the sums in registers) below 4 Mpx
+   * (1080p 15x15 50.4 against 53.4) and for taller masks (4K 25x25 226.0
+   * against 270.7) */
+  const bool three = (long) L.im.width * rows >= (4l << 20) && m.kh <= 15;
+  auto kernel = L.im.rotate
+      ? (three ? conv2d_fast_mma_kernel<STEPS, true, 3>
+          : conv2d_fast_mma_kernel<STEPS, true, 2>)
+      : (three ? conv2d_fast_mma_kernel<STEPS, false, 3>
+          : conv2d_fast_mma_kernel<STEPS, false, 2>);
   int status = allow_shared ((const void *) kernel, bytes);
   if (status != CF_OK)
     return status;
-  const int rows = L.im.row_end - L.im.row_begin;
   dim3 grid (div_up (L.im.width, MMA_TW), div_up (rows, MMA_TH));
   kernel<<<grid, MMA_THREADS, bytes, L.stream>>> (L.im, m);
   return launch_status ();
@@ -257,7 +285,7 @@ cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m)
   int device = 0, major = 0;
   if (launch.plan->magnitude || m.kw > cf::MMA_MAX_SIZE
       || m.kh > cf::MMA_MAX_SIZE
-      || (m.kw < cf::MMA_MIN_SIZE && m.kh < cf::MMA_MIN_SIZE))
+      || m.kw < cf::MMA_MIN_SIZE)
     return CF_ERR_UNSUPPORTED;
   /* half MMAs of this shape need compute capability 8.0 */
   if (cudaGetDevice (&device) != cudaSuccess

@@ -92,13 +92,13 @@ static const layout layouts[] = {
 
 static const int shapes[][2] = {
   {1, 1}, {3, 3}, {5, 5}, {3, 5}, {5, 3}, {7, 1}, {1, 7}, {9, 9},
-  {15, 15}, {11, 31}, {31, 31},
+  {15, 15}, {11, 31}, {31, 31}, {25, 25}, {17, 3}, {9, 21},
 };
 
 /* Around the tiles: fast 128 x 16 (byte tiles 128 x 8 and 128 x 16,
- * word tiles 64 x 16), separable 64 x 32 (four-byte pixels: 224 to 256 x 8), cached
- * 32 x 16, tiled 32 - k + 1, wide 32
- * lanes x 16 bytes x 32 rows (a warp spans 128 RGBA, 256 two-channel or 512
+ * word tiles 64 x 16, tensor-core tiles 64 x 64), separable 64 x 32
+ * (four-byte pixels: 224 to 256 x 8), cached 32 x 16, tiled 32 - k + 1,
+ * wide 32 lanes x 16 bytes x 32 rows (a warp spans 128 RGBA, 256 two-channel or 512
  * GRAY8 pixels). */
 static const int sizes[][2] = {
   {1, 1}, {2, 3}, {7, 5}, {31, 17}, {64, 32}, {65, 33}, {129, 40},
@@ -656,6 +656,10 @@ main (int argc, char **argv)
        * the frame's right edge inside one, both kept-channel positions */
       {3, 15, 15, MASK_SEPARABLE}, {4, 31, 31, MASK_SEPARABLE},
       {4, 7, 7, MASK_SEPARABLE}, {3, 11, 31, MASK_SEPARABLE},
+      /* the tensor-core tiles: one and two steps of 16 inputs, the
+       * tallest mask they take, both kept-channel positions */
+      {4, 25, 25, MASK_RANDOM}, {3, 9, 5, MASK_RANDOM},
+      {4, 15, 15, MASK_MAGNITUDE},
       /* 4K and 3001 x 1999 (rows not 16-byte aligned): the fast variant's
        * byte tiles (one-byte planes) and word tiles (four-byte pixels,
        * the kept channel last and first) over thousands of blocks */
