@@ -172,6 +172,50 @@ same_bytes "box mean BGRx 1280x720 radius 9 in CUDA memory, GPU as CPU" \
   video/x-raw,format=BGRx,width=1280,height=720 "output=box-mean radius=9" \
   cuda
 
+# close_bytes NAME CAPS FILTER: the same random frames through FILTER
+# (cudaconv2d settings) on the GPU and on the CPU backend; no byte may
+# differ by more than 1 (float sums in a different order round apart).
+close_bytes() {
+  local name=$1 caps=$2 settings=$3 b rc=0 why
+  for b in cuda cpu; do
+    # shellcheck disable=SC2086
+    timeout 300 gst-launch-1.0 -q videotestsrc num-buffers=2 pattern=snow \
+      ! "$caps" ! cudaconv2d backend=$b $settings \
+      ! filesink location="$out/close-$b.raw" > "$log" 2>&1 || rc=$?
+  done
+  why=$(exit_reason $rc)
+  if [ -z "$why" ]; then
+    why=$(python3 - "$out/close-cuda.raw" "$out/close-cpu.raw" <<'PY'
+import sys
+a = open(sys.argv[1], "rb").read()
+b = open(sys.argv[2], "rb").read()
+if len(a) != len(b) or not a:
+    print("outputs of %d and %d bytes" % (len(a), len(b)))
+else:
+    worst = max(abs(x - y) for x, y in zip(a, b))
+    if worst > 1:
+        print("a byte differs by %d from the CPU backend's" % worst)
+PY
+)
+  fi
+  verdict "$name" "$why"
+  rm -f "$out/close-cuda.raw" "$out/close-cpu.raw"
+}
+
+# general masks of 9 taps wide and more run on the tensor cores
+close_bytes "unsharp 15x15 BGRx 1917x1083, GPU within 1 of CPU" \
+  video/x-raw,format=BGRx,width=1917,height=1083 \
+  "preset=unsharp size=15 sigma=3"
+close_bytes "25x25 general ARGB 643x359, GPU within 1 of CPU" \
+  video/x-raw,format=ARGB,width=643,height=359 \
+  "preset=unsharp size=25 sigma=6 border=mirror"
+check "RGBA unsharp 15x15 in CUDA memory to PNG" \
+  "$cuda_caps, format=\(string\)RGBA" -- \
+  videotestsrc num-buffers=1 pattern=smpte \
+  ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudaupload \
+  ! cudaconv2d preset=unsharp size=15 sigma=3 ! cudadownload ! videoconvert \
+  ! pngenc ! filesink location="$out/unsharp-15-rgba.png"
+
 # GStreamer 1.22's CUDA memory overlaps the chroma planes of odd-height
 # I420: negotiation says no rather than corrupting frames
 refuses "odd-height I420 refused in CUDA memory" "[Nn]egotiat|could not link" -- \
