@@ -172,17 +172,13 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ M m)
 #pragma unroll
       for (int s = 0; s < WORDS; s++)
         win[s] = window_word (left, own, right, s - RX);
-#pragma unroll
-      for (int j = 0; j < KH; j++) {
-        const int o = r - j;
-        if (o < 0 || o >= ROWS)
-          continue;
+      for_rows_reached<KH, ROWS> (r, [&](int j, int o) {
 #pragma unroll
         for (int g = 0; g < GROUPS; g++)
 #pragma unroll
           for (int k = 0; k < BYTES_PX; k++)
             acc[o][k] = dot4 (win[k + 4 * g], m.taps[j][g], acc[o][k]);
-      }
+      });
     } else {
       Sum win[SUMS + 2 * RX];
 #pragma unroll
@@ -192,18 +188,13 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ M m)
         else
           win[k] = window_px (left, own, right, k - RX);
       }
-      /* input row r is mask row j of output row r - j */
-#pragma unroll
-      for (int j = 0; j < KH; j++) {
-        const int o = r - j;
-        if (o < 0 || o >= ROWS)
-          continue;
+      for_rows_reached<KH, ROWS> (r, [&](int j, int o) {
 #pragma unroll
         for (int i = 0; i < KW; i++)
 #pragma unroll
           for (int k = 0; k < SUMS; k++)
             acc[o][k] = mad (tap (m, j * KW + i), win[k + i], acc[o][k]);
-      }
+      });
     }
   }
 

@@ -166,11 +166,7 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
     if constexpr (DOT) {
       uint32_t ch[3][Q];
       channel_words<FIRST> (w, ch);
-#pragma unroll
-      for (int j = 0; j < KH; j++) {
-        const int o = r - j;
-        if (o < 0 || o >= ROWS)
-          continue;
+      for_rows_reached<KH, ROWS> (r, [&](int j, int o) {
 #pragma unroll
         for (int g = 0; g < GROUPS; g++)
 #pragma unroll
@@ -182,7 +178,7 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
                   : __funnelshift_r (ch[c][q], ch[c][q + 1], 8 * b);
               acc[o][k][c] = dot4 (win, m.taps[j][g], acc[o][k][c]);
             }
-      }
+      });
     } else {
       Sum win[WIN][LANES];
 #pragma unroll
@@ -196,12 +192,7 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
             win[p][c] = bits_to_float (w[p], CF_SEL_BYTE (FIRST + c));
         }
       }
-      /* input row r is mask row j of output row r - j */
-#pragma unroll
-      for (int j = 0; j < KH; j++) {
-        const int o = r - j;
-        if (o < 0 || o >= ROWS)
-          continue;
+      for_rows_reached<KH, ROWS> (r, [&](int j, int o) {
 #pragma unroll
         for (int i = 0; i < KW; i++)
 #pragma unroll
@@ -210,7 +201,7 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
             for (int c = 0; c < LANES; c++)
               acc[o][k][c] = mad (tap (m, j * KW + i), win[k + i][c],
                   acc[o][k][c]);
-      }
+      });
     }
   }
 

@@ -513,6 +513,21 @@ dot4 (uint32_t a, int b, int d)
   return r;
 }
 
+/* Input row r of a thread's window is mask row j of its output row r - j:
+ * calls f (j, o) for each of its ROWS output rows o that row r reaches
+ * (the byte and word tiles; r is unrolled, so every test folds away). */
+template <int KH, int ROWS, typename F>
+__device__ __forceinline__ void
+for_rows_reached (int r, F f)
+{
+#pragma unroll
+  for (int j = 0; j < KH; j++) {
+    const int o = r - j;
+    if (o >= 0 && o < ROWS)
+      f (j, o);
+  }
+}
+
 /* Kernels for one mask of up to 5 x 5 (the byte and word tiles): calls
  * Launcher<KW, KH>::run (launch, m) for the mask's sides (odd: 1, 3 or
  * 5), or says CF_ERR_UNSUPPORTED for a larger mask or two masks. */
