@@ -110,31 +110,38 @@ refuses() {
   fi
 }
 
-# same_bytes NAME CAPS SETTINGS [cuda]: the same random frames through
-# cudaprefixsum on the GPU and on the CPU backend; the two outputs must be
-# identical byte for byte (sizes whose rows have no padding, which neither
-# backend writes). The GPU takes them in system memory (in strips), or
-# with `cuda` in CUDA memory (cudaupload, cudadownload).
-same_bytes() {
-  local name=$1 caps=$2 settings=$3 up="" down="" b rc=0 why
+# on_both ELEMENT CAPS SETTINGS [cuda]: the same random frames through
+# ELEMENT on the GPU and on the CPU backend, into $out/both-cuda.raw and
+# $out/both-cpu.raw; the GPU takes them in system memory (in strips), or
+# with `cuda` in CUDA memory (cudaupload, cudadownload). Prints why a run
+# failed, or nothing.
+on_both() {
+  local element=$1 caps=$2 settings=$3 up="" down="" b rc=0
   if [ "${4:-}" = cuda ]; then
     up="cudaupload !"
     down="! cudadownload"
   fi
   for b in cuda cpu; do
     # shellcheck disable=SC2086
-    timeout 120 gst-launch-1.0 -q videotestsrc num-buffers=3 pattern=snow \
-      ! "$caps" ! $up cudaprefixsum backend=$b post-messages=false \
-      $settings $down ! filesink location="$out/same-$b.raw" > "$log" 2>&1 \
-      || rc=$?
+    timeout 300 gst-launch-1.0 -q videotestsrc num-buffers=3 pattern=snow \
+      ! "$caps" ! $up $element backend=$b $settings $down \
+      ! filesink location="$out/both-$b.raw" > "$log" 2>&1 || rc=$?
     up="" down=""
   done
-  why=$(exit_reason $rc)
-  if [ -z "$why" ] && ! cmp -s "$out/same-cuda.raw" "$out/same-cpu.raw"; then
+  exit_reason $rc
+}
+
+# same_bytes NAME CAPS SETTINGS [cuda]: cudaprefixsum on_both; the two
+# outputs must be identical byte for byte (sizes whose rows have no
+# padding, which neither backend writes).
+same_bytes() {
+  local name=$1 why
+  why=$(on_both "cudaprefixsum post-messages=false" "$2" "$3" "${4:-}")
+  if [ -z "$why" ] && ! cmp -s "$out/both-cuda.raw" "$out/both-cpu.raw"; then
     why="the GPU's output differs from the CPU backend's"
   fi
   verdict "$name" "$why"
-  rm -f "$out/same-cuda.raw" "$out/same-cpu.raw"
+  rm -f "$out/both-cuda.raw" "$out/both-cpu.raw"
 }
 
 same_bytes "box mean RGBA 1080p radius 1, GPU as CPU" \
@@ -172,20 +179,13 @@ same_bytes "box mean BGRx 1280x720 radius 9 in CUDA memory, GPU as CPU" \
   video/x-raw,format=BGRx,width=1280,height=720 "output=box-mean radius=9" \
   cuda
 
-# close_bytes NAME CAPS FILTER: the same random frames through FILTER
-# (cudaconv2d settings) on the GPU and on the CPU backend; no byte may
-# differ by more than 1 (float sums in a different order round apart).
+# close_bytes NAME CAPS SETTINGS: cudaconv2d on_both; no byte may differ
+# by more than 1 (float sums in a different order round apart).
 close_bytes() {
-  local name=$1 caps=$2 settings=$3 b rc=0 why
-  for b in cuda cpu; do
-    # shellcheck disable=SC2086
-    timeout 300 gst-launch-1.0 -q videotestsrc num-buffers=2 pattern=snow \
-      ! "$caps" ! cudaconv2d backend=$b $settings \
-      ! filesink location="$out/close-$b.raw" > "$log" 2>&1 || rc=$?
-  done
-  why=$(exit_reason $rc)
+  local name=$1 why
+  why=$(on_both cudaconv2d "$2" "$3")
   if [ -z "$why" ]; then
-    why=$(python3 - "$out/close-cuda.raw" "$out/close-cpu.raw" <<'PY'
+    why=$(python3 - "$out/both-cuda.raw" "$out/both-cpu.raw" <<'PY'
 import sys
 a = open(sys.argv[1], "rb").read()
 b = open(sys.argv[2], "rb").read()
@@ -199,7 +199,7 @@ PY
 )
   fi
   verdict "$name" "$why"
-  rm -f "$out/close-cuda.raw" "$out/close-cpu.raw"
+  rm -f "$out/both-cuda.raw" "$out/both-cpu.raw"
 }
 
 # general masks of 9 taps wide and more run on the tensor cores
