@@ -347,10 +347,12 @@ int cf_conv2d_fast_bytes (const cf::Launch & launch, const cf::Mask & m);
  * to 5 x 5 (one mask) (conv2d_fast_words.cu); CF_ERR_UNSUPPORTED
  * otherwise. */
 int cf_conv2d_fast_words (const cf::Launch & launch, const cf::Mask & m);
-/* The fast variant's kernel for four-byte pixels of 8-bit samples, one mask
- * 9 to 25 taps wide, up to 25 high, on compute capability 8.0 and up: sums on
- * the tensor cores (conv2d_fast_mma.cu); CF_ERR_UNSUPPORTED otherwise. */
-int cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m);
+/* The fast variant's kernel for one-byte planes or four-byte pixels
+ * (`channels` 1 or 4) of 8-bit samples, one mask 9 to 25 taps wide, up to
+ * 25 high, on compute capability 8.0 and up: sums on the tensor cores
+ * (conv2d_fast_mma.cu); CF_ERR_UNSUPPORTED otherwise. */
+int cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m,
+    int channels);
 /* The separable variant's kernel for four-byte pixels of 8-bit samples
  * (conv2d_separable_words.cu). */
 int cf_conv2d_separable_words (const cf::Launch & launch,

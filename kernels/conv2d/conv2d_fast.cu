@@ -108,6 +108,10 @@ struct Fast
       /* one-byte planes, small masks: byte tiles
        * (conv2d_fast_bytes.cu) */
       int status = cf_conv2d_fast_bytes (L, m);
+      if (status == CF_ERR_UNSUPPORTED)
+        /* larger masks: sums on the tensor cores
+         * (conv2d_fast_mma.cu) */
+        status = cf_conv2d_fast_mma (L, m, 1);
       if (status != CF_ERR_UNSUPPORTED)
         return status;
     }
@@ -118,7 +122,7 @@ struct Fast
       if (status == CF_ERR_UNSUPPORTED)
         /* larger masks: sums on the tensor cores
          * (conv2d_fast_mma.cu) */
-        status = cf_conv2d_fast_mma (L, m);
+        status = cf_conv2d_fast_mma (L, m, 4);
       if (status != CF_ERR_UNSUPPORTED)
         return status;
     }

@@ -1,6 +1,6 @@
 /* The fast variant on four-byte pixels (RGBA, BGRx, ARGB, ... of 8-bit
- * samples) with one general mask 9 to 25 taps wide: the sums as
- * matrix products on the tensor cores.
+ * samples) and one-byte planes (GRAY8, a YUV plane) with one general mask
+ * 9 to 25 taps wide: the sums as matrix products on the tensor cores.
  *
  * A mask row j applied along a run of 8 output pixels is a product: the
  * 8 + KW - 1 input samples of the run (a row of A) times a band matrix B_j
@@ -14,14 +14,14 @@
  *   (two MMAs a step), which keeps the taps to about 22 bits; the taps are
  *   first scaled by a power of two (exact) so that the largest sits near
  *   2^10 and the small ones stay out of half's subnormals.
- * - The block converts its tile once into three planes of halves in
- *   shared memory (one per filtered channel), rows starting RX pixels
- *   left of the tile so that every A tile starts on a 16-byte boundary, as
- *   `ldmatrix` needs; their row pitch keeps the 8 rows of an `ldmatrix` on
- *   different banks. The band matrices' fragments are built once per
+ * - The block converts its tile once into planes of halves in shared
+ *   memory (one per filtered channel: three, or the one plane), rows
+ *   starting RX pixels left of the tile so that every A tile starts on a
+ *   16-byte boundary, as `ldmatrix` needs; their row pitch keeps the 8 rows
+ *   of an `ldmatrix` on different banks. The band matrices' fragments are built once per
  *   block, per lane, in shared memory.
- * - A warp owns 16 rows x 32 columns of output (4 runs of 8) in its three
- *   channels: 12 accumulator tiles. Per mask row and 16 columns of input
+ * - A warp owns 16 rows x 32 columns of output (4 runs of 8) in its
+ *   channels: 12 accumulator tiles (4 on a one-byte plane). Per mask row and 16 columns of input
  *   it loads each A tile once (`ldmatrix.x4`) and runs it against both
  *   halves of the taps.
  *
@@ -42,6 +42,10 @@ constexpr int MMA_MAX_SIZE = 25;        /* 8 + 25 - 1 inputs fit 2 steps */
 /* Mask widths from here: a run's 16 inputs a step are then mostly taps
  * (7x7 measured faster on the float tiles) */
 constexpr int MMA_MIN_SIZE = 9;
+/* One-byte planes convert and load a third of the tile for the same
+ * fragments: from 15x15 on (4K 15x15 130.4 -> 97.4 us, but 9x9 59.2 ->
+ * 64.1 and 1080p 9x9 20.2 -> 25.1, so 9x9 stays on the float tiles) */
+constexpr int MMA_MIN_SIZE_ONE_BYTE = 15;
 /* A mask row's halves in shared memory: 16 zeros, the taps, zeros. */
 constexpr int MMA_PADW = 64;
 
@@ -107,11 +111,12 @@ tap_half (const MmaMask & m, int j, int i, int part)
 
 /* BLOCKS: blocks an SM the registers are sized for (3: 80 registers a
  * thread, 2: up to 128). */
-template <int STEPS, bool ROTATE, int BLOCKS>
+template <int C, int STEPS, bool ROTATE, int BLOCKS>
 __global__ void __launch_bounds__ (MMA_THREADS, BLOCKS)
 conv2d_fast_mma_kernel (Image im, const __grid_constant__ MmaMask m)
 {
 #if __CUDA_ARCH__ >= 800
+  constexpr int NC = C == 4 ? 3 : 1;    /* filtered channels: planes */
   constexpr int SROW = MMA_SROW<STEPS>;
   constexpr int FIRST = ROTATE ? 1 : 0;
   constexpr int RUNS = 4;               /* runs of 8 columns a warp */
@@ -119,7 +124,7 @@ conv2d_fast_mma_kernel (Image im, const __grid_constant__ MmaMask m)
   extern __shared__ __align__ (16) uint8_t mma_smem[];
   const int in_rows = MMA_TH + m.kh - 1;
   __half *planes = reinterpret_cast<__half *>(mma_smem);
-  uint2 *bands = reinterpret_cast<uint2 *>(planes + 3 * in_rows * SROW);
+  uint2 *bands = reinterpret_cast<uint2 *>(planes + NC * in_rows * SROW);
   uint16_t *pads = reinterpret_cast<uint16_t *>(bands
       + m.kh * STEPS * 2 * 32);
   const int x0 = blockIdx.x * MMA_TW, y0 = im.row_begin + blockIdx.y * MMA_TH;
@@ -150,15 +155,16 @@ conv2d_fast_mma_kernel (Image im, const __grid_constant__ MmaMask m)
   /* 2. the tile as halves: pixels x0 - RX .., rows y0 - RY .., two pixels
    * a thread at a time */
   const int gx0 = x0 - m.rx, gy0 = y0 - m.ry;
-  const bool inside = im.word_loads && gx0 >= 0 && gy0 >= 0
+  const bool inside = (C == 1 || im.word_loads) && gx0 >= 0 && gy0 >= 0
       && gx0 + SROW <= im.width && gy0 + in_rows <= im.height;
   for (int e = tid; e < in_rows * (SROW / 2); e += MMA_THREADS) {
     const int r = e / (SROW / 2), c = 2 * (e - r * (SROW / 2));
     uint32_t w0, w1;
     if (inside) {
       const uint8_t *row = im.src + (size_t) (gy0 + r) * im.src_stride;
-      w0 = load_word (row, gx0 + c, true);
-      w1 = load_word (row, gx0 + c + 1, true);
+      w0 = C == 4 ? load_word (row, gx0 + c, true) : __ldg (row + gx0 + c);
+      w1 = C == 4 ? load_word (row, gx0 + c + 1, true)
+          : __ldg (row + gx0 + c + 1);
     } else {
       const int gy = cf_border_index (gy0 + r, im.height, (cf_border) m.border);
       const int a = cf_border_index (gx0 + c, im.width, (cf_border) m.border);
@@ -166,13 +172,17 @@ conv2d_fast_mma_kernel (Image im, const __grid_constant__ MmaMask m)
           (cf_border) m.border);
       const uint8_t *row = gy >= 0 ? im.src + (size_t) gy * im.src_stride
           : nullptr;
-      w0 = row && a >= 0 ? load_word (row, a, im.word_loads) : 0u;
-      w1 = row && b >= 0 ? load_word (row, b, im.word_loads) : 0u;
+      w0 = !row || a < 0 ? 0u : C == 4 ? load_word (row, a, im.word_loads)
+          : __ldg (row + a);
+      w1 = !row || b < 0 ? 0u : C == 4 ? load_word (row, b, im.word_loads)
+          : __ldg (row + b);
     }
     uint32_t *dst = reinterpret_cast<uint32_t *>(planes + r * SROW + c);
     dst[0] = channel_halves<FIRST> (w0, w1);
-    dst[in_rows * SROW / 2] = channel_halves<FIRST + 1> (w0, w1);
-    dst[in_rows * SROW] = channel_halves<FIRST + 2> (w0, w1);
+    if constexpr (NC == 3) {
+      dst[in_rows * SROW / 2] = channel_halves<FIRST + 1> (w0, w1);
+      dst[in_rows * SROW] = channel_halves<FIRST + 2> (w0, w1);
+    }
   }
   __syncthreads ();
 
@@ -180,7 +190,7 @@ conv2d_fast_mma_kernel (Image im, const __grid_constant__ MmaMask m)
   const int wr = (warp >> 1) * 16, wc = (warp & 1) * 32;
   if (x0 + wc >= im.width || y0 + wr >= im.row_end)
     return;
-  float acc[RUNS][3][4] = { };
+  float acc[RUNS][NC][4] = { };
   /* this lane's row of the ldmatrix: rows 0-7 and 8-15 of A, columns 0-7
    * (lanes 0-15) or 8-15 (lanes 16-31) */
   const int arow = wr + (lane & 15), acol = wc + 8 * (lane >> 4);
@@ -193,7 +203,7 @@ conv2d_fast_mma_kernel (Image im, const __grid_constant__ MmaMask m)
 #pragma unroll
       for (int run = 0; run < RUNS; run++)
 #pragma unroll
-        for (int c = 0; c < 3; c++) {
+        for (int c = 0; c < NC; c++) {
           uint32_t a[4];
           ldmatrix_x4 (a, a_row + c * in_rows * SROW + 8 * run);
           mma_16816 (acc[run][c], a, hi.x, hi.y);
@@ -203,7 +213,7 @@ conv2d_fast_mma_kernel (Image im, const __grid_constant__ MmaMask m)
   }
 
   /* 4. each lane holds, per run, pixels (g, 2t), (g, 2t + 1), (g + 8, 2t),
-   * (g + 8, 2t + 1) of the run's 16 x 8 tile in its three channels */
+   * (g + 8, 2t + 1) of the run's 16 x 8 tile in its channels */
   const int g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int run = 0; run < RUNS; run++)
@@ -213,20 +223,29 @@ conv2d_fast_mma_kernel (Image im, const __grid_constant__ MmaMask m)
       const int x = x0 + wc + 8 * run + 2 * t;
       if (y >= im.row_end || x >= im.width)
         continue;
-      const uint8_t *src = im.src + (size_t) y * im.src_stride;
-      uint32_t px[2];
+      if constexpr (C == 1) {
+        uint8_t *dst = im.dst + (size_t) y * im.dst_stride + x;
 #pragma unroll
-      for (int p = 0; p < 2; p++) {
-        uint32_t b[3];
+        for (int p = 0; p < 2; p++)
+          if (x + p < im.width)
+            dst[p] = (uint8_t) rounded_byte (fmaf (acc[run][0][2 * h + p],
+                    m.unscale, m.offset));
+      } else {
+        const uint8_t *src = im.src + (size_t) y * im.src_stride;
+        uint32_t px[2];
 #pragma unroll
-        for (int c = 0; c < 3; c++)
-          b[c] = rounded_byte (fmaf (acc[run][c][2 * h + p], m.unscale,
-                  m.offset));
-        const uint32_t kept = x + p < im.width
-            ? load_word (src, x + p, im.word_loads) : 0u;
-        px[p] = pack_kept<ROTATE> (b[0], b[1], b[2], kept);
+        for (int p = 0; p < 2; p++) {
+          uint32_t b[3];
+#pragma unroll
+          for (int c = 0; c < 3; c++)
+            b[c] = rounded_byte (fmaf (acc[run][c][2 * h + p], m.unscale,
+                    m.offset));
+          const uint32_t kept = x + p < im.width
+              ? load_word (src, x + p, im.word_loads) : 0u;
+          px[p] = pack_kept<ROTATE> (b[0], b[1], b[2], kept);
+        }
+        store_pixel_words (im, x, y, px);
       }
-      store_pixel_words (im, x, y, px);
     }
 #endif
 }
@@ -250,11 +269,12 @@ mma_mask (const Mask & m)
   return d;
 }
 
-template <int STEPS>
+template <int C, int STEPS>
 static int
 launch_mma (const Launch & L, const MmaMask & m)
 {
-  const size_t bytes = (size_t) 3 * (MMA_TH + m.kh - 1) * MMA_SROW<STEPS>
+  constexpr int NC = C == 4 ? 3 : 1;
+  const size_t bytes = (size_t) NC * (MMA_TH + m.kh - 1) * MMA_SROW<STEPS>
       * sizeof (__half) + (size_t) m.kh * STEPS * 2 * 32 * sizeof (uint2)
       + (size_t) m.kh * 2 * MMA_PADW * sizeof (uint16_t);
   const int rows = L.im.row_end - L.im.row_begin;
@@ -264,11 +284,11 @@ launch_mma (const Launch & L, const MmaMask & m)
    * (1080p 15x15 50.4 against 53.4) and for taller masks (4K 25x25 226.0
    * against 270.7) */
   const bool three = (long) L.im.width * rows >= (4l << 20) && m.kh <= 15;
-  auto kernel = L.im.rotate
-      ? (three ? conv2d_fast_mma_kernel<STEPS, true, 3>
-          : conv2d_fast_mma_kernel<STEPS, true, 2>)
-      : (three ? conv2d_fast_mma_kernel<STEPS, false, 3>
-          : conv2d_fast_mma_kernel<STEPS, false, 2>);
+  auto kernel = C == 4 && L.im.rotate
+      ? (three ? conv2d_fast_mma_kernel<C, STEPS, true, 3>
+          : conv2d_fast_mma_kernel<C, STEPS, true, 2>)
+      : (three ? conv2d_fast_mma_kernel<C, STEPS, false, 3>
+          : conv2d_fast_mma_kernel<C, STEPS, false, 2>);
   int status = allow_shared ((const void *) kernel, bytes);
   if (status != CF_OK)
     return status;
@@ -280,12 +300,14 @@ launch_mma (const Launch & L, const MmaMask & m)
 }  /* namespace cf */
 
 int
-cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m)
+cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m,
+    int channels)
 {
   int device = 0, major = 0;
   if (launch.plan->magnitude || m.kw > cf::MMA_MAX_SIZE
-      || m.kh > cf::MMA_MAX_SIZE
-      || m.kw < cf::MMA_MIN_SIZE)
+      || m.kh > cf::MMA_MAX_SIZE || m.kw < cf::MMA_MIN_SIZE
+      || (channels == 1 && (m.kw < cf::MMA_MIN_SIZE_ONE_BYTE
+              || m.kh < cf::MMA_MIN_SIZE_ONE_BYTE)))
     return CF_ERR_UNSUPPORTED;
   /* half MMAs of this shape need compute capability 8.0 */
   if (cudaGetDevice (&device) != cudaSuccess
@@ -293,7 +315,9 @@ cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m)
           device) != cudaSuccess || major < 8)
     return CF_ERR_UNSUPPORTED;
   const cf::MmaMask mm = cf::mma_mask (m);
-  if (m.kw + 7 <= 16)
-    return cf::launch_mma<1> (launch, mm);
-  return cf::launch_mma<2> (launch, mm);
+  if (channels == 1)
+    return m.kw + 7 <= 16 ? cf::launch_mma<1, 1> (launch, mm)
+        : cf::launch_mma<1, 2> (launch, mm);
+  return m.kw + 7 <= 16 ? cf::launch_mma<4, 1> (launch, mm)
+      : cf::launch_mma<4, 2> (launch, mm);
 }
