@@ -155,7 +155,12 @@ cf_gpu_malloc (void **ptr, size_t size)
     *ptr = NULL;
     return injected;
   }
-  return cudaMalloc (ptr, size);
+  int status = cudaMalloc (ptr, size);
+  if (status == cudaSuccess && (status = cudaMemset (*ptr, 0, size))) {
+    cudaFree (*ptr);
+    *ptr = NULL;
+  }
+  return status;
 }
 
 int

@@ -605,14 +605,18 @@ scan_decoupled (const T * in, T * out, size_t n, bool inclusive,
 }
 
 /* A tag no earlier call of this process used, and unlikely to match what
- * another process left in the memory: a counter started from the clock. */
+ * another process left in the memory: a counter started from the clock.
+ * Never 0, the tag of a zeroed workspace (cf_gpu_malloc's). */
 static unsigned long long
 next_tag ()
 {
   static std::atomic<unsigned long long> counter (
       (unsigned long long) std::chrono::steady_clock::now ()
       .time_since_epoch ().count () * 0x9E3779B97F4A7C15ull);
-  return counter.fetch_add (1) & ((1ull << 62) - 1);
+  unsigned long long tag;
+  while ((tag = counter.fetch_add (1) & ((1ull << 62) - 1)) == 0)
+    ;
+  return tag;
 }
 
 template <typename T>
