@@ -1121,8 +1121,16 @@ ensure_workspace (GstCudaPrefixSum * self, const Side * in, const Side * out,
     return FALSE;
   if (tables && s->algorithm != CF_SCAN_AUTO) {
     cf_integral_layout l = channel_layout (self, 0, pitch);
+    void *before = self->d_scan.ptr;
     if (!gst_cuda_filter_base_ensure_device (base, &self->d_scan,
             cf_integral_scan_workspace_size (&l, s->algorithm)))
+      return FALSE;
+    /* a new scan workspace starts zeroed (scan.h), on the stream the
+     * scans run on, ahead of them */
+    if (self->d_scan.ptr != before
+        && !gst_cuda_filter_base_check (base, cf_gpu_memset (self->d_scan.ptr,
+                0, self->d_scan.size, gst_cuda_filter_base_streams
+                (base)->compute), "clearing the scan workspace"))
       return FALSE;
   }
   return TRUE;

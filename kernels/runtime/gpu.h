@@ -55,9 +55,6 @@ int cf_gpu_event_sync (cf_event event);
 /* Work submitted to `stream` after this call waits for `event`. */
 int cf_gpu_stream_wait (cf_stream stream, cf_event event);
 
-/* Device memory, zeroed: kernels that read words before any call wrote
- * them (the scans' tile states, row padding read by 16-byte loads) then
- * read zeros, and compute-sanitizer's initcheck has nothing to report. */
 int cf_gpu_malloc (void **ptr, size_t size);
 /* Free and total memory of the current device. */
 int cf_gpu_mem_info (size_t * free_bytes, size_t * total);

@@ -155,17 +155,7 @@ cf_gpu_malloc (void **ptr, size_t size)
     *ptr = NULL;
     return injected;
   }
-  /* the zeros land before this returns: a memset left queued on the
-   * default stream would not be ordered before the caller's work on a
-   * non-blocking stream, and could overwrite what that work writes */
-  int status = cudaMalloc (ptr, size);
-  if (status == cudaSuccess
-      && ((status = cudaMemsetAsync (*ptr, 0, size, 0))
-          || (status = cudaStreamSynchronize (0)))) {
-    cudaFree (*ptr);
-    *ptr = NULL;
-  }
-  return status;
+  return cudaMalloc (ptr, size);
 }
 
 int

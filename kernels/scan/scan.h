@@ -73,8 +73,8 @@ size_t cf_scan_workspace_size (cf_scan_algorithm algorithm, cf_scan_type type,
  * `workspace` of cf_scan_workspace_size bytes. `in` and `out` may be the
  * same array. The workspace needs no clearing between calls: each call
  * tells its own tile states from whatever the memory holds. Zero it once
- * when allocating (cf_gpu_malloc does), so that the first call's reads of
- * states not yet written read zeros rather than memory nobody wrote. */
+ * when allocating, so that the first call's reads of states not yet
+ * written read zeros rather than memory nobody wrote. */
 int cf_scan_cuda (cf_scan_algorithm algorithm, cf_scan_type type,
     int inclusive, const void *d_in, void *d_out, size_t n, void *workspace,
     cf_stream stream);

@@ -606,7 +606,7 @@ scan_decoupled (const T * in, T * out, size_t n, bool inclusive,
 
 /* A tag no earlier call of this process used, and unlikely to match what
  * another process left in the memory: a counter started from the clock.
- * Never 0, the tag of a zeroed workspace (cf_gpu_malloc's). */
+ * Never 0, the tag of a zeroed workspace. */
 static unsigned long long
 next_tag ()
 {
