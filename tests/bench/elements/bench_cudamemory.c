@@ -15,7 +15,10 @@
  *             share of a frame
  *
  * For RGBA and NV12 (every plane filtered), 1080p and 4K: cudaconv2d with a
- * general 5x5 mask and a 15x15 Gaussian, cudaprefixsum output=box-mean.
+ * general 5x5 mask and a 15x15 Gaussian, cudaprefixsum output=box-mean
+ * radius=8; on RGBA also cudaprefixsum's box means of radius 1 and 8
+ * beside cudaconv2d with the same boxes as masks (3x3 and 17x17 taps of 1
+ * divided by their count), the mask path they are to beat.
  * The element's overhead is its pipeline's time per frame minus the
  * kernels' and minus the empty pipeline's.
  *
@@ -235,7 +238,9 @@ typedef struct
 {
   const char *name;
   int size;                     /* mask size; 0: box-mean */
-  int gaussian;
+  int kind;                     /* mask: 0 general, 1 Gaussian, 2 box */
+  int radius;                   /* box-mean */
+  int rgba_only;
 } Job;
 
 /* A plane of the frame as the element sees it. */
@@ -277,7 +282,9 @@ make_taps (const Job * job, float *taps, double *divisor)
   for (int i = 0; i < n; i++)
     g[i] = exp (-(double) (i - r) * (i - r) / (2 * sigma * sigma));
   for (int k = 0; k < n * n; k++) {
-    if (job->gaussian) {
+    if (job->kind == 2) {
+      taps[k] = 1.0f;
+    } else if (job->kind == 1) {
       taps[k] = (float) (g[k / n] * g[k % n]);
     } else {
       seed = seed * 1664525u + 1013904223u;
@@ -410,9 +417,12 @@ int
 main (int argc, char **argv)
 {
   static const Job jobs[] = {
-    {"cudaconv2d 5x5 general", 5, 0},
-    {"cudaconv2d 15x15 Gaussian", 15, 1},
-    {"cudaprefixsum box-mean r=8", 0, 0},
+    {"cudaconv2d 5x5 general", 5, 0, 0, 0},
+    {"cudaconv2d 15x15 Gaussian", 15, 1, 0, 0},
+    {"cudaprefixsum box-mean r=8", 0, 0, 8, 0},
+    {"cudaprefixsum box-mean r=1", 0, 0, 1, 1},
+    {"cudaconv2d box 3x3", 3, 2, 0, 1},
+    {"cudaconv2d box 17x17", 17, 2, 0, 1},
   };
   static const char *formats[] = { "RGBA", "NV12" };
   static const int sizes[][2] = { {1920, 1080}, {3840, 2160} };
@@ -436,6 +446,8 @@ main (int argc, char **argv)
     for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
       for (guint z = 0; z < G_N_ELEMENTS (sizes); z++) {
         const Job *job = &jobs[j];
+        if (job->rgba_only && strcmp (formats[f], "RGBA") != 0)
+          continue;
         gchar *caps_str = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
             "height=%d,framerate=30/1", formats[f], sizes[z][0],
             sizes[z][1]);
@@ -460,11 +472,11 @@ main (int argc, char **argv)
           element = g_strdup_printf ("cudaconv2d kernel=\"%s\" divisor=%.17g "
               "planes=all backend=cuda", kernel, divisor);
         } else {
-          element = g_strdup ("cudaprefixsum output=box-mean radius=8 "
-              "post-messages=false backend=cuda");
+          element = g_strdup_printf ("cudaprefixsum output=box-mean "
+              "radius=%d post-messages=false backend=cuda", job->radius);
         }
-        kern_us = kernels_alone (job, &info, &plan, 8, FALSE);
-        synced_us = kernels_alone (job, &info, &plan, 8, TRUE);
+        kern_us = kernels_alone (job, &info, &plan, job->radius, FALSE);
+        synced_us = kernels_alone (job, &info, &plan, job->radius, TRUE);
         empty_us = 1e6 / run_pipeline (NULL, caps, context, TRUE);
         cuda_fps = run_pipeline (element, caps, context, TRUE);
         sys_fps = run_pipeline (element, caps, context, FALSE);

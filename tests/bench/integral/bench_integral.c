@@ -14,7 +14,10 @@
  * on one strip of a 1080p frame (rows 540 to 809 from a table of those
  * rows and their halo: the unit a frame in host memory goes through); up
  * to radius 16 also with no table (cf_box_direct_cuda, what cudaprefixsum
- * runs there), and the floor: a device-to-device copy of the same rows.
+ * runs there), the floor: a device-to-device copy of the same rows, and
+ * the peer: cudaconv2d's `auto` on the same rows with the same box as a
+ * mask ((2r + 1)^2 taps of 1, divided by their count; alpha kept), up to
+ * its largest mask.
  *
  *   bench_integral */
 #include <cuda_runtime.h>
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include "boxmean.h"
+#include "conv2d.h"
 #include "integral.h"
 #include "npp_peer.h"
 #include "queued_timer.h"
@@ -101,7 +105,8 @@ typedef struct
   cf_box_params p;
   const uint8_t *in;
   uint8_t *out, *work;
-  int which;                    /* 0 tables, 1 no table, 2 copy */
+  int which;                    /* 0 tables, 1 no table, 2 copy, 3 mask */
+  cf_conv2d_plan plan;          /* the box as cudaconv2d's mask */
 } BoxCase;
 
 static int
@@ -117,6 +122,12 @@ box_launch (void *data, int set)
   (void) set;
   if (b->which == 1)
     return cf_box_direct_cuda (&b->l, b->in, &b->p, b->out, s);
+  if (b->which == 3) {
+    cf_plane_format f = { b->l.width, b->l.height, 4, CF_SAMPLE_U8, 3 };
+    return cf_conv2d_cuda (CF_CONV2D_AUTO, &b->plan, &f, b->in,
+        b->l.in_pitch, b->out, b->p.out_pitch, b->p.row_begin, b->p.row_end,
+        s);
+  }
   if (b->which == 2)
     return (int) cudaMemcpyAsync (b->out + (size_t) b->p.row_begin
         * b->l.in_pitch, b->in + (size_t) b->p.row_begin * b->l.in_pitch,
@@ -150,12 +161,16 @@ box_means (void)
   cudaMemcpy (in, host, in_bytes, cudaMemcpyHostToDevice);
   free (host);
   printf ("box means of R, G, B of RGBA (us): tables (4 launches) and box "
-      "kernel, or no table (1 launch)\n%-22s %6s %10s %10s %10s\n", "case",
-      "radius", "tables", "no table", "floor");
+      "kernel, or no table (1 launch); the peer, cudaconv2d with the box "
+      "as its mask, and its time over ours\n%-22s %6s %10s %10s %10s %10s "
+      "%8s\n", "case", "radius", "tables", "no table", "floor",
+      "cudaconv2d", "ratio");
   for (int big = 1; big >= 0; big--)
     for (size_t r = 0; r < sizeof (radii) / sizeof (radii[0]); r++) {
       BoxCase b;
-      double us[3] = { -1, -1, -1 };
+      double us[4] = { -1, -1, -1, -1 };
+      static float ones[CF_CONV2D_MAX_TAPS];
+      cf_conv2d_mask mask = { 0 };
       int w = big ? 3840 : 1920, h = big ? 2160 : 1080;
       memset (&b, 0, sizeof (b));
       b.l.type = CF_INTEGRAL_U8;
@@ -175,14 +190,26 @@ box_means (void)
       b.in = in;
       b.out = out;
       b.work = work;
-      for (b.which = 0; b.which < 3; b.which++)
+      mask.width = mask.height = 2 * radii[r] + 1;
+      for (int k = 0; k < mask.width * mask.height
+          && mask.width <= CF_CONV2D_MAX_SIZE; k++)
+        ones[k] = 1.0f;
+      mask.taps = ones;
+      mask.divisor = (double) mask.width * mask.height;
+      mask.border = CF_BORDER_CLAMP;
+      if (mask.width <= CF_CONV2D_MAX_SIZE)
+        cf_conv2d_plan_init (&b.plan, &mask);
+      for (b.which = 0; b.which < 4; b.which++)
         if ((b.which != 1 || b.p.radius <= CF_BOX_DIRECT_MAX_RADIUS)
+            && (b.which != 3 || mask.width <= CF_CONV2D_MAX_SIZE)
             && (queued_timer_median (&timer, box_launch, &b, 1, &gated,
                     "box means", &us[b.which]) != 0
                 || cudaGetLastError () != cudaSuccess))
           us[b.which] = -1;
-      printf ("%-22s %6d %10.1f %10.1f %10.1f\n", big ? "4K frame"
-          : "1080p strip, 270 rows", radii[r], us[0], us[1], us[2]);
+      printf ("%-22s %6d %10.1f %10.1f %10.1f %10.1f %7.2fx\n", big
+          ? "4K frame" : "1080p strip, 270 rows", radii[r], us[0], us[1],
+          us[2], us[3], us[1] > 0 && us[3] > 0 ? us[3] / us[1]
+          : us[0] > 0 && us[3] > 0 ? us[3] / us[0] : 0);
     }
   cudaFree (in);
   cudaFree (out);

@@ -26,6 +26,22 @@
 static int pattern;
 /* Non-zero: the GPU's box filter without tables (cf_box_direct_cuda) */
 static int direct;
+/* Row pitches: 0, odd (3 and 1 samples past the pixels, which keeps
+ * pixels of four bytes off word boundaries); 4, whole words but not
+ * multiples of 16 bytes; 16, multiples of 16 bytes (each pixel's word
+ * and whole 16-byte runs of pixels on their boundaries) */
+static int pitch_align;
+
+static size_t
+pitch_for (size_t bytes, size_t odd_extra)
+{
+  size_t p;
+
+  if (!pitch_align)
+    return bytes + odd_extra;
+  p = (bytes + pitch_align - 1) / pitch_align * pitch_align;
+  return pitch_align == 4 && p % 16 == 0 ? p + 4 : p;
+}
 
 static uint64_t
 px (const uint8_t * in, const cf_integral_layout * l, int x, int y)
@@ -129,17 +145,19 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
     int channels, int start, int copy)
 {
   size_t size = cf_integral_in_size (type);
-  cf_integral_layout l = { type, w, h, ((size_t) w * step + 3) * size,
-    ((size_t) w + 1) * cf_integral_sum_size (type), 0, step, channels, 0
+  cf_integral_layout l = { type, w, h, pitch_for ((size_t) w * step * size,
+        3 * size), ((size_t) w + 1) * cf_integral_sum_size (type), 0, step,
+    channels, 0
   };
   cf_box_params p = { radius, threshold, offset,
-    ((size_t) w * step + 1) * size, step, 0, 0, 0, copy, start
+    pitch_for ((size_t) w * step * size, size) + (pitch_align == 16 ? 16 : 0),
+    step, 0, 0, 0, copy, start
   };
   size_t in_bytes = l.in_pitch * h, sum_bytes = l.sum_pitch * (h + 1);
   size_t out_bytes = p.out_pitch * h;
   uint8_t *in = malloc (in_bytes), *sum = malloc (sum_bytes);
   uint8_t *out = malloc (out_bytes), *poison = malloc (out_bytes);
-  char what[160], first[160] = "";
+  char what[200], first[160] = "";
   uint64_t *ref = NULL;
   int st, bad = 0;
 
@@ -148,12 +166,12 @@ check_case (int cuda, cf_stream stream, cf_integral_type type, int w, int h,
   sum_bytes = channels > 1 ? l.channel_stride * channels : sum_bytes;
   sum = realloc (sum, sum_bytes);
   snprintf (what, sizeof (what), "%s %s %dx%d step %d radius %d %s %g, "
-      "%d strips, %d channels from %d%s, samples %s", cuda ? (direct
-          ? "cuda, no table" : "cuda") : "cpu",
+      "%d strips, %d channels from %d%s, samples %s, rows %zu", cuda
+      ? (direct ? "cuda, no table" : "cuda") : "cpu",
       cf_integral_type_name (type), w, h, step, radius,
       threshold ? "threshold, offset" : "mean", offset, strips, channels,
       start, copy ? ", the others copied" : "", pattern == 0 ? "random"
-      : pattern == 1 ? "at their largest" : "0 or 1");
+      : pattern == 1 ? "at their largest" : "0 or 1", l.in_pitch);
   test_fill_random (in, in_bytes);
   if (pattern == 1)
     memset (in, 0xFF, in_bytes);
@@ -391,6 +409,32 @@ main (int argc, char **argv)
       check_case (cuda, stream, t, 5, 61, 4, 2, 1, 0, 4, 4, 0, 0);
       check_case (cuda, stream, t, 200, 3, 2, 1, 0, 0, 1, 2, 0, 1);
     }
+    /* pixels of four bytes on word boundaries, the element's case, which
+     * the GPU filters word by word: RGBA and ARGB with alpha copied, four
+     * channels; every radius (sums in 16-bit lanes up to 7, 32-bit lanes
+     * from 8), odd sizes, strips, frames narrower and shorter than the
+     * radius */
+    for (pitch_align = 4; pitch_align <= 16; pitch_align += 12)
+      for (int radius = 1; radius <= CF_BOX_DIRECT_MAX_RADIUS; radius++) {
+        int w = 61 + 7 * radius, h = 29 + 3 * radius;
+        int strips = 1 + radius % 3, threshold = radius % 4 == 3;
+        double offset = radius % 2 ? 7.5 : -3;
+        check_case (cuda, stream, 0, w, h, 4, radius, threshold, offset,
+            strips, 3, 0, 1);
+        check_case (cuda, stream, 0, w + 2, h - 1, 4, radius, !threshold,
+            offset, 1, 3, 1, 1);
+        check_case (cuda, stream, 0, w - 1, h + 1, 4, radius, threshold,
+            offset, strips, 4, 0, 0);
+        check_case (cuda, stream, 0, 1 + radius % 5, 70, 4, radius, 0, 0,
+            strips, 3, 0, 1);
+        check_case (cuda, stream, 0, 200, 1 + radius % 4, 4, radius, 0, 0,
+            1, 3, 1, 1);
+      }
+    pitch_align = 16;
+    check_case (cuda, stream, 0, 1921, 1081, 4, 7, 0, 0, 1, 3, 0, 1);
+    check_case (cuda, stream, 0, 1921, 1081, 4, 8, 0, 0, 3, 3, 1, 1);
+    check_case (cuda, stream, 0, 1, 1, 4, 1, 0, 0, 1, 4, 0, 0);
+    pitch_align = 0;
   }
   pattern = direct = 0;
   if (cuda)
