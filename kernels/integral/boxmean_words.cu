@@ -31,11 +31,13 @@
  *
  * The outputs are those of cf_box_cuda and the CPU twin, bit for bit:
  * the same windows, the same rounding. */
+#include <algorithm>
 #include <cstdint>
 
 #include <cuda_runtime.h>
 
 #include "boxmean_common.h"
+#include "boxmean_words.cuh"
 #include "boxmean_words.h"
 
 namespace cfw
@@ -45,11 +47,11 @@ constexpr int DX = 64;          /* output pixels a tile row */
 constexpr int DY = 32;          /* output rows a tile */
 constexpr int RUN = 8;          /* output pixels a thread */
 constexpr int THREADS = DX / RUN * DY;
+/* registers capped for 5 blocks an SM (48 a thread), where shared memory
+ * allows (up to radius 8); the thresholds' double arithmetic would spill
+ * there, and keeps 4 */
+constexpr int BLOCKS_AN_SM = 5;
 constexpr int MAX_R = CF_BOX_DIRECT_MAX_RADIUS;
-/* the largest radius whose window sums fit 16-bit lanes */
-constexpr int PACKED_MAX_R = 7;
-static_assert ((2 * PACKED_MAX_R + 1) * (2 * PACKED_MAX_R + 1) * 255 < 65536,
-    "packed window sums fit 16 bits");
 static_assert ((2 * MAX_R + 1) * 255 < 65536, "column sums fit 16 bits");
 
 /* Column k of a tile row sits at padded (k) in shared memory: a gap every
@@ -61,138 +63,34 @@ padded (int k)
   return k + (k >> 2);
 }
 
-/* floor(num / d) for a fixed d and num < 2^20, as (num * mul) >> shift:
- * with shift = 20 + ceil(log2 d) and mul = ceil(2^shift / d), the error
- * num * (mul * d - 2^shift) / (d * 2^shift) stays below 1 / d, too little
- * to cross an integer. Rounded means of bytes have num = 2 sum + count <=
- * 511 count < 2^20. */
-struct WordsDivider
-{
-  uint32_t mul;
-  int shift;
-};
-
-static WordsDivider
-words_divider (uint32_t d)
-{
-  int log = 0;
-  while ((1u << log) < d)
-    log++;
-  WordsDivider w;
-  w.shift = 20 + log;
-  w.mul = (uint32_t) (((1ull << w.shift) + d - 1) / d);
-  return w;
-}
-
-struct WordsArgs
-{
-  const uint8_t *in;            /* the first pixel's word */
-  uint8_t *out;
-  size_t in_pitch, out_pitch;
-  int width, height, radius;
-  int row_begin, row_end;
-  int threshold;
-  double offset;
-  WordsDivider div;             /* by 2 (2r + 1)^2 */
-  bool vec;                     /* rows aligned for 16-byte accesses */
-};
-
-__device__ __forceinline__ uint32_t
-even_bytes (uint32_t w)
-{
-  return w & 0x00FF00FFu;
-}
-
-__device__ __forceinline__ uint32_t
-odd_bytes (uint32_t w)
-{
-  return __byte_perm (w, 0u, 0x4341);
-}
-
-__device__ __forceinline__ uint32_t
-word_at (const uint8_t * column, size_t pitch, int y)
-{
-  return __ldg ((const uint32_t *) (column + (size_t) y * pitch));
-}
-
-/* The window sums of a pixel: packed, two words of 16-bit lanes (sample
- * c in lane c / 2 of word c % 2), or one 32-bit lane a sample. */
-template <bool WIDE>
-struct Sums;
-
-template <>
-struct Sums<false>
-{
-  uint32_t e = 0, o = 0;
-  __device__ void add (uint2 c) { e += c.x; o += c.y; }
-  __device__ void slide (uint2 in, uint2 out)
-  {
-    e += in.x - out.x;
-    o += in.y - out.y;
-  }
-  __device__ uint32_t sample (int c) const
-  {
-    const uint32_t w = c % 2 ? o : e;
-    return c / 2 ? w >> 16 : w & 0xFFFFu;
-  }
-};
-
-template <>
-struct Sums<true>
-{
-  uint32_t s[4] = { 0, 0, 0, 0 };
-  __device__ void add (uint2 c)
-  {
-    s[0] += c.x & 0xFFFFu;
-    s[2] += c.x >> 16;
-    s[1] += c.y & 0xFFFFu;
-    s[3] += c.y >> 16;
-  }
-  __device__ void slide (uint2 in, uint2 out)
-  {
-    s[0] += (in.x & 0xFFFFu) - (out.x & 0xFFFFu);
-    s[2] += (in.x >> 16) - (out.x >> 16);
-    s[1] += (in.y & 0xFFFFu) - (out.y & 0xFFFFu);
-    s[3] += (in.y >> 16) - (out.y >> 16);
-  }
-  __device__ uint32_t sample (int c) const { return s[c]; }
-};
-
-/* The output word of pixel (x, y): its filtered samples from the window
- * sums, sample KEEP (4: none) from the input word `src`. */
-template <int KEEP, bool WIDE>
-__device__ __forceinline__ uint32_t
-output_word (const WordsArgs & a, const Sums<WIDE> & s, uint32_t src, int x,
-    int y)
+/* Step 2 for the RUN pixels of a thread from xs on, row y: `sums` is the
+ * row's column sums from the first pixel's window on, `src4` its input
+ * words. */
+template <int KEEP, bool WIDE, bool THRESHOLD, bool INSIDE>
+__device__ __forceinline__ void
+filter_run (const WordsArgs & a, const uint2 * sums, const uint4 * src4,
+    uint32_t * out_row, int xs, int y)
 {
   const int r = a.radius;
-  const bool inside = x - r >= 0 && x + r < a.width && y - r >= 0
-      && y + r < a.height;
-  uint32_t count = (2 * r + 1) * (2 * r + 1);
-  if (!inside) {
-    int wx0, wy0, wx1, wy1;
-    cf_box_window (x, y, r, a.width, a.height, &wx0, &wy0, &wx1, &wy1);
-    count = (uint32_t) ((wx1 - wx0) * (wy1 - wy0));
-  }
-  uint32_t v[4];
+  Sums<WIDE> s;
+  for (int k = 0; k <= 2 * r; k++)
+    s.add (sums[padded (k)]);
+  /* 4 pixels at a time, one 16-byte store each where the rows allow */
 #pragma unroll
-  for (int c = 0; c < 4; c++) {
-    const uint32_t sample = (src >> (8 * c)) & 0xFFu;
-    if (c == KEEP) {
-      v[c] = sample;
-      continue;
+  for (int h = 0; h < RUN / 4; h++) {
+    const uint4 q = src4[h];
+    const uint32_t src[4] = { q.x, q.y, q.z, q.w };
+    uint32_t px[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+      const int k = 4 * h + i;
+      if (k > 0)
+        s.slide (sums[padded (k + 2 * r)], sums[padded (k - 1)]);
+      px[i] = output_word<KEEP, WIDE, THRESHOLD, INSIDE> (a, s, src[i],
+          xs + k, y);
     }
-    const uint32_t sum = s.sample (c);
-    if (a.threshold)
-      v[c] = cf_box_above ((double) sample, sum, count, a.offset) ? 255u : 0u;
-    else if (inside)
-      v[c] = (uint32_t) ((uint64_t) (2 * sum + count) * a.div.mul
-          >> a.div.shift);
-    else
-      v[c] = cf_box_round_byte_mean (sum, count);
+    store_words (a, out_row, xs + 4 * h, px);
   }
-  return __byte_perm (__byte_perm (v[0], v[1], 0x0040),
-      __byte_perm (v[2], v[3], 0x0040), 0x5410);
 }
 
 /* Shared memory of a tile at radius r: its input words, DY + 2r rows of
@@ -227,8 +125,8 @@ shared_bytes (int r)
  * stored, so that several DRAM round trips overlap. */
 constexpr int CHUNK_BATCH = 3;
 
-template <int KEEP, bool WIDE>
-__global__ void __launch_bounds__ (THREADS)
+template <int KEEP, bool WIDE, bool THRESHOLD>
+__global__ void __launch_bounds__ (THREADS, THRESHOLD ? 4 : BLOCKS_AN_SM)
 box_words_kernel (const WordsArgs a)
 {
   extern __shared__ uint4 smem[];
@@ -247,8 +145,8 @@ box_words_kernel (const WordsArgs a)
     uint4 v[CHUNK_BATCH];
 #pragma unroll
     for (int b = 0; b < CHUNK_BATCH; b++) {
-      const int t = t0 + b * THREADS, j = t / chunks_a_row;
-      const int x = x0 - halo + 4 * (t % chunks_a_row), y = y0 - r + j;
+      const int t = t0 + b * THREADS, j = quotient (t, a.by_chunks);
+      const int x = x0 - halo + 4 * (t - j * chunks_a_row), y = y0 - r + j;
       v[b] = make_uint4 (0, 0, 0, 0);
       if (t >= chunks || y < 0 || y >= a.height)
         continue;
@@ -274,11 +172,11 @@ box_words_kernel (const WordsArgs a)
   /* 1. column sums: sum column c is plane column x0 - r + c, tile column
    * halo - r + c; its output row o sums tile rows o .. o + 2r. The rows
    * split into as many segments as the threads cover in one round. */
-  const int cols = DX + 2 * r;
-  const int segs = max (1, THREADS / cols);
-  const int seg_rows = (rows + segs - 1) / segs;
+  const int cols = DX + 2 * r, segs = a.segs;
+  const int seg_rows = rows == DY ? a.seg_rows : (rows + segs - 1) / segs;
   for (int t = threadIdx.x; t < cols * segs; t += THREADS) {
-    const int c = t % cols, o0 = t / cols * seg_rows;
+    const int g = quotient (t, a.by_cols), c = t - g * cols;
+    const int o0 = g * seg_rows;
     const int o1 = min (rows, o0 + seg_rows);
     const uint32_t *column = tile + halo - r + c;
     uint2 *to = colsum + padded (c);
@@ -307,56 +205,46 @@ box_words_kernel (const WordsArgs a)
   const int y = y0 + o, xs = x0 + i0;
   if (o >= rows || xs >= a.width)
     return;
-  const uint2 *sums = colsum + o * srow;
+  const uint2 *sums = colsum + o * srow + padded (i0);
   const uint4 *src4 = (const uint4 *) (tile + (o + r) * tw + halo + i0);
   uint32_t *out_row = (uint32_t *) (a.out + (size_t) y * a.out_pitch);
-  uint32_t src[RUN], px[RUN];
-#pragma unroll
-  for (int h = 0; h < RUN / 4; h++) {
-    const uint4 q = src4[h];
-    src[4 * h] = q.x;
-    src[4 * h + 1] = q.y;
-    src[4 * h + 2] = q.z;
-    src[4 * h + 3] = q.w;
-  }
-  Sums<WIDE> s;
-  for (int k = 0; k <= 2 * r; k++)
-    s.add (sums[padded (i0 + k)]);
-#pragma unroll
-  for (int i = 0; i < RUN; i++) {
-    if (i > 0)
-      s.slide (sums[padded (i0 + i + 2 * r)], sums[padded (i0 + i - 1)]);
-    px[i] = output_word<KEEP, WIDE> (a, s, src[i], xs + i, y);
-  }
-  if (a.vec && xs + RUN <= a.width) {
-#pragma unroll
-    for (int h = 0; h < RUN / 4; h++)
-      *((uint4 *) (out_row + xs) + h) = make_uint4 (px[4 * h],
-          px[4 * h + 1], px[4 * h + 2], px[4 * h + 3]);
-    return;
-  }
-#pragma unroll
-  for (int i = 0; i < RUN; i++)
-    if (xs + i < a.width)
-      out_row[xs + i] = px[i];
+  if (xs - r >= 0 && xs + RUN - 1 + r < a.width && y - r >= 0
+      && y + r < a.height)
+    filter_run<KEEP, WIDE, THRESHOLD, true> (a, sums, src4, out_row, xs, y);
+  else
+    filter_run<KEEP, WIDE, THRESHOLD, false> (a, sums, src4, out_row, xs, y);
+}
+
+template <int KEEP, bool WIDE, bool THRESHOLD>
+static void
+launch_kernel (const WordsArgs & a, cudaStream_t stream)
+{
+  dim3 grid ((a.width + DX - 1) / DX, (a.row_end - a.row_begin + DY - 1)
+      / DY);
+  const size_t shared = shared_bytes (a.radius);
+  /* past 48 KB (from radius 13) a kernel must ask for its shared memory */
+  if (shared > 48 * 1024)
+    cudaFuncSetAttribute (box_words_kernel<KEEP, WIDE, THRESHOLD>,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
+  box_words_kernel<KEEP, WIDE, THRESHOLD><<<grid, THREADS, shared,
+      stream>>> (a);
 }
 
 template <int KEEP>
 static void
 launch_keep (const WordsArgs & a, cudaStream_t stream)
 {
-  dim3 grid ((a.width + DX - 1) / DX, (a.row_end - a.row_begin + DY - 1)
-      / DY);
-  const size_t shared = shared_bytes (a.radius);
-  /* past 48 KB (from radius 13) a kernel must ask for its shared memory */
-  if (a.radius <= PACKED_MAX_R) {
-    box_words_kernel<KEEP, false><<<grid, THREADS, shared, stream>>> (a);
-    return;
+  const bool wide = a.radius > PACKED_MAX_R;
+  if (a.threshold) {
+    if (wide)
+      launch_kernel<KEEP, true, true> (a, stream);
+    else
+      launch_kernel<KEEP, false, true> (a, stream);
+  } else if (wide) {
+    launch_kernel<KEEP, true, false> (a, stream);
+  } else {
+    launch_kernel<KEEP, false, false> (a, stream);
   }
-  if (shared > 48 * 1024)
-    cudaFuncSetAttribute (box_words_kernel<KEEP, true>,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
-  box_words_kernel<KEEP, true><<<grid, THREADS, shared, stream>>> (a);
 }
 
 }                               /* namespace cfw */
@@ -397,8 +285,15 @@ cf_box_words_cuda (const cf_integral_layout & l, const uint8_t * in,
   a.row_end = p.row_end;
   a.threshold = p.threshold;
   a.offset = p.offset;
-  a.div = cfw::words_divider (2u * (2 * p.radius + 1) * (2 * p.radius + 1));
-  if (keep == 4)
+  a.div = cfw::words_divider (2u * (2 * p.radius + 1) * (2 * p.radius + 1),
+      p.radius > cfw::PACKED_MAX_R);
+  a.segs = std::max (1, cfw::THREADS / (cfw::DX + 2 * p.radius));
+  a.seg_rows = (cfw::DY + a.segs - 1) / a.segs;
+  a.by_chunks = cfw::quotient_multiplier (cfw::tile_words (p.radius) / 4);
+  a.by_cols = cfw::quotient_multiplier (cfw::DX + 2 * p.radius);
+  if (p.radius <= 2)
+    cfw::launch_small (a, keep, stream);
+  else if (keep == 4)
     cfw::launch_keep<4> (a, stream);
   else if (keep == 3)
     cfw::launch_keep<3> (a, stream);
