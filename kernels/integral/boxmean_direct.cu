@@ -13,6 +13,11 @@
  *    its channels, its other samples copied from the input; a pixel of
  *    four bytes in one 4-byte store.
  *
+ * Pixels of four 8-bit samples on word boundaries (RGBA, BGRx, ARGB ...:
+ * what cudaprefixsum filters most) go to boxmean_words.cu instead, which
+ * takes each pixel as one word: on a 4K RGBA frame 33 us at radius 1
+ * against 95 here.
+ *
  * The channel count is a template parameter, so that no index is divided
  * by a number known only at run time. With a thread a sample and the
  * count a run-time value, a 4K RGBA frame took 196 us at radius 1; with

@@ -196,8 +196,8 @@ store_words (const WordsArgs & a, uint32_t * out_row, int x,
       out_row[x + i] = px[i];
 }
 
-/* Launches the kernel of small radii (boxmean_small.cu) for radius 1 or
- * 2, keeping sample `keep` (4: none) */
+/* Launches the kernel of radius 1 (boxmean_small.cu), keeping sample
+ * `keep` (4: none) */
 void launch_small (const WordsArgs & a, int keep, cudaStream_t stream);
 
 }                               /* namespace cfw */

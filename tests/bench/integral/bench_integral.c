@@ -10,7 +10,7 @@
  * variant over the whole plane (the `algorithm` property of
  * cudaprefixsum), against the tables built in bands of rows. Last, box
  * means of the R, G and B of RGBA (as cudaprefixsum filters them) at
- * radius 1, 8, 16 and 64, tables and box kernel, on a whole 4K frame and
+ * radius 1 to 16 and 64, tables and box kernel, on a whole 4K frame and
  * on one strip of a 1080p frame (rows 540 to 809 from a table of those
  * rows and their halo: the unit a frame in host memory goes through); up
  * to radius 16 also with no table (cf_box_direct_cuda, what cudaprefixsum
@@ -145,7 +145,7 @@ box_launch (void *data, int set)
 static void
 box_means (void)
 {
-  static const int radii[] = { 1, 8, 16, 64 };
+  static const int radii[] = { 1, 2, 3, 5, 7, 8, 12, 15, 16, 64 };
   const size_t in_bytes = (size_t) 3840 * 4 * 2160;
   const size_t table = ((size_t) 3841 * 4 * 2161 + 7) / 8 * 8;
   uint8_t *in, *out, *work, *host = malloc (in_bytes);
