@@ -148,6 +148,13 @@ same_bytes "box mean RGBA 1080p radius 1, GPU as CPU" \
   video/x-raw,format=RGBA,width=1920,height=1080 "output=box-mean radius=1"
 same_bytes "box mean BGRx 1917x1083 radius 8, GPU as CPU" \
   video/x-raw,format=BGRx,width=1917,height=1083 "output=box-mean radius=8"
+same_bytes "box mean RGBA 4K radius 3, GPU as CPU" \
+  video/x-raw,format=RGBA,width=3840,height=2160 "output=box-mean radius=3"
+same_bytes "box mean xBGR 1280x720 radius 16, GPU as CPU" \
+  video/x-raw,format=xBGR,width=1280,height=720 "output=box-mean radius=16"
+same_bytes "threshold RGBA 1281x723 radius 1, GPU as CPU" \
+  video/x-raw,format=RGBA,width=1281,height=723 \
+  "output=adaptive-threshold radius=1 offset=-3"
 same_bytes "threshold ARGB 1919x1081 radius 5, GPU as CPU" \
   video/x-raw,format=ARGB,width=1919,height=1081 \
   "output=adaptive-threshold radius=5 offset=2.5"
