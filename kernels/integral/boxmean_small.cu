@@ -55,19 +55,7 @@ box_small_kernel (const WordsArgs a)
   for (int b = 0; b < PER_THREAD; b++) {
     const int t = tid + b * SMALL_THREADS, j = t / CHUNKS_A_ROW;
     const int x = x0 - SMALL_HALO + 4 * (t % CHUNKS_A_ROW), y = y0 - R + j;
-    v[b] = make_uint4 (0, 0, 0, 0);
-    if (t >= CHUNKS || y < 0 || y >= a.height)
-      continue;
-    const uint32_t *row = (const uint32_t *) (a.in + (size_t) y * a.in_pitch);
-    if (a.vec && x >= 0 && x + 4 <= a.width) {
-      v[b] = __ldg ((const uint4 *) (row + x));
-      continue;
-    }
-    uint32_t w[4];
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-      w[i] = x + i >= 0 && x + i < a.width ? __ldg (row + x + i) : 0u;
-    v[b] = make_uint4 (w[0], w[1], w[2], w[3]);
+    v[b] = t < CHUNKS ? tile_chunk (a, x, y) : make_uint4 (0, 0, 0, 0);
   }
 #pragma unroll
   for (int b = 0; b < PER_THREAD; b++)

@@ -151,20 +151,7 @@ box_words_kernel (const WordsArgs a)
     for (int b = 0; b < CHUNK_BATCH; b++) {
       const int t = t0 + b * THREADS, j = quotient (t, a.by_chunks);
       const int x = x0 - halo + 4 * (t - j * chunks_a_row), y = y0 - r + j;
-      v[b] = make_uint4 (0, 0, 0, 0);
-      if (t >= chunks || y < 0 || y >= a.height)
-        continue;
-      const uint32_t *row = (const uint32_t *) (a.in + (size_t) y
-          * a.in_pitch);
-      if (a.vec && x >= 0 && x + 4 <= a.width) {
-        v[b] = __ldg ((const uint4 *) (row + x));
-        continue;
-      }
-      uint32_t w[4];
-#pragma unroll
-      for (int i = 0; i < 4; i++)
-        w[i] = x + i >= 0 && x + i < a.width ? __ldg (row + x + i) : 0u;
-      v[b] = make_uint4 (w[0], w[1], w[2], w[3]);
+      v[b] = t < chunks ? tile_chunk (a, x, y) : make_uint4 (0, 0, 0, 0);
     }
 #pragma unroll
     for (int b = 0; b < CHUNK_BATCH; b++)

@@ -100,6 +100,24 @@ odd_bytes (uint32_t w)
   return __byte_perm (w, 0u, 0x4341);
 }
 
+/* Pixels x .. x + 3 of plane row y, in a 16-byte chunk of the tile: one
+ * 16-byte load where the rows allow, zeros outside the plane (which add
+ * nothing to the clipped windows). */
+__device__ __forceinline__ uint4
+tile_chunk (const WordsArgs & a, int x, int y)
+{
+  if (y < 0 || y >= a.height)
+    return make_uint4 (0, 0, 0, 0);
+  const uint32_t *row = (const uint32_t *) (a.in + (size_t) y * a.in_pitch);
+  if (a.vec && x >= 0 && x + 4 <= a.width)
+    return __ldg ((const uint4 *) (row + x));
+  uint32_t w[4];
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    w[i] = x + i >= 0 && x + i < a.width ? __ldg (row + x + i) : 0u;
+  return make_uint4 (w[0], w[1], w[2], w[3]);
+}
+
 /* The window sums of a pixel: packed, two words of 16-bit lanes (sample
  * c in lane c / 2 of word c % 2), or one 32-bit lane a sample. */
 template <bool WIDE>
