@@ -52,7 +52,7 @@ constexpr int DY = 32;          /* output rows a tile */
 constexpr int RUN = 8;          /* output pixels a thread */
 constexpr int THREADS = DX / RUN * DY;
 /* registers capped for 5 blocks an SM (48 a thread), where shared memory
- * allows (up to radius 8); the thresholds' double arithmetic would spill
+ * allows (up to radius 9); the thresholds' double arithmetic would spill
  * there, and keeps 4 */
 constexpr int BLOCKS_AN_SM = 5;
 constexpr int MAX_R = CF_BOX_DIRECT_MAX_RADIUS;
