@@ -87,6 +87,13 @@ int cf_box_direct_args_check (const cf_integral_layout * layout,
 int cf_box_direct_cuda (const cf_integral_layout * layout, const void *d_in,
     const cf_box_params * params, void *d_out, cf_stream stream);
 
+/* For the tests, on the host: over every radius up to
+ * CF_BOX_DIRECT_MAX_RADIUS and every sum a window of bytes can have, how
+ * many rounded means the pixel-word kernels' division by multiply gets
+ * wrong (0 expected); -1 in a build without CUDA, which has no such
+ * kernels. */
+long cf_box_words_division_errors (void);
+
 #ifdef __cplusplus
 }
 #endif

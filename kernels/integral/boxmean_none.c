@@ -17,3 +17,9 @@ cf_box_direct_cuda (const cf_integral_layout * l, const void *in,
   (void) l; (void) in; (void) p; (void) out; (void) s;
   return CF_ERR_NO_CUDA;
 }
+
+long
+cf_box_words_division_errors (void)
+{
+  return -1;
+}

@@ -292,3 +292,21 @@ cf_box_words_cuda (const cf_integral_layout & l, const uint8_t * in,
     cfw::launch_keep<0> (a, stream);
   return true;
 }
+
+extern "C" long
+cf_box_words_division_errors (void)
+{
+  long errors = 0;
+  for (uint32_t r = 1; r <= CF_BOX_DIRECT_MAX_RADIUS; r++) {
+    const uint32_t count = (2 * r + 1) * (2 * r + 1);
+    const cfw::WordsDivider d = cfw::words_divider (2 * count,
+        r > cfw::PACKED_MAX_R);
+    for (uint32_t sum = 0; sum <= 255 * count; sum++) {
+      const uint32_t got = r > cfw::PACKED_MAX_R
+          ? cfw::divided<true> (2 * sum + count, d)
+          : cfw::divided<false> (2 * sum + count, d);
+      errors += got != (uint32_t) cf_box_round_mean (sum, count);
+    }
+  }
+  return errors;
+}

@@ -48,11 +48,23 @@ words_divider (uint32_t d, bool wide)
   return w;
 }
 
+/* The high 32 bits of a 32 x 32-bit product, on either side, so that
+ * the host can check the divisions (cf_box_words_division_errors). */
+__host__ __device__ __forceinline__ uint32_t
+high_product (uint32_t a, uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+  return __umulhi (a, b);
+#else
+  return (uint32_t) ((uint64_t) a * b >> 32);
+#endif
+}
+
 template <bool WIDE>
-__device__ __forceinline__ uint32_t
+__host__ __device__ __forceinline__ uint32_t
 divided (uint32_t num, const WordsDivider & d)
 {
-  return __umulhi (WIDE ? num << 12 : num, d.mul) >> d.shift;
+  return high_product (WIDE ? num << 12 : num, d.mul) >> d.shift;
 }
 
 struct WordsArgs

@@ -347,6 +347,16 @@ main (int argc, char **argv)
           "a misaligned 16-bit input accepted with no table");
     }
   }
+  /* the pixel-word kernels round means inside the plane by a multiply and
+   * a shift: checked here, on the host, for every sum of every radius */
+  {
+    long errors = cf_box_words_division_errors ();
+    if (errors < 0)
+      printf ("%s: a build without CUDA, no word kernels to check\n", name);
+    else
+      test_check (errors == 0, "%ld rounded means wrong by the word "
+          "kernels' division", errors);
+  }
   for (int t = 0; t < 2; t++)
     for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++)
       for (int step = 1; step <= 4; step += 3) {
