@@ -14,10 +14,12 @@
  * With --one, a single launch of one variant on a 4K plane, for reading a
  * kernel's counters (DRAM throughput, stalls, occupancy) in Nsight Compute:
  * FORMAT is rgba or gray8; a separable variant gets a Gaussian-like rank-1
- * mask, the others a mask of rank > 1.
+ * mask, the others a mask of rank > 1: of small integer taps (which the
+ * fast variant sums in integers), or with MASK `float`, of fractional taps
+ * (summed in float).
  *
  *   profile_conv2d [WIDTH HEIGHT]     (default 1920 1080)
- *   profile_conv2d --one FORMAT K VARIANT */
+ *   profile_conv2d --one FORMAT K VARIANT [integer|float] */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +55,8 @@ cached_pixels (int k)
 }
 
 static int
-profile_one (const char *format, int k, const char *variant)
+profile_one (const char *format, int k, const char *variant,
+    const char *mask)
 {
   int gray = strcmp (format, "gray8") == 0, a;
   cf_plane_format f = { 3840, 2160, gray ? 1 : 4, CF_SAMPLE_U8, gray ? -1 : 3 };
@@ -67,14 +70,20 @@ profile_one (const char *format, int k, const char *variant)
     if (strcmp (cf_conv2d_algorithm_name (a), variant) == 0)
       break;
   if (a == CF_CONV2D_N_ALGORITHMS || k < 1 || k > CF_CONV2D_MAX_SIZE
-      || k % 2 == 0 || (!gray && strcmp (format, "rgba") != 0)) {
-    printf ("usage: profile_conv2d --one rgba|gray8 K VARIANT\n");
+      || k % 2 == 0 || (!gray && strcmp (format, "rgba") != 0)
+      || (strcmp (mask, "integer") != 0 && strcmp (mask, "float") != 0)) {
+    printf ("usage: profile_conv2d --one rgba|gray8 K VARIANT "
+        "[integer|float]\n");
     return 2;
   }
   for (int t = 0; t < k * k; t++)
     taps[t] = a == CF_CONV2D_SEPARABLE
         ? (float) ((t / k + 1) * (t % k + 1)) : (float) ((t * 7) % 5) - 2.0f;
   m.divisor = k * k;
+  /* a third off every tap: no longer integers, so summed in float */
+  if (strcmp (mask, "float") == 0)
+    for (int t = 0; t < k * k; t++)
+      taps[t] += 1.0f / 3.0f;
   check (cf_conv2d_plan_init (&plan, &m), "plan");
   check (cudaMalloc ((void **) &d_in, bytes), "cudaMalloc");
   check (cudaMalloc ((void **) &d_out, bytes), "cudaMalloc");
@@ -82,7 +91,8 @@ profile_one (const char *format, int k, const char *variant)
   check (cf_conv2d_cuda (a, &plan, &f, d_in, pitch, d_out, pitch, 0,
           f.height, NULL), variant);
   check (cudaDeviceSynchronize (), "kernel");
-  printf ("%s 4K %s %dx%d: one launch\n", variant, format, k, k);
+  printf ("%s 4K %s %dx%d %s mask: one launch\n", variant, format, k, k,
+      mask);
   cudaFree (d_in);
   cudaFree (d_out);
   return 0;
@@ -91,8 +101,9 @@ profile_one (const char *format, int k, const char *variant)
 int
 main (int argc, char **argv)
 {
-  if (argc == 5 && strcmp (argv[1], "--one") == 0)
-    return profile_one (argv[2], atoi (argv[3]), argv[4]);
+  if ((argc == 5 || argc == 6) && strcmp (argv[1], "--one") == 0)
+    return profile_one (argv[2], atoi (argv[3]), argv[4],
+        argc == 6 ? argv[5] : "integer");
   int W = argc > 2 ? atoi (argv[1]) : 1920, H = argc > 2 ? atoi (argv[2]) : 1080;
   static const int sizes[] = { 3, 5, 9, 15 };
   static const cf_conv2d_algorithm variants[] = { CF_CONV2D_BASIC,
