@@ -34,6 +34,35 @@ constexpr int SMALL_THREADS = SMALL_BX * SMALL_BY;
 constexpr int SMALL_R = 1;      /* the radius this kernel takes */
 constexpr int SMALL_SROW = SMALL_TW + 2 * SMALL_HALO;   /* words a row */
 
+/* Step 3 of the kernel below: the ROWS rows of 4 output words from their
+ * window sums, the pixels' own words read again from the tile (`own`, row
+ * ys) rather than held through the sums. */
+template <int KEEP, bool THRESHOLD, bool INSIDE>
+__device__ __forceinline__ void
+store_rows (const WordsArgs & a, const uint32_t (&even)[SMALL_ROWS][4],
+    const uint32_t (&odd)[SMALL_ROWS][4], const uint32_t * own, int xs,
+    int ys)
+{
+#pragma unroll
+  for (int o = 0; o < SMALL_ROWS; o++) {
+    const int y = ys + o;
+    if (y >= a.row_end)
+      break;
+    const uint4 q = *reinterpret_cast<const uint4 *>(own + o * SMALL_SROW);
+    const uint32_t src[4] = { q.x, q.y, q.z, q.w };
+    uint32_t px[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+      Sums<false> s;
+      s.e = even[o][k];
+      s.o = odd[o][k];
+      px[k] = output_word<KEEP, false, THRESHOLD, INSIDE> (a, s, src[k],
+          xs + k, y);
+    }
+    store_words (a, (uint32_t *) (a.out + (size_t) y * a.out_pitch), xs, px);
+  }
+}
+
 template <int R, int KEEP, bool THRESHOLD>
 __global__ void __launch_bounds__ (SMALL_THREADS)
 box_small_kernel (const WordsArgs a)
@@ -51,11 +80,22 @@ box_small_kernel (const WordsArgs a)
   /* 1. the tile: plane rows y0 - R .., columns x0 - 4 .. x0 + 67, every
    * load issued before the first is stored */
   uint4 v[PER_THREAD];
+  const uint8_t *first = inside_tile (a, x0 - SMALL_HALO, y0 - R,
+      CHUNKS_A_ROW, IN_ROWS);
+  if (first) {
 #pragma unroll
-  for (int b = 0; b < PER_THREAD; b++) {
-    const int t = tid + b * SMALL_THREADS, j = t / CHUNKS_A_ROW;
-    const int x = x0 - SMALL_HALO + 4 * (t % CHUNKS_A_ROW), y = y0 - R + j;
-    v[b] = t < CHUNKS ? tile_chunk (a, x, y) : make_uint4 (0, 0, 0, 0);
+    for (int b = 0; b < PER_THREAD; b++) {
+      const int t = tid + b * SMALL_THREADS, j = t / CHUNKS_A_ROW;
+      v[b] = t < CHUNKS ? inside_chunk (a, first, j, t % CHUNKS_A_ROW)
+          : make_uint4 (0, 0, 0, 0);
+    }
+  } else {
+#pragma unroll
+    for (int b = 0; b < PER_THREAD; b++) {
+      const int t = tid + b * SMALL_THREADS, j = t / CHUNKS_A_ROW;
+      const int x = x0 - SMALL_HALO + 4 * (t % CHUNKS_A_ROW), y = y0 - R + j;
+      v[b] = t < CHUNKS ? tile_chunk (a, x, y) : make_uint4 (0, 0, 0, 0);
+    }
   }
 #pragma unroll
   for (int b = 0; b < PER_THREAD; b++)
@@ -117,31 +157,16 @@ box_small_kernel (const WordsArgs a)
         }
   }
 
-  /* 3. the means, or the thresholds */
-  const bool inside = xs - R >= 0 && xs + 3 + R < a.width && ys - R >= 0
-      && ys + SMALL_ROWS - 1 + R < a.height;
-#pragma unroll
-  for (int o = 0; o < SMALL_ROWS; o++) {
-    const int y = ys + o;
-    if (y >= a.row_end)
-      break;
-    /* the pixels' own words, read again rather than held through the sums */
-    const uint4 own = *reinterpret_cast<const uint4 *>(&tile[SMALL_ROWS
-            * threadIdx.y + o + R][SMALL_HALO + 4 * threadIdx.x]);
-    const uint32_t src[4] = { own.x, own.y, own.z, own.w };
-    uint32_t px[4];
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-      Sums<false> s;
-      s.e = even[o][k];
-      s.o = odd[o][k];
-      px[k] = inside
-          ? output_word<KEEP, false, THRESHOLD, true> (a, s, src[k], xs + k, y)
-          : output_word<KEEP, false, THRESHOLD, false> (a, s, src[k], xs + k,
-              y);
-    }
-    store_words (a, (uint32_t *) (a.out + (size_t) y * a.out_pitch), xs, px);
-  }
+  /* 3. the means, or the thresholds: one branch a thread, so that the
+   * windows inside the plane (all but the edge threads') take the short
+   * form with no test a pixel */
+  const uint32_t *own = &tile[SMALL_ROWS * threadIdx.y + R][SMALL_HALO + 4
+      * threadIdx.x];
+  if (xs - R >= 0 && xs + 3 + R < a.width && ys - R >= 0
+      && ys + SMALL_ROWS - 1 + R < a.height)
+    store_rows<KEEP, THRESHOLD, true> (a, even, odd, own, xs, ys);
+  else
+    store_rows<KEEP, THRESHOLD, false> (a, even, odd, own, xs, ys);
 }
 
 template <int R, int KEEP>

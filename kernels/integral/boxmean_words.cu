@@ -26,7 +26,7 @@
  *    is a true sum in range, and the word is exact modulo 2^32, so the
  *    lanes come out right.
  * 3. A window inside the plane has (2r + 1)^2 pixels: its rounded mean
- *    is an exact multiply and shift (WordsDivider). Windows clipped by the
+ *    is one exact high multiply (WordsMean). Windows clipped by the
  *    plane's edge take the shared rounding helper. The RUN pixels go out
  *    as two 16-byte stores where the rows are aligned for them.
  *
@@ -145,13 +145,17 @@ box_words_kernel (const WordsArgs a)
    * .. x0 + DX + halo - 1; zeros outside the plane, which add nothing */
   const int in_rows = rows + 2 * r, chunks_a_row = tw / 4;
   const int chunks = in_rows * chunks_a_row;
+  const uint8_t *first = inside_tile (a, x0 - halo, y0 - r, chunks_a_row,
+      in_rows);
   for (int t0 = threadIdx.x; t0 < chunks; t0 += CHUNK_BATCH * THREADS) {
     uint4 v[CHUNK_BATCH];
 #pragma unroll
     for (int b = 0; b < CHUNK_BATCH; b++) {
       const int t = t0 + b * THREADS, j = quotient (t, a.by_chunks);
-      const int x = x0 - halo + 4 * (t - j * chunks_a_row), y = y0 - r + j;
-      v[b] = t < chunks ? tile_chunk (a, x, y) : make_uint4 (0, 0, 0, 0);
+      const int c = t - j * chunks_a_row;
+      v[b] = t >= chunks ? make_uint4 (0, 0, 0, 0)
+          : first ? inside_chunk (a, first, j, c)
+          : tile_chunk (a, x0 - halo + 4 * c, y0 - r + j);
     }
 #pragma unroll
     for (int b = 0; b < CHUNK_BATCH; b++)
@@ -276,8 +280,7 @@ cf_box_words_cuda (const cf_integral_layout & l, const uint8_t * in,
   a.row_end = p.row_end;
   a.threshold = p.threshold;
   a.offset = p.offset;
-  a.div = cfw::words_divider (2u * (2 * p.radius + 1) * (2 * p.radius + 1),
-      p.radius > cfw::PACKED_MAX_R);
+  a.mean = cfw::words_mean ((2 * p.radius + 1) * (2 * p.radius + 1));
   a.segs = std::max (1, cfw::THREADS / (cfw::DX + 2 * p.radius));
   a.seg_rows = (cfw::DY + a.segs - 1) / a.segs;
   a.by_chunks = cfw::quotient_multiplier (cfw::tile_words (p.radius) / 4);
@@ -299,12 +302,9 @@ cf_box_words_division_errors (void)
   long errors = 0;
   for (uint32_t r = 1; r <= CF_BOX_DIRECT_MAX_RADIUS; r++) {
     const uint32_t count = (2 * r + 1) * (2 * r + 1);
-    const cfw::WordsDivider d = cfw::words_divider (2 * count,
-        r > cfw::PACKED_MAX_R);
+    const cfw::WordsMean m = cfw::words_mean (count);
     for (uint32_t sum = 0; sum <= 255 * count; sum++) {
-      const uint32_t got = r > cfw::PACKED_MAX_R
-          ? cfw::divided<true> (2 * sum + count, d)
-          : cfw::divided<false> (2 * sum + count, d);
+      const uint32_t got = cfw::window_mean (sum + m.half, m);
       errors += got != (uint32_t) cf_box_round_mean (sum, count);
     }
   }

@@ -1,5 +1,5 @@
 /* What the kernels of boxmean_words.cu and boxmean_small.cu share: their
- * arguments, the exact division of rounded means, pixel words split into
+ * arguments, the exact rounded means, pixel words split into
  * 16-bit lanes, and the output word of a pixel. Internal to the kernels
  * library; CUDA C++ only. */
 #ifndef CF_BOXMEAN_WORDS_CUH
@@ -15,41 +15,44 @@
 namespace cfw
 {
 
-/* the largest radius whose window sums fit 16-bit lanes */
+/* the largest radius whose window sums, and their means' numerators,
+ * fit 16-bit lanes */
 constexpr int PACKED_MAX_R = 7;
-static_assert ((2 * PACKED_MAX_R + 1) * (2 * PACKED_MAX_R + 1) * 255 < 65536,
-    "packed window sums fit 16 bits");
+static_assert ((2 * PACKED_MAX_R + 1) * (2 * PACKED_MAX_R + 1) * 256 < 65536,
+    "packed window sums and numerators fit 16 bits");
 
-/* floor(num / d) for a fixed d, as one high multiply and a shift. With
- * num < 2^B, log = ceil(log2 d) and m = ceil(2^(B + log) / d), the error
- * num * (m * d - 2^(B + log)) / (d * 2^(B + log)) stays below 1 / d, too
- * little to cross an integer, so floor(num * m / 2^(B + log)) is exact.
- * Rounded means of bytes have num = 2 sum + count <= 511 count: below
- * 2^17 up to radius 7 (count <= 225), which takes m << 14 (below 2^32)
- * and num as it is; below 2^20 up to radius 16, which takes m and
- * num << 12. */
-struct WordsDivider
+/* Rounded means of windows inside the plane, of c = (2r + 1)^2 samples,
+ * as one high multiply each.
+ * - c is odd, so with h = (c - 1) / 2 the rounded mean
+ *   floor((2 sum + c) / 2c) is floor((sum + h) / c): 2 sum + c is
+ *   2 (sum + h) + 1, and the 1 cannot carry the quotient past the next
+ *   multiple of c.
+ * - floor(n / c) is the high word of n m, with m = ceil(2^32 / c) = (2^32
+ *   + e) / c and 0 <= e < c: n m / 2^32 exceeds n / c by n e / (c 2^32),
+ *   less than the 1 / c that separates n / c from the next integer while
+ *   n e < 2^32. Here n < 256 c and c <= 33^2, so n e < 2^29.
+ * - The mean comes out in the low byte with zeros above, ready to pack;
+ *   sum + h (below 256 c) still fits a 16-bit lane up to radius 7, so one
+ *   add gives two lanes their numerators.
+ * cf_box_words_division_errors() checks every sum of every radius on the
+ * host. */
+struct WordsMean
 {
-  uint32_t mul;
-  int shift;                    /* after the high multiply */
+  uint32_t mul;                 /* ceil(2^32 / c) */
+  uint32_t half;                /* h = (c - 1) / 2 */
 };
 
-static inline WordsDivider
-words_divider (uint32_t d, bool wide)
+static inline WordsMean
+words_mean (uint32_t count)
 {
-  WordsDivider w;
-  int log = 0;
-  while ((1u << log) < d)
-    log++;
-  const int bits = wide ? 20 : 17;
-  const uint64_t m = ((1ull << (bits + log)) + d - 1) / d;
-  w.mul = (uint32_t) (wide ? m : m << 14);
-  w.shift = wide ? log : log - 1;
-  return w;
+  WordsMean m;
+  m.mul = (uint32_t) (((1ull << 32) + count - 1) / count);
+  m.half = (count - 1) / 2;
+  return m;
 }
 
 /* The high 32 bits of a 32 x 32-bit product, on either side, so that
- * the host can check the divisions (cf_box_words_division_errors). */
+ * the host can check the means (cf_box_words_division_errors). */
 __host__ __device__ __forceinline__ uint32_t
 high_product (uint32_t a, uint32_t b)
 {
@@ -60,11 +63,11 @@ high_product (uint32_t a, uint32_t b)
 #endif
 }
 
-template <bool WIDE>
+/* floor(n / c) for the numerator n = sum + h of a mean */
 __host__ __device__ __forceinline__ uint32_t
-divided (uint32_t num, const WordsDivider & d)
+window_mean (uint32_t n, const WordsMean & m)
 {
-  return high_product (WIDE ? num << 12 : num, d.mul) >> d.shift;
+  return high_product (n, m.mul);
 }
 
 struct WordsArgs
@@ -76,7 +79,7 @@ struct WordsArgs
   int row_begin, row_end;
   int threshold;
   double offset;
-  WordsDivider div;             /* by 2 (2r + 1)^2 */
+  WordsMean mean;               /* of (2r + 1)^2 samples */
   /* quotient() multipliers: by a tile row's 16-byte chunks, by the
    * columns of sums */
   uint32_t by_chunks, by_cols;
@@ -130,6 +133,27 @@ tile_chunk (const WordsArgs & a, int x, int y)
   return make_uint4 (w[0], w[1], w[2], w[3]);
 }
 
+/* The first byte of a tile of `rows` rows of `chunks` 16-byte chunks
+ * from pixel (x0, y0) when it lies wholly inside the plane and its rows
+ * are aligned (most tiles): its chunks are then plain offsets from there,
+ * with none of tile_chunk()'s tests, which cost about a fifth of a radius
+ * 1 thread's instructions. Null for the others. */
+__device__ __forceinline__ const uint8_t *
+inside_tile (const WordsArgs & a, int x0, int y0, int chunks, int rows)
+{
+  return a.vec && x0 >= 0 && y0 >= 0 && x0 + 4 * chunks <= a.width
+      && y0 + rows <= a.height
+      ? a.in + (size_t) y0 * a.in_pitch + (size_t) x0 * 4 : nullptr;
+}
+
+/* Chunk c of row j of such a tile */
+__device__ __forceinline__ uint4
+inside_chunk (const WordsArgs & a, const uint8_t * first, int j, int c)
+{
+  return __ldg (reinterpret_cast<const uint4 *>(first + (size_t) j
+          * a.in_pitch) + c);
+}
+
 /* The window sums of a pixel: packed, two words of 16-bit lanes (sample
  * c in lane c / 2 of word c % 2), or one 32-bit lane a sample. */
 template <bool WIDE>
@@ -149,6 +173,14 @@ struct Sums<false>
   {
     const uint32_t w = c % 2 ? o : e;
     return c / 2 ? w >> 16 : w & 0xFFFFu;
+  }
+  /* every lane plus h: two lanes an add */
+  __device__ Sums plus (uint32_t h) const
+  {
+    Sums n;
+    n.e = e + (h | h << 16);
+    n.o = o + (h | h << 16);
+    return n;
   }
 };
 
@@ -171,7 +203,30 @@ struct Sums<true>
     s[3] += (in.y >> 16) - (out.y >> 16);
   }
   __device__ uint32_t sample (int c) const { return s[c]; }
+  __device__ Sums plus (uint32_t h) const
+  {
+    Sums n;
+#pragma unroll
+    for (int c = 0; c < 4; c++)
+      n.s[c] = s[c] + h;
+    return n;
+  }
 };
+
+/* A pixel word from four samples, each in the low byte of its v[c], but
+ * sample KEEP (4: none) straight from the source word: two byte permutes
+ * gather samples 0-1 and 2-3, with the kept one's byte selected in place,
+ * a third joins them. */
+template <int KEEP>
+__device__ __forceinline__ uint32_t
+packed_word (const uint32_t (&v)[4], uint32_t src)
+{
+  constexpr uint32_t LOW = (KEEP == 1 ? 5u : 4u) << 4;
+  constexpr uint32_t HIGH = (KEEP == 3 ? 7u : 4u) << 4 | (KEEP == 2 ? 2u : 0u);
+  return __byte_perm (__byte_perm (KEEP == 0 ? src : v[0],
+          KEEP == 1 ? src : v[1], LOW), __byte_perm (KEEP == 2 ? src : v[2],
+          KEEP == 3 ? src : v[3], HIGH), 0x5410);
+}
 
 /* The output word of pixel (x, y): its filtered samples from the window
  * sums, sample KEEP (4: none) from the input word `src`. INSIDE: the
@@ -184,30 +239,32 @@ output_word (const WordsArgs & a, const Sums<WIDE> & s, uint32_t src, int x,
   const int r = a.radius;
   const bool inside = INSIDE || (x - r >= 0 && x + r < a.width && y - r >= 0
       && y + r < a.height);
+  uint32_t v[4];
+  if (!THRESHOLD && inside) {
+    const Sums<WIDE> n = s.plus (a.mean.half);
+#pragma unroll
+    for (int c = 0; c < 4; c++)
+      v[c] = c == KEEP ? 0u : window_mean (n.sample (c), a.mean);
+    return packed_word<KEEP> (v, src);
+  }
   uint32_t count = (2 * r + 1) * (2 * r + 1);
   if (!inside) {
     int wx0, wy0, wx1, wy1;
     cf_box_window (x, y, r, a.width, a.height, &wx0, &wy0, &wx1, &wy1);
     count = (uint32_t) ((wx1 - wx0) * (wy1 - wy0));
   }
-  uint32_t v[4];
 #pragma unroll
   for (int c = 0; c < 4; c++) {
-    const uint32_t sample = (src >> (8 * c)) & 0xFFu;
-    if (c == KEEP) {
-      v[c] = sample;
-      continue;
-    }
     const uint32_t sum = s.sample (c);
-    if (THRESHOLD)
-      v[c] = cf_box_above ((double) sample, sum, count, a.offset) ? 255u : 0u;
-    else if (inside)
-      v[c] = divided<WIDE> (2 * sum + count, a.div);
+    if (c == KEEP)
+      v[c] = 0u;
+    else if (THRESHOLD)
+      v[c] = cf_box_above ((double) ((src >> (8 * c)) & 0xFFu), sum, count,
+          a.offset) ? 255u : 0u;
     else
       v[c] = cf_box_round_byte_mean (sum, count);
   }
-  return __byte_perm (__byte_perm (v[0], v[1], 0x0040),
-      __byte_perm (v[2], v[3], 0x0040), 0x5410);
+  return packed_word<KEEP> (v, src);
 }
 
 /* Pixels x .. x + 3 of an output row: one 16-byte store where the rows
