@@ -4,7 +4,8 @@
  * cf_box_direct_cuda, with each pixel handled as the one word it is.
  * Radius 1 goes to boxmean_small.cu, which sums its windows directly.
  *
- * A block takes DX x DY output pixels:
+ * A block takes DX x DY output pixels (DY_LARGE, or DY_SMALL for small
+ * launches):
  *
  * 0. The tile and its halo go into shared memory as they are, in 16-byte
  *    chunks (whole chunks either side, so that they stay aligned), several
@@ -46,14 +47,17 @@ namespace cfw
 
 /* Tiles of 64 x 32, 8 pixels a thread: against 64 x 16 with 4 a thread
  * and 64 x 64 with 16, the fastest at radius 8 on a 4K frame (52.7
- * against 65.2 and 58.4 us) and level at radius 1 */
+ * against 65.2 and 58.4 us) and level at radius 1. Launches of fewer
+ * than SMALL_LAUNCH pixels (the strips of a 1080p frame) take tiles of
+ * 64 x 16, twice as many blocks: 270 tiles of 64 x 32 left half of an
+ * H100's room for blocks empty. */
 constexpr int DX = 64;          /* output pixels a tile row */
-constexpr int DY = 32;          /* output rows a tile */
+constexpr int DY_LARGE = 32, DY_SMALL = 16;     /* output rows a tile */
+constexpr long SMALL_LAUNCH = 1l << 20;
 constexpr int RUN = 8;          /* output pixels a thread */
-constexpr int THREADS = DX / RUN * DY;
-/* registers capped for 5 blocks an SM (48 a thread), where shared memory
- * allows (up to radius 9); the thresholds' double arithmetic would spill
- * there, and keeps 4 */
+/* registers capped for 5 blocks of 256 threads an SM (48 a thread), where
+ * shared memory allows (up to radius 9); the thresholds' double arithmetic
+ * would spill there, and keeps 4 */
 constexpr int BLOCKS_AN_SM = 5;
 constexpr int MAX_R = CF_BOX_DIRECT_MAX_RADIUS;
 static_assert ((2 * MAX_R + 1) * 255 < 65536, "column sums fit 16 bits");
@@ -119,20 +123,22 @@ sum_row (int r)
 }
 
 static size_t
-shared_bytes (int r)
+shared_bytes (int r, int dy)
 {
-  return (size_t) (DY + 2 * r) * tile_words (r) * 4
-      + (size_t) DY * sum_row (r) * 8;
+  return (size_t) (dy + 2 * r) * tile_words (r) * 4
+      + (size_t) dy * sum_row (r) * 8;
 }
 
 /* Loads 16-byte chunks in flight at once per thread, before any is
  * stored, so that several DRAM round trips overlap. */
 constexpr int CHUNK_BATCH = 3;
 
-template <int KEEP, bool WIDE, bool THRESHOLD>
-__global__ void __launch_bounds__ (THREADS, THRESHOLD ? 4 : BLOCKS_AN_SM)
+template <int KEEP, bool WIDE, bool THRESHOLD, int DY>
+__global__ void __launch_bounds__ (DX / RUN * DY,
+    (THRESHOLD ? 4 : BLOCKS_AN_SM) * DY_LARGE / DY)
 box_words_kernel (const WordsArgs a)
 {
+  constexpr int THREADS = DX / RUN * DY;
   extern __shared__ uint4 smem[];
   const int r = a.radius, halo = halo_words (r), tw = tile_words (r);
   const int srow = sum_row (r);
@@ -210,19 +216,33 @@ box_words_kernel (const WordsArgs a)
     filter_run<KEEP, WIDE, THRESHOLD, false> (a, sums, src4, out_row, xs, y);
 }
 
+template <int KEEP, bool WIDE, bool THRESHOLD, int DY>
+static void
+launch_tiles (const WordsArgs & args, cudaStream_t stream)
+{
+  constexpr int THREADS = DX / RUN * DY;
+  WordsArgs a = args;
+  a.segs = std::max (1, THREADS / (DX + 2 * a.radius));
+  a.seg_rows = (DY + a.segs - 1) / a.segs;
+  dim3 grid ((a.width + DX - 1) / DX, (a.row_end - a.row_begin + DY - 1)
+      / DY);
+  const size_t shared = shared_bytes (a.radius, DY);
+  /* past 48 KB (from radius 13) a kernel must ask for its shared memory */
+  if (shared > 48 * 1024)
+    cudaFuncSetAttribute (box_words_kernel<KEEP, WIDE, THRESHOLD, DY>,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
+  box_words_kernel<KEEP, WIDE, THRESHOLD, DY><<<grid, THREADS, shared,
+      stream>>> (a);
+}
+
 template <int KEEP, bool WIDE, bool THRESHOLD>
 static void
 launch_kernel (const WordsArgs & a, cudaStream_t stream)
 {
-  dim3 grid ((a.width + DX - 1) / DX, (a.row_end - a.row_begin + DY - 1)
-      / DY);
-  const size_t shared = shared_bytes (a.radius);
-  /* past 48 KB (from radius 13) a kernel must ask for its shared memory */
-  if (shared > 48 * 1024)
-    cudaFuncSetAttribute (box_words_kernel<KEEP, WIDE, THRESHOLD>,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
-  box_words_kernel<KEEP, WIDE, THRESHOLD><<<grid, THREADS, shared,
-      stream>>> (a);
+  if ((long) a.width * (a.row_end - a.row_begin) < SMALL_LAUNCH)
+    launch_tiles<KEEP, WIDE, THRESHOLD, DY_SMALL> (a, stream);
+  else
+    launch_tiles<KEEP, WIDE, THRESHOLD, DY_LARGE> (a, stream);
 }
 
 template <int KEEP>
@@ -281,8 +301,6 @@ cf_box_words_cuda (const cf_integral_layout & l, const uint8_t * in,
   a.threshold = p.threshold;
   a.offset = p.offset;
   a.mean = cfw::words_mean ((2 * p.radius + 1) * (2 * p.radius + 1));
-  a.segs = std::max (1, cfw::THREADS / (cfw::DX + 2 * p.radius));
-  a.seg_rows = (cfw::DY + a.segs - 1) / a.segs;
   a.by_chunks = cfw::quotient_multiplier (cfw::tile_words (p.radius) / 4);
   a.by_cols = cfw::quotient_multiplier (cfw::DX + 2 * p.radius);
   if (p.radius == 1)

@@ -423,7 +423,8 @@ main (int argc, char **argv)
      * the GPU filters word by word: RGBA and ARGB with alpha copied, four
      * channels; every radius (sums in 16-bit lanes up to 7, 32-bit lanes
      * from 8), odd sizes, strips, frames narrower and shorter than the
-     * radius */
+     * radius, launches below and above 2^20 pixels (tiles of 16 and 32
+     * rows) */
     for (pitch_align = 4; pitch_align <= 16; pitch_align += 12)
       for (int radius = 1; radius <= CF_BOX_DIRECT_MAX_RADIUS; radius++) {
         int w = 61 + 7 * radius, h = 29 + 3 * radius;
@@ -439,6 +440,11 @@ main (int argc, char **argv)
             strips, 3, 0, 1);
         check_case (cuda, stream, 0, 200, 1 + radius % 4, 4, radius, 0, 0,
             1, 3, 1, 1);
+        /* a launch of over 2^20 pixels, which takes the taller tiles
+         * (the cases above take the short ones of small launches) */
+        if (pitch_align == 16)
+          check_case (cuda, stream, 0, 1031, 1019, 4, radius, threshold,
+              offset, 1, 3, radius % 2, 1);
       }
     pitch_align = 16;
     check_case (cuda, stream, 0, 1921, 1081, 4, 7, 0, 0, 1, 3, 0, 1);
