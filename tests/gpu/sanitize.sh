@@ -29,14 +29,16 @@ export CUDA_MODULE_LOADING=EAGER
 # a test program from PATH (a packed runtime) or from build/tests
 program() { command -v "$1" 2>/dev/null || echo "$root/build/tests/$1"; }
 
-# name, then the command: the element tests on the GPU (not test_cudamemory,
-# whose copy counting uses CUPTI as the sanitizer does, nor test_faults,
-# whose errors are on purpose)
+# name, then the command: the element tests on the GPU and the box means'
+# unit test, whose frames take every tile shape of the pixel-word kernels
+# (not test_cudamemory, whose copy counting uses CUPTI as the sanitizer
+# does, nor test_faults, whose errors are on purpose)
 tests=(
   "test-cudaconv2d|$(program test_cudaconv2d) --gpu"
   "test-cudaprefixsum|$(program test_cudaprefixsum) --gpu"
   "test-level|$(program test_cudaprefixsum_level) --gpu"
   "test-bad-inputs|$(program test_bad_inputs) cuda"
+  "test-boxmean|$(program test_boxmean) cuda"
 )
 
 # test_cudaconv1d --gpu whole, and under racecheck (where whole it runs
@@ -58,6 +60,7 @@ pipelines=(
   "prefixsum-gray8-threshold|videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=331,height=97 ! cudaprefixsum backend=cuda output=adaptive-threshold ! fakesink"
   "prefixsum-rgba-meta-grid|videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=201,height=67 ! cudaupload ! cudaprefixsum backend=cuda grid-columns=3 grid-rows=2 ! cudaprefixsum backend=cuda output=box-mean radius=5 ! cudadownload ! fakesink"
   "prefixsum-argb-box-no-tables|videotestsrc num-buffers=3 ! video/x-raw,format=ARGB,width=333,height=97 ! cudaprefixsum backend=cuda output=box-mean radius=16 ! fakesink"
+  "prefixsum-rgba-box-1080p-cuda-radius-5|videotestsrc num-buffers=2 ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudaupload ! cudaprefixsum backend=cuda output=box-mean radius=5 ! cudadownload ! fakesink"
   "prefixsum-rgba-box-radius-1|videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=332,height=97 ! cudaprefixsum backend=cuda output=box-mean radius=1 ! fakesink"
   "prefixsum-bgrx-threshold-radius-3|videotestsrc num-buffers=3 ! video/x-raw,format=BGRx,width=320,height=99 ! cudaprefixsum backend=cuda output=adaptive-threshold radius=3 ! fakesink"
   "prefixsum-audio-level|audiotestsrc num-buffers=20 ! audio/x-raw,format=S16LE,channels=3,rate=44100 ! cudaprefixsum backend=cuda ! fakesink"
