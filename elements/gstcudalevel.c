@@ -102,8 +102,11 @@ gst_cuda_level_plan (GstCudaLevel * level, GstClockTime pts, guint frames,
   if (!GST_CLOCK_TIME_IS_VALID (level->message_ts))
     level->message_ts = pts;
   while (frames > 0) {
+    /* level's block is the interval less what is counted, unsigned: the
+     * whole buffer when that wraps, none when it is 0 */
     guint room = level->interval_frames > pending
-        ? level->interval_frames - pending : frames;
+        ? level->interval_frames - pending
+        : level->interval_frames == pending ? 0 : frames;
     guint size = MIN (room, frames);
     blocks[n++] = size;
     frames -= size;

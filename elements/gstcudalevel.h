@@ -77,7 +77,9 @@ void gst_cuda_level_restart (GstCudaLevel * level);
  * `queued` frames not yet added: the sizes of its blocks are written to
  * `blocks` (room for gst_cuda_level_max_blocks) and their number returned.
  * Where the interval shrank below what the message already holds, the
- * whole buffer joins it before it is posted, as level does. */
+ * whole buffer joins it before it is posted, as level does; where it
+ * shrank to exactly that, the first block has no frames, and the message
+ * goes before the buffer's frames, again as level does. */
 guint gst_cuda_level_max_blocks (const GstCudaLevel * level, guint frames);
 guint gst_cuda_level_plan (GstCudaLevel * level, GstClockTime pts,
     guint frames, guint queued, guint * blocks);

@@ -204,6 +204,11 @@ reduce_blocks_cpu (GstCudaPrefixSum * self, const guint8 * data,
 
   for (guint k = 0; k < n; k++) {
     cf_reduce_layout l = block_layout (self, blocks[k]);
+    /* a block of no frames (gst_cuda_level_plan): no samples, no peak */
+    if (blocks[k] == 0) {
+      memset (stats + (gsize) k * channels, 0, channels * sizeof (cf_stats));
+      continue;
+    }
     if (cf_reduce_cpu (&l, data, stats + (gsize) k * channels) != CF_OK) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
           ("the CPU reduction refused a block of %u frames", blocks[k]));
@@ -300,7 +305,10 @@ gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self, GstBuffer * buf)
     ok = take_queued (self, post);
   n = gst_cuda_level_plan (&self->level, GST_BUFFER_PTS (buf), frames,
       self->level_queued_total, blocks);
-  if (ok && cuda && !gap && frames > 0 && n <= GST_CUDA_LEVEL_MAX_GPU_BLOCKS) {
+  /* (a first block of no frames, after the interval shrank, goes the
+   * CPU's way) */
+  if (ok && cuda && !gap && frames > 0 && blocks[0] > 0
+      && n <= GST_CUDA_LEVEL_MAX_GPU_BLOCKS) {
     ok = queue_buffer (self, map.data, frames, blocks, n);
     gst_buffer_unmap (buf, &map);
     if (ok && self->level.frames + self->level_queued_total

@@ -412,13 +412,17 @@ typedef struct
   GstClockTime pts;
 } Feed;
 
+/* A harness around cudaprefixsum on `backend`, or around level when
+ * `backend` is NULL, with messages every 20 ms. */
 static void
 feed_start (Feed * f, const gchar * backend, const gchar * caps)
 {
-  GstElement *e = gst_element_factory_make ("cudaprefixsum", NULL);
+  GstElement *e = gst_element_factory_make (backend ? "cudaprefixsum"
+      : "level", NULL);
 
   fail_unless (e != NULL);
-  gst_util_set_object_arg (G_OBJECT (e), "backend", backend);
+  if (backend)
+    gst_util_set_object_arg (G_OBJECT (e), "backend", backend);
   g_object_set (e, "interval", (guint64) 20000000, NULL);
   f->bus = gst_bus_new ();
   gst_element_set_bus (e, f->bus);
@@ -507,6 +511,41 @@ same_messages (GPtrArray * after, GPtrArray * fresh, gint channels,
             what, m, fields[k], c);
   }
 }
+
+/* The interval shortened, between two buffers, to exactly the frames
+ * counted since the last message: level posts them at once, before it
+ * reads the next buffer, and so must cudaprefixsum (it once counted the
+ * next buffer in too). */
+GST_START_TEST (test_interval_shortened_to_the_count)
+{
+  const gchar *backend = backend_under_test ? backend_under_test
+      : backends[__i__];
+  const gchar *caps = "audio/x-raw,format=F32LE,channels=2,rate=48000,"
+      "layout=interleaved";
+  guint32 before = g_rand_int (rng), after = g_rand_int (rng);
+  GPtrArray *got[2];
+
+  for (gint k = 0; k < 2; k++) {
+    Feed f;
+    feed_start (&f, k ? NULL : backend, caps);
+    /* 1200 frames: a message at 960, then 240 counted */
+    feed (&f, caps, 12, 0.5, before);
+    g_object_set (f.h->element, "interval", (guint64) 5000000, NULL);
+    feed (&f, caps, 6, 0.25, after);
+    got[k] = feed_messages (&f);
+    feed_stop (&f);
+  }
+  /* 20 ms, then 5 ms of the 240 frames before the change, then 5 ms at a
+   * time */
+  fail_unless (got[1]->len >= 3 && time_field (g_ptr_array_index (got[1], 1),
+          "duration") == 5000000, "level posted %u messages", got[1]->len);
+  same_messages (got[0], got[1], 2, TRUE, "interval shortened to the count");
+  messages_checked += got[1]->len;
+  g_ptr_array_unref (got[0]);
+  g_ptr_array_unref (got[1]);
+}
+
+GST_END_TEST;
 
 /* Loud buffers inside an interval (on the GPU, queued), then a flush or
  * new caps: what follows is measured as by a fresh element, nothing of
@@ -638,6 +677,7 @@ level_suite (gboolean gpu)
   tcase_add_loop_test (tc, test_same_as_level, 0, n);
   tcase_add_loop_test (tc, test_interval_change, 0, n);
   tcase_add_loop_test (tc, test_change_inside_interval, 0, n);
+  tcase_add_loop_test (tc, test_interval_shortened_to_the_count, 0, n);
   tcase_add_loop_test (tc, test_restart_inside_interval, 0, n);
   if (!gpu) {
     tcase_add_loop_test (tc, test_post_messages_off, 0, n);
