@@ -113,8 +113,16 @@ channel_words (const uint32_t (&w)[WIN], uint32_t (&ch)[3][Q])
  * results. ROTATE: the kept channel is the first
  * byte (ARGB, xRGB ...), not the last; a template parameter so that every
  * byte selector is an immediate. */
+/* Float masks of up to 3 rows: registers capped for 12 blocks an SM
+ * (40), which they fit with no spill; left alone, with the column fill
+ * (fill_raw_tile), they took 48 (10 blocks) and ran 7% slower (34.2-34.3
+ * against 31.8 us at 4K 3x3, one call). The dot products and 5-row float
+ * masks would spill; 0 leaves them to the compiler. */
+template <typename M, int KH>
+constexpr int words_min_blocks = std::is_same_v<M, Mask> && KH <= 3 ? 12 : 0;
+
 template <int KW, int KH, bool ROTATE, typename S, typename M>
-__global__ void __launch_bounds__ (S::THREADS)
+__global__ void __launch_bounds__ (S::THREADS, (words_min_blocks<M, KH>))
 conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
 {
   constexpr int ROWS = S::ROWS;
@@ -136,8 +144,14 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
   const int tid = threadIdx.y * S::BX + threadIdx.x;
 
   /* 1. the tile: pixels x0 - 4 .. x0 + TW + 3, rows y0 - RY .. */
-  fill_raw_tile<4, IN_ROWS, S::CHUNKS, THREADS> (im, m.border,
-      x0 - WORDS_HALO, y0 - RY, tid, reinterpret_cast<uint8_t *>(tile));
+  /* the column fill (fill_raw_tile) for float masks and the 5-row dot
+   * products (4K 5x5: 40.1 -> 38.5 us); the 3-row dot products ran 1.5%
+   * slower with it (48 registers against 40), and the pairs of halves
+   * also took 48 */
+  constexpr bool COLUMN_FILL = std::is_same_v<M, Mask> || (DOT && KH > 3);
+  fill_raw_tile<4, IN_ROWS, S::CHUNKS, THREADS, COLUMN_FILL> (im,
+      m.border, x0 - WORDS_HALO, y0 - RY, tid,
+      reinterpret_cast<uint8_t *>(tile));
   __syncthreads ();
 
   /* 2. ROWS rows of 4 pixels */
