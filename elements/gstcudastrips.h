@@ -45,8 +45,33 @@ typedef int (*GstCudaStripCompute) (gpointer user, gint row_begin,
 typedef gint (*GstCudaStripLastRead) (gpointer user, gint row_begin,
     gint row_end);
 
+/* Strips start on a multiple of this many rows and all but the last span
+ * a multiple of it. A kernel lays its tiles (at most this many rows high)
+ * from a strip's first row, so they end with the strip and read no source
+ * row beyond the halo the strip waits for: a taller last tile would read
+ * rows whose upload may still be running (harmless to the results, which
+ * those rows do not feed, but reads of memory no copy has finished). */
+#define GST_CUDA_STRIP_ALIGN 64
+
+/* The order of work for one plane: strip k (rows [k rows, (k + 1) rows),
+ * the last shorter) is uploaded, then every kernel j with after[j] == k
+ * waits for upload wait[j] and filters output rows [begin[j], end[j]). */
+typedef struct
+{
+  gint n;                       /* strips, and kernels */
+  gint rows;                    /* rows a strip */
+  gint lag;                     /* kernels' rows sit this far above uploads' */
+  gint begin[GST_CUDA_STRIPS_MAX], end[GST_CUDA_STRIPS_MAX];
+  gint wait[GST_CUDA_STRIPS_MAX], after[GST_CUDA_STRIPS_MAX];
+} GstCudaStripPlan;
+
 int gst_cuda_strips_init (GstCudaStrips * strips);
 void gst_cuda_strips_clear (GstCudaStrips * strips);
+
+/* Cuts a plane of `height` rows of `row_bytes` bytes into strips. */
+void gst_cuda_strips_plan (GstCudaStripPlan * plan, gsize row_bytes,
+    gint height, gint min_rows, GstCudaStripLastRead last_read,
+    gpointer user);
 
 /* Enqueues the whole plane; returns a status. The work is finished once
  * the element's streams are synchronised. */
