@@ -656,6 +656,10 @@ main (int argc, char **argv)
        * the frame's right edge inside one, both kept-channel positions */
       {3, 15, 15, MASK_SEPARABLE}, {4, 31, 31, MASK_SEPARABLE},
       {4, 7, 7, MASK_SEPARABLE}, {3, 11, 31, MASK_SEPARABLE},
+      /* and from 9 to 17 taps, where a tile's halo is 4 to 8 pixels:
+       * a factor shorter than the other centred in zeros */
+      {4, 9, 9, MASK_SEPARABLE}, {3, 17, 17, MASK_SEPARABLE},
+      {4, 13, 7, MASK_SEPARABLE},
       /* the tensor-core tiles: one and two steps of 16 inputs, the
        * tallest mask they take, both kept-channel positions */
       {4, 25, 25, MASK_RANDOM}, {3, 9, 5, MASK_RANDOM},
