@@ -112,7 +112,7 @@ window_word (uint32_t left, uint2 own, uint32_t right, int s)
   return b == 0 ? w[q] : __funnelshift_r (w[q], w[q + 1], 8 * b);
 }
 
-/* The byte tiles, summing in float (M = Mask) or, for masks of small
+/* The byte tiles, summing in float (M = FloatMask) or, for masks of small
  * integer taps (cf_conv2d_plan::small_integer), in integers. With taps
  * that fit a signed byte and rows of 3 or 5 taps (M = DotMask), each
  * output pixel sums its window row by row with one or two dot products of

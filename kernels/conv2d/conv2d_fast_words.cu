@@ -98,7 +98,7 @@ channel_words (const uint32_t (&w)[WIN], uint32_t (&ch)[3][Q])
   }
 }
 
-/* The word tiles, summing in float (M = Mask) or, for masks of small
+/* The word tiles, summing in float (M = FloatMask) or, for masks of small
  * integer taps (cf_conv2d_plan::small_integer), in integers. With taps
  * that fit a signed byte and rows of 3 or 5 taps (M = DotMask), each
  * window row is turned into words of one channel's samples (7 byte
@@ -119,7 +119,7 @@ channel_words (const uint32_t (&w)[WIN], uint32_t (&ch)[3][Q])
  * against 31.8 us at 4K 3x3, one call). The dot products and 5-row float
  * masks would spill; 0 leaves them to the compiler. */
 template <typename M, int KH>
-constexpr int words_min_blocks = std::is_same_v<M, Mask> && KH <= 3 ? 12 : 0;
+constexpr int words_min_blocks = std::is_same_v<M, FloatMask> && KH <= 3 ? 12 : 0;
 
 template <int KW, int KH, bool ROTATE, typename S, typename M>
 __global__ void __launch_bounds__ (S::THREADS, (words_min_blocks<M, KH>))
@@ -148,7 +148,7 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
    * products (4K 5x5: 40.1 -> 38.5 us); the 3-row dot products ran 1.5%
    * slower with it (48 registers against 40), and the pairs of halves
    * also took 48 */
-  constexpr bool COLUMN_FILL = std::is_same_v<M, Mask> || (DOT && KH > 3);
+  constexpr bool COLUMN_FILL = std::is_same_v<M, FloatMask> || (DOT && KH > 3);
   fill_raw_tile<4, IN_ROWS, S::CHUNKS, THREADS, COLUMN_FILL> (im,
       m.border, x0 - WORDS_HALO, y0 - RY, tid,
       reinterpret_cast<uint8_t *>(tile));

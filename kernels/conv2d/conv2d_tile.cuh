@@ -376,6 +376,15 @@ struct IntMask
   int taps[25];
 };
 
+/* A float mask of up to 5 x 5 for the byte and word tiles: 116 bytes of
+ * launch parameters where Mask has 7.7 KB. */
+struct FloatMask
+{
+  int border;
+  float offset;
+  float taps[25];
+};
+
 /* The integer taps of a mask of up to 5 x 5 whose plan says they are
  * small_integer. */
 inline IntMask
@@ -393,9 +402,9 @@ template <> constexpr bool is_int_mask<IntMask> = true;
 template <typename M> struct MaskSum { typedef float type; };
 template <> struct MaskSum<IntMask> { typedef int type; };
 __device__ __forceinline__ float
-tap (const Mask & m, int t)
+tap (const FloatMask & m, int t)
 {
-  return m.taps[0][t];
+  return m.taps[t];
 }
 
 __device__ __forceinline__ int
@@ -409,22 +418,24 @@ tap (const IntMask & m, int t)
  * output sample then needs no multiply-add to be scaled and offset, about
  * a twentieth of a 3x3 byte tile's instructions. Integer sums start from
  * 0 and are scaled and offset at the end, as floats. */
-inline Mask
+inline FloatMask
 folded_mask (const Mask & m)
 {
-  Mask f = m;
-  for (int t = 0; t < m.kw * m.kh; t++)
-    f.taps[0][t] = m.taps[0][t] * m.scale;
-  f.scale = 1.0f;
+  FloatMask f = { m.border, m.offset, { } };
+  for (int t = 0; t < m.kw * m.kh && t < 25; t++)
+    f.taps[t] = m.taps[0][t] * m.scale;
   return f;
 }
 
-__device__ __forceinline__ float sum_start (const Mask & m) { return m.offset; }
+__device__ __forceinline__ float sum_start (const FloatMask & m)
+{
+  return m.offset;
+}
 __device__ __forceinline__ int sum_start (const IntMask &) { return 0; }
 
 /* A float sum's value, scaled and offset: the value to round. */
 __device__ __forceinline__ float
-finished (const Mask &, float v)
+finished (const FloatMask &, float v)
 {
   return v;
 }
