@@ -153,35 +153,55 @@ conv2d_fast_mma_kernel (Image im, const __grid_constant__ MmaMask m)
   }
 
   /* 2. the tile as halves: pixels x0 - RX .., rows y0 - RY .., two pixels
-   * a thread at a time */
-  const int gx0 = x0 - m.rx, gy0 = y0 - m.ry;
+   * a thread at a time, the loads of FILL_BATCH pairs in flight before
+   * any is converted (one pair at a time, each waited for in turn, the
+   * fill took a large share of the kernel) */
+  constexpr int FILL_BATCH = 8;
+  const int gx0 = x0 - m.rx, gy0 = y0 - m.ry, pairs = in_rows * (SROW / 2);
   const bool inside = (C == 1 || im.word_loads) && gx0 >= 0 && gy0 >= 0
       && gx0 + SROW <= im.width && gy0 + in_rows <= im.height;
-  for (int e = tid; e < in_rows * (SROW / 2); e += MMA_THREADS) {
-    const int r = e / (SROW / 2), c = 2 * (e - r * (SROW / 2));
-    uint32_t w0, w1;
-    if (inside) {
-      const uint8_t *row = im.src + (size_t) (gy0 + r) * im.src_stride;
-      w0 = C == 4 ? load_word (row, gx0 + c, true) : __ldg (row + gx0 + c);
-      w1 = C == 4 ? load_word (row, gx0 + c + 1, true)
-          : __ldg (row + gx0 + c + 1);
-    } else {
-      const int gy = cf_border_index (gy0 + r, im.height, (cf_border) m.border);
-      const int a = cf_border_index (gx0 + c, im.width, (cf_border) m.border);
-      const int b = cf_border_index (gx0 + c + 1, im.width,
-          (cf_border) m.border);
-      const uint8_t *row = gy >= 0 ? im.src + (size_t) gy * im.src_stride
-          : nullptr;
-      w0 = !row || a < 0 ? 0u : C == 4 ? load_word (row, a, im.word_loads)
-          : __ldg (row + a);
-      w1 = !row || b < 0 ? 0u : C == 4 ? load_word (row, b, im.word_loads)
-          : __ldg (row + b);
+  for (int e0 = tid; e0 < pairs; e0 += FILL_BATCH * MMA_THREADS) {
+    uint32_t w[FILL_BATCH][2];
+#pragma unroll
+    for (int k = 0; k < FILL_BATCH; k++) {
+      const int e = e0 + k * MMA_THREADS, r = e / (SROW / 2);
+      const int c = 2 * (e - r * (SROW / 2));
+      if (e >= pairs)
+        break;
+      if (inside) {
+        const uint8_t *row = im.src + (size_t) (gy0 + r) * im.src_stride;
+        w[k][0] = C == 4 ? load_word (row, gx0 + c, true)
+            : __ldg (row + gx0 + c);
+        w[k][1] = C == 4 ? load_word (row, gx0 + c + 1, true)
+            : __ldg (row + gx0 + c + 1);
+      } else {
+        const int gy = cf_border_index (gy0 + r, im.height,
+            (cf_border) m.border);
+        const int a = cf_border_index (gx0 + c, im.width,
+            (cf_border) m.border);
+        const int b = cf_border_index (gx0 + c + 1, im.width,
+            (cf_border) m.border);
+        const uint8_t *row = gy >= 0 ? im.src + (size_t) gy * im.src_stride
+            : nullptr;
+        w[k][0] = !row || a < 0 ? 0u : C == 4
+            ? load_word (row, a, im.word_loads) : __ldg (row + a);
+        w[k][1] = !row || b < 0 ? 0u : C == 4
+            ? load_word (row, b, im.word_loads) : __ldg (row + b);
+      }
     }
-    uint32_t *dst = reinterpret_cast<uint32_t *>(planes + r * SROW + c);
-    dst[0] = channel_halves<FIRST> (w0, w1);
-    if constexpr (NC == 3) {
-      dst[in_rows * SROW / 2] = channel_halves<FIRST + 1> (w0, w1);
-      dst[in_rows * SROW] = channel_halves<FIRST + 2> (w0, w1);
+#pragma unroll
+    for (int k = 0; k < FILL_BATCH; k++) {
+      const int e = e0 + k * MMA_THREADS, r = e / (SROW / 2);
+      const int c = 2 * (e - r * (SROW / 2));
+      if (e >= pairs)
+        break;
+      uint32_t *dst = reinterpret_cast<uint32_t *>(planes + r * SROW + c);
+      dst[0] = channel_halves<FIRST> (w[k][0], w[k][1]);
+      if constexpr (NC == 3) {
+        dst[in_rows * SROW / 2] = channel_halves<FIRST + 1> (w[k][0],
+            w[k][1]);
+        dst[in_rows * SROW] = channel_halves<FIRST + 2> (w[k][0], w[k][1]);
+      }
     }
   }
   __syncthreads ();
