@@ -43,9 +43,12 @@ constexpr int MMA_MAX_SIZE = 25;        /* 8 + 25 - 1 inputs fit 2 steps */
  * (7x7 measured faster on the float tiles) */
 constexpr int MMA_MIN_SIZE = 9;
 /* One-byte planes convert and load a third of the tile for the same
- * fragments: from 15x15 on (4K 15x15 130.4 -> 97.4 us, but 9x9 59.2 ->
- * 64.1 and 1080p 9x9 20.2 -> 25.1, so 9x9 stays on the float tiles) */
+ * fragments: from 15x15 on at any size (4K 15x15 130.4 -> 97.4 us), and
+ * from 9x9 on launches of 4 Mpx and more since the fill keeps its loads
+ * in flight (4K 9x9 58.8-59.2 -> 50.4-50.8 us; 1080p 20.2-20.5 on the
+ * float tiles against 20.4-20.8) */
 constexpr int MMA_MIN_SIZE_ONE_BYTE = 15;
+constexpr long MMA_ONE_BYTE_SMALL_MASK_PIXELS = 4l << 20;
 /* A mask row's halves in shared memory: 16 zeros, the taps, zeros. */
 constexpr int MMA_PADW = 64;
 
@@ -324,10 +327,14 @@ cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m,
     int channels)
 {
   int device = 0, major = 0;
+  const long pixels = (long) launch.im.width
+      * (launch.im.row_end - launch.im.row_begin);
   if (launch.plan->magnitude || m.kw > cf::MMA_MAX_SIZE
       || m.kh > cf::MMA_MAX_SIZE || m.kw < cf::MMA_MIN_SIZE
-      || (channels == 1 && (m.kw < cf::MMA_MIN_SIZE_ONE_BYTE
-              || m.kh < cf::MMA_MIN_SIZE_ONE_BYTE)))
+      || (channels == 1 && (m.kh < cf::MMA_MIN_SIZE
+              || ((m.kw < cf::MMA_MIN_SIZE_ONE_BYTE
+                      || m.kh < cf::MMA_MIN_SIZE_ONE_BYTE)
+                  && pixels < cf::MMA_ONE_BYTE_SMALL_MASK_PIXELS))))
     return CF_ERR_UNSUPPORTED;
   /* half MMAs of this shape need compute capability 8.0 */
   if (cudaGetDevice (&device) != cudaSuccess

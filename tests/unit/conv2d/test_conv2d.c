@@ -675,11 +675,13 @@ main (int argc, char **argv)
       /* the one-byte tiles' taps packed four to a word */
       {0, 3, 3, MASK_BYTE_TAPS}, {0, 5, 5, MASK_BYTE_TAPS},
       {0, 3, 5, MASK_BYTE_TAPS}, {0, 5, 1, MASK_BYTE_TAPS},
+      /* one-byte planes on the tensor cores from 9x9 at 4 Mpx */
+      {0, 9, 9, MASK_RANDOM},
     };
     for (size_t k = 0; k < sizeof (big) / sizeof (big[0]); k++) {
       test_case tc;
       int w = big[k][1] > 9 ? 640 : 1920, h = 1080;
-      if (k + 14 >= sizeof (big) / sizeof (big[0])) {
+      if (k + 15 >= sizeof (big) / sizeof (big[0])) {
         w = k % 2 ? 3001 : 3840;
         h = k % 2 ? 1999 : 2160;
       }
