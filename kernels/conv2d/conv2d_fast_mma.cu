@@ -167,10 +167,10 @@ conv2d_fast_mma_kernel (Image im, const __grid_constant__ MmaMask m)
     uint32_t w[FILL_BATCH][2];
 #pragma unroll
     for (int k = 0; k < FILL_BATCH; k++) {
-      const int e = e0 + k * MMA_THREADS, r = e / (SROW / 2);
-      const int c = 2 * (e - r * (SROW / 2));
+      const int e = e0 + k * MMA_THREADS;
       if (e >= pairs)
         break;
+      const int r = e / (SROW / 2), c = 2 * (e - r * (SROW / 2));
       if (inside) {
         const uint8_t *row = im.src + (size_t) (gy0 + r) * im.src_stride;
         w[k][0] = C == 4 ? load_word (row, gx0 + c, true)
@@ -194,11 +194,11 @@ conv2d_fast_mma_kernel (Image im, const __grid_constant__ MmaMask m)
     }
 #pragma unroll
     for (int k = 0; k < FILL_BATCH; k++) {
-      const int e = e0 + k * MMA_THREADS, r = e / (SROW / 2);
-      const int c = 2 * (e - r * (SROW / 2));
+      const int e = e0 + k * MMA_THREADS;
       if (e >= pairs)
         break;
-      uint32_t *dst = reinterpret_cast<uint32_t *>(planes + r * SROW + c);
+      /* pair e is word e of a plane: rows of SROW halves, no gaps */
+      uint32_t *dst = reinterpret_cast<uint32_t *>(planes) + e;
       dst[0] = channel_halves<FIRST> (w[k][0], w[k][1]);
       if constexpr (NC == 3) {
         dst[in_rows * SROW / 2] = channel_halves<FIRST + 1> (w[k][0],
