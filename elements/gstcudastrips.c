@@ -68,7 +68,6 @@ gst_cuda_strips_plan (GstCudaStripPlan * plan, gsize row_bytes, gint height,
     lag = 0;
   plan->n = n;
   plan->rows = rows;
-  plan->lag = lag;
   /* In strip order, so that the first download is queued as early as it
    * can be, not after every kernel (the host's calls take time too): after
    * the upload of strip k, the kernels whose rows have all been queued for

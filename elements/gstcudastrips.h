@@ -60,7 +60,6 @@ typedef struct
 {
   gint n;                       /* strips, and kernels */
   gint rows;                    /* rows a strip */
-  gint lag;                     /* kernels' rows sit this far above uploads' */
   gint begin[GST_CUDA_STRIPS_MAX], end[GST_CUDA_STRIPS_MAX];
   gint wait[GST_CUDA_STRIPS_MAX], after[GST_CUDA_STRIPS_MAX];
 } GstCudaStripPlan;
