@@ -1,6 +1,7 @@
 /* The fast variant on four-byte pixels (RGBA, BGRx, ARGB, ... of 8-bit
  * samples) and one-byte planes (GRAY8, a YUV plane) with one general mask
- * 9 to 25 taps wide: the sums as matrix products on the tensor cores.
+ * 7 (one-byte planes: 9) to 25 taps wide: the sums as matrix products on
+ * the tensor cores.
  *
  * A mask row j applied along a run of 8 output pixels is a product: the
  * 8 + KW - 1 input samples of the run (a row of A) times a band matrix B_j
@@ -39,15 +40,17 @@ constexpr int MMA_TW = 64;              /* output columns a block */
 constexpr int MMA_TH = 64;              /* output rows a block */
 constexpr int MMA_THREADS = 256;        /* 8 warps: 2 across x 4 down */
 constexpr int MMA_MAX_SIZE = 25;        /* 8 + 25 - 1 inputs fit 2 steps */
-/* Mask widths from here: a run's 16 inputs a step are then mostly taps
- * (7x7 measured faster on the float tiles) */
-constexpr int MMA_MIN_SIZE = 9;
+/* Four-byte pixels, mask widths from here: since the fill keeps its loads
+ * in flight, 7x7 is faster here than on the float tiles (4K 87.6-88.3 ->
+ * 72.0-72.6 us, 1080p 28.5-28.8 -> 25.5-25.7) */
+constexpr int MMA_MIN_SIZE = 7;
 /* One-byte planes convert and load a third of the tile for the same
- * fragments: from 15x15 on at any size (4K 15x15 130.4 -> 97.4 us), and
- * from 9x9 on launches of 4 Mpx and more since the fill keeps its loads
- * in flight (4K 9x9 58.8-59.2 -> 50.4-50.8 us; 1080p 20.2-20.5 on the
- * float tiles against 20.4-20.8) */
+ * fragments: masks from 15x15 on at any size (4K 15x15 130.4 -> 97.4 us),
+ * and from 9x9 on launches of 4 Mpx and more (4K 9x9 58.8-59.2 ->
+ * 50.4-50.8 us; 1080p 20.2-20.5 on the float tiles against 20.4-20.8; 4K
+ * 7x7 45.5-45.7 on the float tiles against 46.6-47.1) */
 constexpr int MMA_MIN_SIZE_ONE_BYTE = 15;
+constexpr int MMA_MIN_SIZE_ONE_BYTE_LARGE = 9;
 constexpr long MMA_ONE_BYTE_SMALL_MASK_PIXELS = 4l << 20;
 /* A mask row's halves in shared memory: 16 zeros, the taps, zeros. */
 constexpr int MMA_PADW = 64;
@@ -329,12 +332,11 @@ cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m,
   int device = 0, major = 0;
   const long pixels = (long) launch.im.width
       * (launch.im.row_end - launch.im.row_begin);
+  const int one_byte_min = pixels >= cf::MMA_ONE_BYTE_SMALL_MASK_PIXELS
+      ? cf::MMA_MIN_SIZE_ONE_BYTE_LARGE : cf::MMA_MIN_SIZE_ONE_BYTE;
   if (launch.plan->magnitude || m.kw > cf::MMA_MAX_SIZE
       || m.kh > cf::MMA_MAX_SIZE || m.kw < cf::MMA_MIN_SIZE
-      || (channels == 1 && (m.kh < cf::MMA_MIN_SIZE
-              || ((m.kw < cf::MMA_MIN_SIZE_ONE_BYTE
-                      || m.kh < cf::MMA_MIN_SIZE_ONE_BYTE)
-                  && pixels < cf::MMA_ONE_BYTE_SMALL_MASK_PIXELS))))
+      || (channels == 1 && (m.kw < one_byte_min || m.kh < one_byte_min)))
     return CF_ERR_UNSUPPORTED;
   /* half MMAs of this shape need compute capability 8.0 */
   if (cudaGetDevice (&device) != cudaSuccess

@@ -42,7 +42,7 @@
 #define MAX_PAIRS 64
 
 
-static const int mask_sizes[] = { 3, 5, 9, 15 };
+static const int mask_sizes[] = { 3, 5, 7, 9, 15 };
 
 #define N_MASK_SIZES ((int) (sizeof (mask_sizes) / sizeof (mask_sizes[0])))
 /* NPP reads real pixels around its ROI: a margin of the largest radius. */

@@ -663,7 +663,8 @@ main (int argc, char **argv)
       /* the tensor-core tiles: one and two steps of 16 inputs, the
        * tallest mask they take, both kept-channel positions */
       {4, 25, 25, MASK_RANDOM}, {3, 9, 5, MASK_RANDOM},
-      {4, 15, 15, MASK_MAGNITUDE},
+      {4, 15, 15, MASK_MAGNITUDE}, {4, 7, 7, MASK_RANDOM},
+      {3, 7, 1, MASK_RANDOM}, {3, 7, 13, MASK_RANDOM},
       /* 4K and 3001 x 1999 (rows not 16-byte aligned): the fast variant's
        * byte tiles (one-byte planes) and word tiles (four-byte pixels,
        * the kept channel last and first) over thousands of blocks */
