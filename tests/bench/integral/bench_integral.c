@@ -11,8 +11,10 @@
  * cudaprefixsum), against the tables built in bands of rows. Last, box
  * means of the R, G and B of RGBA (as cudaprefixsum filters them) at
  * radius 1 to 16 and 64, tables and box kernel, on a whole 4K frame and
- * on one strip of a 1080p frame (rows 540 to 809 from a table of those
- * rows and their halo: the unit a frame in host memory goes through); up
+ * on one strip of a 1080p frame (rows 320 to 703 from a table of those
+ * rows and their halo: the middle one of the three strips a 1080p RGBA
+ * frame in host memory goes through, 384 rows on 64-row lines, the first
+ * 64 rows above it); up
  * to radius 16 also with no table (cf_box_direct_cuda, what cudaprefixsum
  * runs there), the floor: a device-to-device copy of the same rows, and
  * the peer: cudaconv2d's `auto` on the same rows with the same box as a
@@ -184,8 +186,8 @@ box_means (void)
       b.p.radius = radii[r];
       b.p.out_pitch = b.l.in_pitch;
       b.p.out_step = 4;
-      b.p.row_begin = big ? 0 : 540;
-      b.p.row_end = big ? h : 810;
+      b.p.row_begin = big ? 0 : 320;
+      b.p.row_end = big ? h : 704;
       b.p.copy_others = 1;
       b.in = in;
       b.out = out;
@@ -207,7 +209,7 @@ box_means (void)
                 || cudaGetLastError () != cudaSuccess))
           us[b.which] = -1;
       printf ("%-22s %6d %10.1f %10.1f %10.1f %10.1f %7.2fx\n", big
-          ? "4K frame" : "1080p strip, 270 rows", radii[r], us[0], us[1],
+          ? "4K frame" : "1080p strip, 384 rows", radii[r], us[0], us[1],
           us[2], us[3], us[1] > 0 && us[3] > 0 ? us[3] / us[1]
           : us[0] > 0 && us[3] > 0 ? us[3] / us[0] : 0);
     }
