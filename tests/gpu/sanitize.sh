@@ -56,6 +56,7 @@ pipelines=(
   "conv2d-nv12-cuda-chain|videotestsrc num-buffers=3 ! video/x-raw,format=NV12,width=320,height=180 ! cudaupload ! cudaconv2d backend=cuda kernel=\"1 2 3; 4 5 6; 7 8 9\" planes=all border=wrap ! cudaconv2d backend=cuda preset=sobel ! cudadownload ! fakesink"
   "conv2d-argb-integer-taps|videotestsrc num-buffers=3 ! video/x-raw,format=ARGB,width=333,height=97 ! cudaconv2d backend=cuda kernel=\"0 1 -2 1 0; 1 -3 5 -3 1; -2 5 -80 5 -2; 1 -3 5 -3 1; 0 1 -2 1 0\" divisor=-50 ! fakesink"
   "conv2d-bgrx-unsharp-tensor-cores|videotestsrc num-buffers=3 ! video/x-raw,format=BGRx,width=333,height=97 ! cudaconv2d backend=cuda preset=unsharp size=15 sigma=3 border=constant ! fakesink"
+  "conv2d-rgba-7x7-tensor-cores|videotestsrc num-buffers=2 ! video/x-raw,format=RGBA,width=1921,height=1081 ! cudaconv2d backend=cuda preset=unsharp size=7 sigma=1.5 border=mirror ! fakesink"
   "conv2d-gray8-4k-sobel|videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8,width=3840,height=2160 ! cudaconv2d backend=cuda preset=sobel ! fakesink"
   "prefixsum-gray8-threshold|videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=331,height=97 ! cudaprefixsum backend=cuda output=adaptive-threshold ! fakesink"
   "prefixsum-rgba-meta-grid|videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=201,height=67 ! cudaupload ! cudaprefixsum backend=cuda grid-columns=3 grid-rows=2 ! cudaprefixsum backend=cuda output=box-mean radius=5 ! cudadownload ! fakesink"
