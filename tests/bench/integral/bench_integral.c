@@ -12,9 +12,9 @@
  * means of the R, G and B of RGBA (as cudaprefixsum filters them) at
  * radius 1 to 16 and 64, tables and box kernel, on a whole 4K frame and
  * on one strip of a 1080p frame (rows 320 to 703 from a table of those
- * rows and their halo: the middle one of the three strips a 1080p RGBA
- * frame in host memory goes through, 384 rows on 64-row lines, the first
- * 64 rows above it); up
+ * rows and their halo: the middle one of the three strips the element
+ * filters a 1080p RGBA frame in host memory in, 0-319, 320-703 and
+ * 704-1079, strips of 384 rows on 64-row lines); up
  * to radius 16 also with no table (cf_box_direct_cuda, what cudaprefixsum
  * runs there), the floor: a device-to-device copy of the same rows, and
  * the peer: cudaconv2d's `auto` on the same rows with the same box as a
