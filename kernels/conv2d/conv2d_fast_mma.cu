@@ -50,8 +50,8 @@ constexpr int MMA_MIN_SIZE = 7;
  * 50.4-50.8 us; 1080p 20.2-20.5 on the float tiles against 20.4-20.8; 4K
  * 7x7 45.5-45.7 on the float tiles against 46.6-47.1) */
 constexpr int MMA_MIN_SIZE_ONE_BYTE = 15;
-constexpr int MMA_MIN_SIZE_ONE_BYTE_LARGE = 9;
-constexpr long MMA_ONE_BYTE_SMALL_MASK_PIXELS = 4l << 20;
+constexpr int MMA_MIN_SIZE_ONE_BYTE_LARGE_LAUNCH = 9;
+constexpr long MMA_LARGE_LAUNCH_PIXELS = 4l << 20;
 /* A mask row's halves in shared memory: 16 zeros, the taps, zeros. */
 constexpr int MMA_PADW = 64;
 
@@ -332,8 +332,8 @@ cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m,
   int device = 0, major = 0;
   const long pixels = (long) launch.im.width
       * (launch.im.row_end - launch.im.row_begin);
-  const int one_byte_min = pixels >= cf::MMA_ONE_BYTE_SMALL_MASK_PIXELS
-      ? cf::MMA_MIN_SIZE_ONE_BYTE_LARGE : cf::MMA_MIN_SIZE_ONE_BYTE;
+  const int one_byte_min = pixels >= cf::MMA_LARGE_LAUNCH_PIXELS
+      ? cf::MMA_MIN_SIZE_ONE_BYTE_LARGE_LAUNCH : cf::MMA_MIN_SIZE_ONE_BYTE;
   if (launch.plan->magnitude || m.kw > cf::MMA_MAX_SIZE
       || m.kh > cf::MMA_MAX_SIZE || m.kw < cf::MMA_MIN_SIZE
       || (channels == 1 && (m.kw < one_byte_min || m.kh < one_byte_min)))
