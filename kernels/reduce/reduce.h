@@ -10,10 +10,10 @@
  * sums added, so their error stays near a few thousand roundings of 2^-53
  * of the total size, whatever the length.
  *
- * CUDA: each block sums a stretch of one channel in registers, folds its
- * threads' partials with a tree whose active threads stay contiguous
- * (t < stride, so whole warps retire together) down to one warp, then warp
- * shuffles; a second kernel folds the blocks' partials the same way.
+ * CUDA: each block sums a stretch of the samples in registers (1, 2 or 4
+ * contiguous channels at once, 16 bytes a load; other layouts one channel
+ * a grid row) and folds its threads' partials by warp shuffles and one
+ * barrier; a second kernel folds the blocks' partials the same way.
  */
 #ifndef CF_REDUCE_H
 #define CF_REDUCE_H

@@ -1,7 +1,8 @@
 /* Reductions against a reference written here (long double sums, exact
  * minimum and maximum) on random images and audio buffers: every sample
  * type, 1 to 8 channels, odd widths and heights, rows padded with values
- * that must not count; outputs poisoned first.
+ * that must not count, buffers of 1, 2 and 4 channels with pixels left
+ * over past the last 16-byte vector; outputs poisoned first.
  *
  *   test_reduce cpu|cuda */
 #include <math.h>
@@ -155,6 +156,11 @@ main (int argc, char **argv)
      * statistics itself), and the first for two */
     {4096, 1, 1, 0}, {4096, 1, 3, 0}, {4097, 1, 1, 0}, {4097, 1, 2, 0},
     {2048, 2, 1, 0},
+    /* 2 and 4 channels read as 16-byte vectors of whole pixels or frames,
+     * with whole pixels left over (or none), and enough that every block
+     * loops */
+    {1, 1, 4, 0}, {3, 1, 2, 0}, {4097, 1, 4, 0}, {48001, 1, 2, 0},
+    {1921, 1081, 4, 0}, {2097155, 1, 2, 0},
   };
   cf_reduce_layout bad = { CF_REDUCE_U8, 0, 1, 1, 0 };
   char name[32];
