@@ -27,9 +27,10 @@ verdict() {
 }
 
 # The reason a gst-launch run that exited with status $1 failed, from the
-# first error line of its log; nothing when it exited 0.
+# first error line of its log ("erroneous pipeline" where an element is
+# missing, h264parse say); nothing when it exited 0.
 exit_reason() {
-  [ "$1" = 0 ] || echo "exit status $1 ($(grep -m1 -iE 'error' "$log"))"
+  [ "$1" = 0 ] || echo "exit status $1 ($(grep -m1 -iE 'error|erroneous' "$log"))"
 }
 
 # check NAME PATTERN -- gst-launch arguments: runs with -v (negotiated caps

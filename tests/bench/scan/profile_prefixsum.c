@@ -4,7 +4,10 @@
  * stalls) with no launch to skip:
  *
  *   profile_prefixsum scan f32|u32 N      inclusive scan, algorithm auto
- *   profile_prefixsum reduce N            sum, squares, min, max of N floats
+ *   profile_prefixsum reduce N|rgba|stereo
+ *                                         sum, squares, min, max of N floats,
+ *                                         a 4K RGBA8 frame or 2^23 stereo
+ *                                         float frames, per channel
  *   profile_prefixsum integral squares|sums
  *                                         4K GRAY8 tables (sums, or both)
  *   profile_prefixsum box R [strip]       box means of R, G, B of 4K RGBA
@@ -67,13 +70,33 @@ scan (const char *type_name, size_t n)
   return cf_scan_cuda (CF_SCAN_AUTO, type, 1, in, out, n, ws, NULL);
 }
 
+/* N floats of one channel; "rgba": a 4K RGBA8 frame, 4 channels;
+ * "stereo": 2^23 frames of 2 floats (bench_scan's per-channel rows) */
 static int
-reduce (size_t n)
+reduce (const char *what)
 {
-  cf_reduce_layout l = { CF_REDUCE_F32, (int) n, 1, 1, n * 4 };
-  void *in = device_input (n * 4), *out = device_zeros (sizeof (cf_stats));
-  void *ws = device_zeros (cf_reduce_workspace_size (&l));
+  cf_reduce_layout l = { CF_REDUCE_F32, 0, 1, 1, 0 };
+  size_t bytes;
+  void *in, *out, *ws;
 
+  if (strcmp (what, "rgba") == 0) {
+    l.type = CF_REDUCE_U8;
+    l.width = 3840;
+    l.rows = 2160;
+    l.channels = 4;
+    l.pitch = 3840 * 4;
+  } else if (strcmp (what, "stereo") == 0) {
+    l.width = 1 << 23;
+    l.channels = 2;
+    l.pitch = (size_t) l.width * 8;
+  } else {
+    l.width = (int) strtoull (what, NULL, 0);
+    l.pitch = (size_t) l.width * 4;
+  }
+  bytes = l.pitch * l.rows;
+  in = device_input (bytes);
+  out = device_zeros (sizeof (cf_stats) * l.channels);
+  ws = device_zeros (cf_reduce_workspace_size (&l));
   return cf_reduce_cuda (&l, in, out, ws, NULL);
 }
 
@@ -135,13 +158,13 @@ main (int argc, char **argv)
   if (argc == 4 && strcmp (argv[1], "scan") == 0)
     st = scan (argv[2], strtoull (argv[3], NULL, 0));
   else if (argc == 3 && strcmp (argv[1], "reduce") == 0)
-    st = reduce (strtoull (argv[2], NULL, 0));
+    st = reduce (argv[2]);
   else if (argc == 3 && strcmp (argv[1], "integral") == 0)
     st = integral (strcmp (argv[2], "squares") == 0);
   else if ((argc == 3 || argc == 4) && strcmp (argv[1], "box") == 0)
     st = box (atoi (argv[2]), argc == 4 && strcmp (argv[3], "strip") == 0);
   else {
-    fprintf (stderr, "usage: profile_prefixsum scan f32|u32 N | reduce N | "
+    fprintf (stderr, "usage: profile_prefixsum scan f32|u32 N | reduce N|rgba|stereo | "
         "integral sums|squares | box R [strip]\n");
     return 2;
   }
