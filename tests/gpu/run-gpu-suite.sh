@@ -9,7 +9,8 @@
 #
 # Binaries come from RUNTIME_DIR when given: a self-contained folder with
 # env.sh, bin/ (the test and benchmark programs, gst-launch-1.0, ...) and
-# plugins/ (this plugin and the stock ones the tests use), for a GPU machine
+# plugins/ (this plugin and the stock ones the tests use, h264parse's
+# videoparsersbad among them for the decoder pipelines), for a GPU machine
 # without GStreamer. Otherwise from build/, with the system's GStreamer.
 # Logs go to /tmp/gpu-suite; when $OUT names a folder, they are also packed
 # there as gpu-suite-logs.tar.gz. Exit status: 0 when every test passed.
