@@ -67,6 +67,26 @@ size_t cf_reduce_workspace_size (const cf_reduce_layout * layout);
 int cf_reduce_cuda (const cf_reduce_layout * layout, const void *d_data,
     cf_stats * d_out, void *workspace, cf_stream stream);
 
+/* The CUDA variants, the same statistics from the same workspace:
+ * `auto` is what cf_reduce_cuda runs (above); `tree` is the textbook
+ * reduction, kept to compare against: a grid per channel, each sample
+ * loaded alone, each block's partials folded in shared memory by a tree
+ * whose active threads stay contiguous (t < stride) down to one warp,
+ * then shuffles; the blocks' partials folded the same way by a second
+ * launch queued behind the first. */
+typedef enum
+{
+  CF_REDUCE_AUTO,
+  CF_REDUCE_TREE,
+  CF_REDUCE_N_ALGORITHMS
+} cf_reduce_algorithm;
+
+const char *cf_reduce_algorithm_name (cf_reduce_algorithm algorithm);
+/* CF_ERR_INVALID for an unknown algorithm, as for a bad layout. */
+int cf_reduce_cuda_variant (cf_reduce_algorithm algorithm,
+    const cf_reduce_layout * layout, const void *d_data, cf_stats * d_out,
+    void *workspace, cf_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

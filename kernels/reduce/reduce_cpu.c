@@ -13,6 +13,13 @@ cf_reduce_type_size (cf_reduce_type type)
 }
 
 const char *
+cf_reduce_algorithm_name (cf_reduce_algorithm algorithm)
+{
+  static const char *names[] = { "auto", "tree" };
+  return algorithm < CF_REDUCE_N_ALGORITHMS ? names[algorithm] : "?";
+}
+
+const char *
 cf_reduce_type_name (cf_reduce_type type)
 {
   static const char *names[] = { "u8", "u16", "s16", "s32", "f32", "f64" };

@@ -129,6 +129,44 @@ block_fold (Partial (&p)[C])
   }
 }
 
+/* The textbook fold, kept as the `tree` variant (reduce.h): the block's
+ * partials in shared memory, halved by a tree whose active threads are
+ * always the first `stride` (whole warps drop out, none diverges), down
+ * to one warp, then shuffles. log2(THREADS) - 5 barriers, where
+ * block_fold needs one. Thread 0 ends with the block's partial. */
+__device__ Partial
+tree_fold (Partial p)
+{
+  __shared__ Partial s[THREADS];
+  const int t = threadIdx.x;
+
+  s[t] = p;
+  __syncthreads ();
+  for (int stride = THREADS / 2; stride >= 32; stride >>= 1) {
+    if (t < stride) {
+      p.merge (s[t + stride]);
+      s[t] = p;
+    }
+    __syncthreads ();
+  }
+  if (t < 32)
+    for (int lanes = 16; lanes > 0; lanes >>= 1)
+      p.merge (shuffle_xor (p, lanes));
+  return p;
+}
+
+/* A block's one partial in p[0] for thread 0: by the tree or by
+ * block_fold */
+template <bool TREE>
+__device__ __forceinline__ void
+fold_one (Partial (&p)[1])
+{
+  if constexpr (TREE)
+    p[0] = tree_fold (p[0]);
+  else
+    block_fold (p);
+}
+
 /* A block's sums of channel c: the channel's statistics when the block is
  * its only one (short audio buffers: no second launch), else a partial to
  * fold. */
@@ -141,7 +179,7 @@ finish (const Partial &p, Partial * partials, cf_stats * out, int c)
     partials[(size_t) c * gridDim.x + blockIdx.x] = p;
 }
 
-template <typename T>
+template <typename T, bool TREE>
 __global__ void __launch_bounds__ (THREADS)
 reduce_items (const uint8_t * data, cf_reduce_layout l, Partial * partials,
     cf_stats * out)
@@ -170,7 +208,7 @@ reduce_items (const uint8_t * data, cf_reduce_layout l, Partial * partials,
       p[0].add ((double) row[x * l.channels + c]);
     }
   }
-  block_fold (p);
+  fold_one<TREE> (p);
   if (threadIdx.x == 0)
     finish (p[0], partials, out, c);
 }
@@ -326,6 +364,7 @@ reduce_vectors (const T * data, size_t samples, Partial * partials,
 
 /* Started while the kernel before it ends (dependent launch): its
  * partials are read only after wait_for_previous. */
+template <bool TREE>
 __global__ void __launch_bounds__ (THREADS)
 fold_partials (const Partial * partials, int blocks, cf_stats * out)
 {
@@ -335,7 +374,7 @@ fold_partials (const Partial * partials, int blocks, cf_stats * out)
   cfi::wait_for_previous ();
   for (int b = threadIdx.x; b < blocks; b += THREADS)
     p[0].merge (partials[(size_t) c * blocks + b]);
-  block_fold (p);
+  fold_one<TREE> (p);
   if (threadIdx.x == 0)
     out[c] = cf_stats { p[0].sum, p[0].squares, p[0].min, p[0].max };
 }
@@ -374,7 +413,7 @@ launch_vectors (const void *data, size_t samples, int *blocks,
 
 template <typename T>
 static cudaError_t
-run (const cf_reduce_layout * l, const void *data, cf_stats * out,
+run (bool tree, const cf_reduce_layout * l, const void *data, cf_stats * out,
     Partial * partials, cudaStream_t stream)
 {
   int blocks = blocks_for (l);
@@ -387,6 +426,16 @@ run (const cf_reduce_layout * l, const void *data, cf_stats * out,
       && (size_t) l->width * l->rows <= INT32_MAX) {
     flat.width = l->width * l->rows;
     flat.rows = 1;
+  }
+  if (tree) {
+    /* the textbook: a grid per channel, two launches one after the other */
+    reduce_items<T, true><<<grid, THREADS, 0, stream>>> ((const uint8_t *)
+        data, flat, partials, out);
+    if (blocks > 1)
+      fold_partials<true><<<l->channels, THREADS, 0, stream>>> (partials,
+          blocks, out);
+    return (cudaError_t) cf_fault_check (CF_FAULT_LAUNCH,
+        cudaGetLastError ());
   }
   if (flat.rows == 1 && ((uintptr_t) data & 15) == 0) {
     const size_t samples = (size_t) flat.width * l->channels;
@@ -401,10 +450,10 @@ run (const cf_reduce_layout * l, const void *data, cf_stats * out,
           stream);
   }
   if (!done)
-    reduce_items<T><<<grid, THREADS, 0, stream>>> ((const uint8_t *) data,
-        flat, partials, out);
+    reduce_items<T, false><<<grid, THREADS, 0, stream>>> ((const uint8_t *)
+        data, flat, partials, out);
   if (blocks > 1)
-    cfi::launch_after (fold_partials, dim3 (l->channels), dim3 (THREADS),
+    cfi::launch_after (fold_partials<false>, dim3 (l->channels), dim3 (THREADS),
         stream, (const Partial *) partials, blocks, out);
   return (cudaError_t) cf_fault_check (CF_FAULT_LAUNCH, cudaGetLastError ());
 }
@@ -423,30 +472,42 @@ extern "C" int
 cf_reduce_cuda (const cf_reduce_layout * l, const void *d_data,
     cf_stats * d_out, void *workspace, cf_stream stream)
 {
+  return cf_reduce_cuda_variant (CF_REDUCE_AUTO, l, d_data, d_out, workspace,
+      stream);
+}
+
+extern "C" int
+cf_reduce_cuda_variant (cf_reduce_algorithm algorithm,
+    const cf_reduce_layout * l, const void *d_data, cf_stats * d_out,
+    void *workspace, cf_stream stream)
+{
   cudaStream_t s = (cudaStream_t) stream;
   cfr::Partial *p = (cfr::Partial *) workspace;
+  const bool tree = algorithm == CF_REDUCE_TREE;
   cudaError_t err;
 
-  if (cf_reduce_layout_check (l) != CF_OK || !d_data || !d_out || !workspace)
+  if ((unsigned) algorithm >= CF_REDUCE_N_ALGORITHMS
+      || cf_reduce_layout_check (l) != CF_OK || !d_data || !d_out
+      || !workspace)
     return CF_ERR_INVALID;
   switch (l->type) {
     case CF_REDUCE_U8:
-      err = cfr::run<uint8_t> (l, d_data, d_out, p, s);
+      err = cfr::run<uint8_t> (tree, l, d_data, d_out, p, s);
       break;
     case CF_REDUCE_U16:
-      err = cfr::run<uint16_t> (l, d_data, d_out, p, s);
+      err = cfr::run<uint16_t> (tree, l, d_data, d_out, p, s);
       break;
     case CF_REDUCE_S16:
-      err = cfr::run<int16_t> (l, d_data, d_out, p, s);
+      err = cfr::run<int16_t> (tree, l, d_data, d_out, p, s);
       break;
     case CF_REDUCE_S32:
-      err = cfr::run<int32_t> (l, d_data, d_out, p, s);
+      err = cfr::run<int32_t> (tree, l, d_data, d_out, p, s);
       break;
     case CF_REDUCE_F32:
-      err = cfr::run<float> (l, d_data, d_out, p, s);
+      err = cfr::run<float> (tree, l, d_data, d_out, p, s);
       break;
     default:
-      err = cfr::run<double> (l, d_data, d_out, p, s);
+      err = cfr::run<double> (tree, l, d_data, d_out, p, s);
       break;
   }
   return (int) err;

@@ -3,8 +3,9 @@
  * the device: a device-to-device copy of the same bytes (a scan reads and
  * writes each element once at best); every variant at 2^10 to 2^28 floats,
  * with the copy of each size and CUB's time over auto's; the reduction
- * (sum, sum of squares, min and max at once) of 2^28 floats against CUB's
- * DeviceReduce::Sum, then at 2^10 to 2^28 floats, and per channel of
+ * (sum, sum of squares, min and max at once; `auto` and the textbook
+ * `tree`) of 2^28 floats against CUB's DeviceReduce::Sum, then at 2^10
+ * to 2^28 floats, and per channel of
  * interleaved samples (a 4K RGBA frame, 2^24 stereo float frames) against
  * CUB's DeviceReduce of each pixel's channels widened to doubles, one
  * pass; the reductions' floor is reading the bytes once, half the copy.
@@ -44,7 +45,10 @@ enum
   JOB_REDUCE_RGBA,              /* ours: n RGBA pixels, 4 channels */
   JOB_CUB_RGBA,
   JOB_REDUCE_STEREO,            /* ours: n frames of 2 floats */
-  JOB_CUB_STEREO
+  JOB_CUB_STEREO,
+  JOB_TREE,                     /* the same three by our `tree` variant */
+  JOB_TREE_RGBA,
+  JOB_TREE_STEREO
 };
 
 typedef struct
@@ -60,7 +64,7 @@ static size_t
 item_bytes (const Job * j)
 {
   return j->algorithm == JOB_REDUCE_STEREO || j->algorithm == JOB_CUB_STEREO
-      ? 8 : 4;
+      || j->algorithm == JOB_TREE_STEREO ? 8 : 4;
 }
 
 /* Input + output bytes the rotation moves at least, and the arrays'
@@ -73,6 +77,27 @@ item_bytes (const Job * j)
 static size_t capacity;
 static QueuedTimer timer;
 static int gated = 1;
+
+/* The data of one of our reduction jobs: n floats of one channel, n
+ * RGBA pixels of a 4K frame (3840 a row), or n stereo float frames. */
+static cf_reduce_layout
+reduce_layout (const Job * j)
+{
+  cf_reduce_layout l = { CF_REDUCE_F32, (int) j->n, 1, 1, j->n * 4 };
+
+  if (j->algorithm == JOB_REDUCE_RGBA || j->algorithm == JOB_TREE_RGBA) {
+    l.type = CF_REDUCE_U8;
+    l.width = 3840;
+    l.rows = (int) (j->n / 3840);
+    l.channels = 4;
+    l.pitch = 3840 * 4;
+  } else if (j->algorithm == JOB_REDUCE_STEREO
+      || j->algorithm == JOB_TREE_STEREO) {
+    l.channels = 2;
+    l.pitch = j->n * 8;
+  }
+  return l;
+}
 
 /* Call on the set-th stretch of n elements of the arrays. */
 static int
@@ -92,25 +117,20 @@ run_job (void *ctx, int set)
     case JOB_COPY:
       return (int) cudaMemcpyAsync (out, in, j->n * 4,
           cudaMemcpyDeviceToDevice, s);
-    case JOB_REDUCE:{
-      cf_reduce_layout l = { CF_REDUCE_F32, (int) j->n, 1, 1, j->n * 4 };
-      return cf_reduce_cuda (&l, in, out, j->ws, (cf_stream) s);
+    case JOB_REDUCE:
+    case JOB_REDUCE_RGBA:
+    case JOB_REDUCE_STEREO:
+    case JOB_TREE:
+    case JOB_TREE_RGBA:
+    case JOB_TREE_STEREO:{
+      cf_reduce_layout l = reduce_layout (j);
+      return cf_reduce_cuda_variant (j->algorithm >= JOB_TREE ?
+          CF_REDUCE_TREE : CF_REDUCE_AUTO, &l, in, out, j->ws, (cf_stream) s);
     }
     case JOB_CUB_REDUCE:
       return cub_reduce_sum (in, out, j->n, j->ws, &bytes, s);
-    case JOB_REDUCE_RGBA:{
-      /* a 4K frame: 3840 pixels a row */
-      cf_reduce_layout l = { CF_REDUCE_U8, 3840, (int) (j->n / 3840), 4,
-        3840 * 4
-      };
-      return cf_reduce_cuda (&l, in, out, j->ws, (cf_stream) s);
-    }
     case JOB_CUB_RGBA:
       return cub_channel_sums (0, in, out, j->n, j->ws, &bytes, s);
-    case JOB_REDUCE_STEREO:{
-      cf_reduce_layout l = { CF_REDUCE_F32, (int) j->n, 1, 2, j->n * 8 };
-      return cf_reduce_cuda (&l, in, out, j->ws, (cf_stream) s);
-    }
     case JOB_CUB_STEREO:
       return cub_channel_sums (1, in, out, j->n, j->ws, &bytes, s);
     default:
@@ -322,44 +342,55 @@ main (int argc, char **argv)
   /* the reduction: reads once, four statistics at once */
   {
     Job ours = { JOB_REDUCE, CF_SCAN_F32, in, out, ws, n, ws_bytes };
+    Job tree = { JOB_TREE, CF_SCAN_F32, in, out, ws, n, ws_bytes };
     Job cub = { JOB_CUB_REDUCE, CF_SCAN_F32, in, out, ws, n, ws_bytes };
-    double us = time_job (&ours), cub_us = time_job (&cub);
+    double us = time_job (&ours), tree_us = time_job (&tree);
+    double cub_us = time_job (&cub);
     printf ("\nreduction summary (%zu floats read once; GB/s of reads)\n"
         "%-34s %10.1f us %8.0f GB/s\n%-34s %10.1f us %8.0f GB/s\n"
-        "%-34s %10.1f us %8.0f GB/s\n%-34s %10.2fx\n", n,
-        "ours (sum, squares, min, max)", us, n * 4 / us / 1e3,
+        "%-34s %10.1f us %8.0f GB/s\n%-34s %10.1f us %8.0f GB/s\n"
+        "%-34s %10.2fx\n", n,
+        "ours, auto (sum, squares, min, max)", us, n * 4 / us / 1e3,
+        "ours, tree (the same)", tree_us, n * 4 / tree_us / 1e3,
         "CUB DeviceReduce::Sum", cub_us, n * 4 / cub_us / 1e3,
         "floor (reading them: half the copy)", copy_us / 2,
-        n * 4 / (copy_us / 2) / 1e3, "CUB / ours", cub_us / us);
+        n * 4 / (copy_us / 2) / 1e3, "CUB / ours (auto)", cub_us / us);
   }
   printf ("\nreduction by size (floats, us; ours: four statistics, CUB: the "
-      "sum; floor: half the copy of the same bytes)\n%10s %10s %10s %10s "
-      "%8s\n", "n", "ours", "CUB Sum", "floor", "ratio");
+      "sum; floor: half the copy of the same bytes; ratio: CUB over auto)"
+      "\n%10s %10s %10s %10s %10s %8s\n", "n", "auto", "tree", "CUB Sum",
+      "floor", "ratio");
   for (size_t m = 1 << 10; m <= n; m <<= 1) {
     Job ours = { JOB_REDUCE, CF_SCAN_F32, in, out, ws, m, ws_bytes };
+    Job tree = { JOB_TREE, CF_SCAN_F32, in, out, ws, m, ws_bytes };
     Job cub = { JOB_CUB_REDUCE, CF_SCAN_F32, in, out, ws, m, ws_bytes };
     Job copy = { JOB_COPY, CF_SCAN_F32, in, out, ws, m, 0 };
-    double us = time_job (&ours), cub_us = time_job (&cub);
-    printf ("%10zu %10.1f %10.1f %10.1f %7.2fx\n", m, us, cub_us,
-        time_job (&copy) / 2, cub_us / us);
+    double us = time_job (&ours), tree_us = time_job (&tree);
+    double cub_us = time_job (&cub);
+    printf ("%10zu %10.1f %10.1f %10.1f %10.1f %7.2fx\n", m, us, tree_us,
+        cub_us, time_job (&copy) / 2, cub_us / us);
   }
   printf ("\nreduction per channel of interleaved samples (us; ours: four "
       "statistics a channel, CUB: DeviceReduce of each pixel widened to "
-      "its channels' sums in double)\n%-28s %10s %10s %10s %8s\n", "case",
-      "ours", "CUB", "floor", "ratio");
+      "its channels' sums in double; ratio: CUB over auto)\n%-28s %10s %10s "
+      "%10s %10s %8s\n", "case", "auto", "tree", "CUB", "floor", "ratio");
   {
     static const struct
     {
       const char *name;
-      int ours, cub;
+      int ours, tree, cub;
       size_t items;
     } cases[] = {
-      {"4K RGBA8, 4 channels", JOB_REDUCE_RGBA, JOB_CUB_RGBA, RGBA_PIXELS},
-      {"stereo f32, 2^23 frames", JOB_REDUCE_STEREO, JOB_CUB_STEREO,
-          STEREO_FRAMES},
+      {"4K RGBA8, 4 channels", JOB_REDUCE_RGBA, JOB_TREE_RGBA, JOB_CUB_RGBA,
+          RGBA_PIXELS},
+      {"stereo f32, 2^23 frames", JOB_REDUCE_STEREO, JOB_TREE_STEREO,
+          JOB_CUB_STEREO, STEREO_FRAMES},
     };
     for (size_t c = 0; c < sizeof (cases) / sizeof (cases[0]); c++) {
       Job ours = { cases[c].ours, CF_SCAN_F32, in, out, ws, cases[c].items,
+        ws_bytes
+      };
+      Job tree = { cases[c].tree, CF_SCAN_F32, in, out, ws, cases[c].items,
         ws_bytes
       };
       Job cub = { cases[c].cub, CF_SCAN_F32, in, out, ws, cases[c].items,
@@ -369,9 +400,10 @@ main (int argc, char **argv)
       Job copy = { JOB_COPY, CF_SCAN_F32, in, out, ws,
         cases[c].items * item_bytes (&ours) / 4, 0
       };
-      double us = time_job (&ours), cub_us = time_job (&cub);
-      printf ("%-28s %10.1f %10.1f %10.1f %7.2fx%s\n", cases[c].name, us,
-          cub_us, time_job (&copy) / 2, cub_us / us,
+      double us = time_job (&ours), tree_us = time_job (&tree);
+      double cub_us = time_job (&cub);
+      printf ("%-28s %10.1f %10.1f %10.1f %10.1f %7.2fx%s\n", cases[c].name,
+          us, tree_us, cub_us, time_job (&copy) / 2, cub_us / us,
           sums_agree (&ours, &cub) ? "" : "  (the sums differ: not timed "
           "alike)");
     }

@@ -2,7 +2,8 @@
  * minimum and maximum) on random images and audio buffers: every sample
  * type, 1 to 8 channels, odd widths and heights, rows padded with values
  * that must not count, buffers of 1, 2 and 4 channels with pixels left
- * over past the last 16-byte vector; outputs poisoned first.
+ * over past the last 16-byte vector; outputs poisoned first. On the GPU,
+ * every case through each variant (auto, tree).
  *
  *   test_reduce cpu|cuda */
 #include <math.h>
@@ -50,9 +51,10 @@ typedef struct
   double min, max;
 } Ref;
 
+/* cuda: the CUDA variant `algorithm` on `stream`; else the CPU twin */
 static void
-check_case (int cuda, cf_stream stream, cf_reduce_type type, int width,
-    int rows, int channels, int pad)
+check_case (int cuda, cf_reduce_algorithm algorithm, cf_stream stream,
+    cf_reduce_type type, int width, int rows, int channels, int pad)
 {
   size_t size = cf_reduce_type_size (type);
   size_t pitch = ((size_t) width * channels + pad) * size;
@@ -65,8 +67,8 @@ check_case (int cuda, cf_stream stream, cf_reduce_type type, int width,
   int st, bad = 0;
 
   snprintf (what, sizeof (what), "%s %s %dx%d x %d channels, pad %d",
-      cuda ? "cuda" : "cpu", cf_reduce_type_name (type), width, rows,
-      channels, pad);
+      cuda ? cf_reduce_algorithm_name (algorithm) : "cpu",
+      cf_reduce_type_name (type), width, rows, channels, pad);
   for (int c = 0; c < channels; c++) {
     ref[c].min = INFINITY;
     ref[c].max = -INFINITY;
@@ -101,7 +103,7 @@ check_case (int cuda, cf_stream stream, cf_reduce_type type, int width,
       st = cf_gpu_copy_2d (d_data, bytes, data, bytes, bytes, 1,
           CF_COPY_HOST_TO_DEVICE, stream);
     if (st == CF_OK)
-      st = cf_reduce_cuda (&l, d_data, d_out, ws, stream);
+      st = cf_reduce_cuda_variant (algorithm, &l, d_data, d_out, ws, stream);
     if (st == CF_OK)
       st = cf_gpu_copy_2d (out, sizeof (cf_stats) * channels, d_out,
           sizeof (cf_stats) * channels, sizeof (cf_stats) * channels, 1,
@@ -174,10 +176,20 @@ main (int argc, char **argv)
   test_seed_from_env (name);
   test_check (cf_reduce_cpu (&bad, &bad, NULL) == CF_ERR_INVALID,
       "an empty layout accepted");
-  for (int t = 0; t < CF_REDUCE_N_TYPES; t++)
-    for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++)
-      check_case (cuda, stream, t, cases[k][0], cases[k][1], cases[k][2],
-          cases[k][3]);
+  for (int a = 0; a < (cuda ? CF_REDUCE_N_ALGORITHMS : 1); a++)
+    for (int t = 0; t < CF_REDUCE_N_TYPES; t++)
+      for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++)
+        check_case (cuda, a, stream, t, cases[k][0], cases[k][1],
+            cases[k][2], cases[k][3]);
+  if (cuda) {
+    /* a good layout, pointers that are not looked at: only the algorithm
+     * is wrong */
+    cf_reduce_layout one = { CF_REDUCE_U8, 1, 1, 1, 1 };
+    cf_stats unused;
+    test_check (cf_reduce_cuda_variant (CF_REDUCE_N_ALGORITHMS, &one, &one,
+            &unused, &unused, stream) == CF_ERR_INVALID,
+        "an unknown algorithm accepted");
+  }
   if (cuda)
     cf_gpu_stream_destroy (stream);
   return test_finish (name);
