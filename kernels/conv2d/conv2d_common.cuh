@@ -353,6 +353,14 @@ int cf_conv2d_fast_words (const cf::Launch & launch, const cf::Mask & m);
  * (conv2d_fast_mma.cu); CF_ERR_UNSUPPORTED otherwise. */
 int cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m,
     int channels);
+/* The fast variant's kernel for one-byte planes (masks up to 9 x 9) or
+ * four-byte pixels (up to 5 x 5) of 8-bit samples, one mask of odd sides
+ * and of the sizes where it is the fastest, 16-byte aligned rows, on
+ * compute capability 8.0 and up: sums on the tensor cores straight from
+ * the plane's bytes (conv2d_fast_raw_mma.cu); CF_ERR_UNSUPPORTED
+ * otherwise. */
+int cf_conv2d_fast_raw_mma (const cf::Launch & launch, const cf::Mask & m,
+    int channels);
 /* The separable variant's kernel for four-byte pixels of 8-bit samples
  * (conv2d_separable_words.cu). */
 int cf_conv2d_separable_words (const cf::Launch & launch,

@@ -104,6 +104,13 @@ struct Fast
   {
     Mask m = make_mask (L.plan);
     int two = L.plan->magnitude;
+    if constexpr (sizeof (T) == 1 && (C == 1 || C == 4)) {
+      /* 8-bit masks of 5 rows and more on aligned rows: sums on the
+       * tensor cores from the plane's bytes (conv2d_fast_raw_mma.cu) */
+      int status = cf_conv2d_fast_raw_mma (L, m, C);
+      if (status != CF_ERR_UNSUPPORTED)
+        return status;
+    }
     if constexpr (sizeof (T) == 1 && C == 1) {
       /* one-byte planes, small masks: byte tiles
        * (conv2d_fast_bytes.cu) */
