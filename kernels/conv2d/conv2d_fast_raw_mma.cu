@@ -305,9 +305,8 @@ template <int P, int KH>
 constexpr int raw_mma_min_blocks = P == 4 || KH >= 9 ? 3 : 4;
 
 /* Blocks stay and walk the tiles (blockIdx.x, + gridDim.x, ...), the
- * copy of the next tile in flight while the current one is summed: two
- * tile buffers, one barrier before a tile's sums (its copies are in) and
- * one after (its buffer may be refilled). */
+ * copies of the next two tiles in flight while the current one is summed:
+ * three tile buffers, one barrier a tile. */
 template <int P, int KH, bool ROTATE>
 __global__ void __launch_bounds__ (RawMma<P>::THREADS, (raw_mma_min_blocks<P, KH>))
 conv2d_fast_raw_mma_kernel (Image im, const __grid_constant__ RawMmaMask m,
@@ -318,18 +317,12 @@ conv2d_fast_raw_mma_kernel (Image im, const __grid_constant__ RawMmaMask m,
   constexpr int RY = KH / 2;
   constexpr int IN_ROWS = G::TH + KH - 1;
   constexpr int SUMS = P == 4 ? 2 : 1;  /* bytes 0 and 2, bytes 1 and 3 */
-  __shared__ alignas (16) uint8_t tiles_buf[2][IN_ROWS * G::PITCH];
+  __shared__ alignas (16) uint8_t tiles_buf[3][IN_ROWS * G::PITCH];
   __shared__ alignas (16) uint8_t stages[G::THREADS / 32][16 * STAGE_PITCH];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wx = warp % G::WARPS_X, wy = warp / G::WARPS_X;
   const int wr = 16 * wy, wc = wx * G::RUNS * G::RUN_PX;
   const int g = lane >> 2, t = lane & 3;
-
-  /* every lane's B registers, a mask row a warp, read back a row at a
-   * time (held in registers across tiles, they took up to 36 of them) */
-  __shared__ uint4 bands[KH][32];
-  for (int j = warp; j < KH; j += G::THREADS / 32)
-    bands[j][lane] = band_registers<P> (m.taps[j], m.rx, lane);
 
   /* the block's tiles: (tx, ty), then gridDim.x tiles on, row by row */
   const int step_y = gridDim.x / tiles_x, step_x = gridDim.x - step_y * tiles_x;
@@ -341,20 +334,37 @@ conv2d_fast_raw_mma_kernel (Image im, const __grid_constant__ RawMmaMask m,
       ty++;
     }
   };
+  /* the copies of the first two tiles in flight, then (while they come)
+   * every lane's B registers, a mask row a warp, read back a row at a time
+   * (held in registers across tiles, they took up to 36 of them) */
   int tx = blockIdx.x % tiles_x, ty = blockIdx.x / tiles_x;
-  start_tile<P, IN_ROWS> (im, m.border, tx * G::TW - G::HALO,
-      im.row_begin + ty * G::TH - RY, tid, tiles_buf[0]);
-  asm volatile ("cp.async.commit_group;" ::: "memory");
+  int ftx = tx, fty = ty;       /* the next tile to copy */
+#pragma unroll
+  for (int b = 0; b < 2; b++) {
+    if (fty < tiles_y)
+      start_tile<P, IN_ROWS> (im, m.border, ftx * G::TW - G::HALO,
+          im.row_begin + fty * G::TH - RY, tid, tiles_buf[b]);
+    asm volatile ("cp.async.commit_group;" ::: "memory");
+    advance (ftx, fty);
+  }
+  __shared__ uint4 bands[KH][32];
+  for (int j = warp; j < KH; j += G::THREADS / 32)
+    bands[j][lane] = band_registers<P> (m.taps[j], m.rx, lane);
+
+  /* three buffers: tile k's copy is waited for while k + 1's stays in
+   * flight; after the barrier every warp is done with k - 1's buffer,
+   * which takes k + 2's copy */
   for (int k = 0; ty < tiles_y; k++) {
     const int x0 = tx * G::TW, y0 = im.row_begin + ty * G::TH;
     advance (tx, ty);
-    if (ty < tiles_y)
-      start_tile<P, IN_ROWS> (im, m.border, tx * G::TW - G::HALO,
-          im.row_begin + ty * G::TH - RY, tid, tiles_buf[(k + 1) & 1]);
-    asm volatile ("cp.async.commit_group;" ::: "memory");
     asm volatile ("cp.async.wait_group 1;" ::: "memory");
     __syncthreads ();
-    const uint8_t *buf = tiles_buf[k & 1];
+    if (fty < tiles_y)
+      start_tile<P, IN_ROWS> (im, m.border, ftx * G::TW - G::HALO,
+          im.row_begin + fty * G::TH - RY, tid, tiles_buf[(k + 2) % 3]);
+    asm volatile ("cp.async.commit_group;" ::: "memory");
+    advance (ftx, fty);
+    const uint8_t *buf = tiles_buf[k % 3];
 
     if (x0 + wc < im.width && y0 + wr < im.row_end) {
       float acc[G::RUNS][SUMS][4] = { };
@@ -395,7 +405,6 @@ conv2d_fast_raw_mma_kernel (Image im, const __grid_constant__ RawMmaMask m,
       store_raw_mma<P, RY, ROTATE> (im, m, buf, stages[warp], x0, y0, wr, wc,
           lane, acc);
     }
-    __syncthreads ();
   }
 #endif
 }
