@@ -28,7 +28,7 @@
  *   `lo` = tap - hi, both products summed (about 22 bits of each tap),
  *   after scaling them by a power of two that brings the largest near
  *   2^10; the host splits them once. Sums are float.
- * - Blocks stay and walk the tiles, the next tile's 16-byte copies
+ * - Blocks stay and walk the tiles, the next two tiles' 16-byte copies
  *   (cp.async) in flight while the current one is summed. Tiles at the
  *   plane's edges copy what lies inside the plane the same way and the
  *   rest pixel by pixel through the border mode.
@@ -299,7 +299,7 @@ store_raw_mma (const Image & im, const RawMmaMask & m, const uint8_t * buf,
 }
 
 /* Blocks an SM the registers are capped for: four-byte pixels 3 (85
- * registers; capped for 4, they spilled and ran 2-5% slower at 4K 3x3 and
+ * registers; capped for 4, they spilled and ran 4-5% slower at 4K 3x3 and
  * 5x5), one-byte planes 4 (64), 3 for 9 rows. */
 template <int P, int KH>
 constexpr int raw_mma_min_blocks = P == 4 || KH >= 9 ? 3 : 4;
