@@ -361,6 +361,10 @@ int cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m,
  * otherwise. */
 int cf_conv2d_fast_raw_mma (const cf::Launch & launch, const cf::Mask & m,
     int channels);
+/* Whether cf_conv2d_fast_raw_mma () takes a mask of kw x kh on this launch
+ * of one-byte planes or four-byte pixels (`channels` 1 or 4). */
+bool cf_conv2d_raw_mma_takes (const cf::Launch & launch, int kw, int kh,
+    int channels);
 /* The separable variant's kernel for four-byte pixels of 8-bit samples
  * (conv2d_separable_words.cu). */
 int cf_conv2d_separable_words (const cf::Launch & launch,

@@ -477,8 +477,8 @@ raw_mma_rows (const Launch & L, const RawMmaMask & m, int kh)
 
 }  /* namespace cf */
 
-int
-cf_conv2d_fast_raw_mma (const cf::Launch & launch, const cf::Mask & m,
+bool
+cf_conv2d_raw_mma_takes (const cf::Launch & launch, int kw, int kh,
     int channels)
 {
   const int p = channels == 4 ? 4 : 1;
@@ -487,30 +487,36 @@ cf_conv2d_fast_raw_mma (const cf::Launch & launch, const cf::Mask & m,
   /* 16-byte rows in and out */
   const bool aligned = launch.im.chunk_loads
       && (((uintptr_t) launch.im.dst | launch.im.dst_stride) & 15) == 0;
-  const int rows = std::max (m.kw, m.kh);
+  const int rows = std::max (kw, kh);
   const long pixels = (long) launch.im.width
       * (launch.im.row_end - launch.im.row_begin);
   /* where these tiles beat the word and byte tiles: four-byte pixels from
    * 5 mask rows (4K 5x5 45.7 against 48.1 us, 3x3 36.9 against 30.9),
    * one-byte planes from 7 rows or columns, from 5 on launches of 4 Mpx
    * and more (4K 5x5 20.1 against 21.1, 1080p 11.1 against 9.7) */
-  const bool faster = p == 4 ? m.kh >= 5
+  const bool faster = p == 4 ? kh >= 5
       : rows >= 7 || (rows >= 5 && pixels >= (4l << 20));
   /* masks of small integer taps up to 5 x 5 keep the integer tiles: 4K
    * RGBA8 5x5 36.5 against 45.9 us here, GRAY8 17.0 against 20.1 */
-  const bool integer_tiles = launch.plan->small_integer && m.kw <= 5
-      && m.kh <= 5;
+  const bool integer_tiles = launch.plan->small_integer && kw <= 5
+      && kh <= 5;
   if (launch.plan->magnitude || !aligned || !faster || integer_tiles
-      || m.kw > max_size || m.kh > max_size || m.kw % 2 == 0
-      || m.kh % 2 == 0)
-    return CF_ERR_UNSUPPORTED;
+      || kw > max_size || kh > max_size || kw % 2 == 0 || kh % 2 == 0)
+    return false;
   int device = 0, major = 0;
   /* half MMAs of this shape need compute capability 8.0 */
-  if (cudaGetDevice (&device) != cudaSuccess
-      || cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
-          device) != cudaSuccess || major < 8)
+  return cudaGetDevice (&device) == cudaSuccess
+      && cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+          device) == cudaSuccess && major >= 8;
+}
+
+int
+cf_conv2d_fast_raw_mma (const cf::Launch & launch, const cf::Mask & m,
+    int channels)
+{
+  if (!cf_conv2d_raw_mma_takes (launch, m.kw, m.kh, channels))
     return CF_ERR_UNSUPPORTED;
   const cf::RawMmaMask rm = cf::raw_mma_mask (m);
-  return p == 4 ? cf::raw_mma_rows<4> (launch, rm, m.kh)
+  return channels == 4 ? cf::raw_mma_rows<4> (launch, rm, m.kh)
       : cf::raw_mma_rows<1> (launch, rm, m.kh);
 }

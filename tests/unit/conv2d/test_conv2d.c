@@ -702,13 +702,14 @@ main (int argc, char **argv)
      * from 5 rows (masks of small integer taps only from 7: up to 5 x 5 the
      * integer tiles take them), both kept-channel positions; frames cut by
      * the right and bottom edges inside a tile, one-pixel frames, masks as
-     * large as the frame */
+     * large as the frame; auto takes them for rank-1 masks on one-byte
+     * planes */
     static const int raw[][6] = {
       {0, 7, 7, MASK_RANDOM, 1920, 1080}, {0, 9, 9, MASK_RANDOM, 1920, 1080},
       {0, 5, 5, MASK_RANDOM, 3840, 2160}, {0, 9, 1, MASK_RANDOM, 1001, 517},
       {0, 1, 7, MASK_INTEGER, 1001, 517}, {0, 7, 3, MASK_EXTREME, 777, 95},
       {0, 9, 9, MASK_SEPARABLE, 9, 9}, {0, 7, 7, MASK_RANDOM, 1, 1},
-      {0, 9, 5, MASK_RANDOM, 130, 33},
+      {0, 9, 5, MASK_RANDOM, 130, 33}, {0, 7, 7, MASK_SEPARABLE, 1920, 1080},
       {3, 5, 5, MASK_RANDOM, 1920, 1080}, {4, 5, 5, MASK_RANDOM, 1920, 1080},
       {4, 5, 5, MASK_SEPARABLE, 1001, 333}, {3, 3, 5, MASK_RANDOM, 1001, 333},
       {4, 1, 5, MASK_RANDOM, 67, 65}, {3, 5, 5, MASK_SEPARABLE, 3840, 2160},
