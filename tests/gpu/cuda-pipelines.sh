@@ -221,6 +221,26 @@ close_bytes "unsharp 15x15 BGRx 1917x1083, GPU within 1 of CPU" \
 close_bytes "25x25 general ARGB 643x359, GPU within 1 of CPU" \
   video/x-raw,format=ARGB,width=643,height=359 \
   "preset=unsharp size=25 sigma=6 border=mirror"
+# 8-bit masks of 5 rows on four-byte pixels, of 7 rows or columns on
+# one-byte planes: the tensor-core tiles that read the plane's bytes
+close_bytes "unsharp 5x5 RGBA 1920x1080, GPU within 1 of CPU" \
+  video/x-raw,format=RGBA,width=1920,height=1080 \
+  "preset=unsharp size=5 sigma=1"
+close_bytes "unsharp 5x5 ARGB 1280x720, GPU within 1 of CPU" \
+  video/x-raw,format=ARGB,width=1280,height=720 \
+  "preset=unsharp size=5 sigma=1.2 border=mirror"
+close_bytes "gaussian 7x7 GRAY8 1920x1080, GPU within 1 of CPU" \
+  video/x-raw,format=GRAY8,width=1920,height=1080 \
+  "preset=gaussian size=7 border=wrap"
+close_bytes "unsharp 9x9 NV12 1280x720 all planes, GPU within 1 of CPU" \
+  video/x-raw,format=NV12,width=1280,height=720 \
+  "preset=unsharp size=9 sigma=2 planes=all"
+check "RGBA unsharp 5x5 in CUDA memory to PNG" \
+  "$cuda_caps, format=\(string\)RGBA" -- \
+  videotestsrc num-buffers=1 pattern=smpte \
+  ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudaupload \
+  ! cudaconv2d preset=unsharp size=5 sigma=1 ! cudadownload ! videoconvert \
+  ! pngenc ! filesink location="$out/unsharp-5-rgba.png"
 check "RGBA unsharp 15x15 in CUDA memory to PNG" \
   "$cuda_caps, format=\(string\)RGBA" -- \
   videotestsrc num-buffers=1 pattern=smpte \
