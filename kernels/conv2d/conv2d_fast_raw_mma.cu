@@ -94,28 +94,21 @@ struct RawMmaMask
   uint32_t taps[RAW_MMA_MAX_KH][2 * TAB_CENTRE];
 };
 
-__device__ __forceinline__ void
-mma_16816_raw (float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
-    uint32_t b1)
-{
-  asm ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-      : "+f" (c[0]), "+f" (c[1]), "+f" (c[2]), "+f" (c[3])
-      : "r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1));
-}
-
-/* bytes 0 and 2 of w as two halves (b 2^-24 each), and bytes 1 and 3 */
+/* A word of the tile split by even_bytes () / odd_bytes () (conv2d_tile.cuh:
+ * bytes 0 and 2, or 1 and 3, in the low bytes of its halves) is two halves
+ * b 2^-24 */
 __device__ __forceinline__ uint32_t
 even_halves (uint32_t w)
 {
-  return w & 0x00ff00ffu;
+  return (uint32_t) even_bytes (w);
 }
 
 __device__ __forceinline__ uint32_t
 odd_halves (uint32_t w)
 {
-  return __byte_perm (w, 0u, 0x4341);
+  return (uint32_t) odd_bytes (w);
 }
+
 /* the samples' scale as halves: 2^-24. Bytes made normal halves instead
  * (1024 + b, less 1024 with one HSUB2 a register) measured slower: 4K
  * RGBA8 5x5 57.8 against 51.8 us */
@@ -387,18 +380,18 @@ conv2d_fast_raw_mma_kernel (Image im, const __grid_constant__ RawMmaMask m,
               even_halves (u.y), even_halves (v.y) };
             const uint32_t od[4] = { odd_halves (u.x), odd_halves (v.x),
               odd_halves (u.y), odd_halves (v.y) };
-            mma_16816_raw (acc[r][0], ev, b.x, b.y);
-            mma_16816_raw (acc[r][0], ev, b.z, b.w);
-            mma_16816_raw (acc[r][1], od, b.x, b.y);
-            mma_16816_raw (acc[r][1], od, b.z, b.w);
+            mma_16816 (acc[r][0], ev, b.x, b.y);
+            mma_16816 (acc[r][0], ev, b.z, b.w);
+            mma_16816 (acc[r][1], od, b.x, b.y);
+            mma_16816 (acc[r][1], od, b.z, b.w);
           } else {
             const uint32_t u = *reinterpret_cast<const uint32_t *>(at);
             const uint32_t v = *reinterpret_cast<const uint32_t *>(at
                 + 8 * G::PITCH);
             const uint32_t a[4] = { even_halves (u), even_halves (v),
               odd_halves (u), odd_halves (v) };
-            mma_16816_raw (acc[r][0], a, b.x, b.y);
-            mma_16816_raw (acc[r][0], a, b.z, b.w);
+            mma_16816 (acc[r][0], a, b.x, b.y);
+            mma_16816 (acc[r][0], a, b.z, b.w);
           }
         }
       }

@@ -474,6 +474,17 @@ __device__ __forceinline__ int odd_bytes (uint32_t w)
   return (int) __byte_perm (w, 0, 0x4341);
 }
 
+/* C += A B on the tensor cores: 16 x 16 halves by 16 x 8, float sums (the
+ * fragments' layout is PTX's for mma.m16n8k16) */
+__device__ __forceinline__ void
+mma_16816 (float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
+{
+  asm ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+      : "+f" (c[0]), "+f" (c[1]), "+f" (c[2]), "+f" (c[3])
+      : "r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1));
+}
+
 /* The sum in the lower half of v, sign-extended by two shifts (CUDA's
  * __byte_perm reads 3 bits of each selector nibble, so it cannot replicate
  * a sign), and the one in the upper half: v = low + high x 2^16 with
