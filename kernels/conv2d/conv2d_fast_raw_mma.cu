@@ -10,9 +10,9 @@
  *
  * - A sample byte b in the low byte of a half, the rest zero, is the half
  *   b 2^-24 (a subnormal, exact; the tensor cores take subnormals as they
- *   are). So a 32-bit word of the tile masked to its bytes 0 and 2 (one
- *   LOP3), or with bytes 1 and 3 moved down to them (one PRMT), is two
- *   halves ready for an MMA, and the 2^24 goes into the final scale.
+ *   are). So a 32-bit word of the tile cut to its bytes 0 and 2, or with
+ *   bytes 1 and 3 moved down to them (one byte permute either way), is
+ *   two halves ready for an MMA, and the 2^24 goes into the final scale.
  * - The MMA's k dimension may list its 16 inputs in any order, provided the
  *   band matrix B lists its rows in the same one. A lane's A registers
  *   hold what its 32- or 64-bit shared loads give: for four-byte pixels,
@@ -36,7 +36,7 @@
  *   area of shared memory and leave as 16-byte stores.
  *
  * Cost per mask row and run of a warp: two shared loads a lane, 8 (one-byte
- * planes: 4) LOP3 / PRMT, 4 (2) MMAs, whatever the mask's width; against
+ * planes: 4) byte permutes, 4 (2) MMAs, whatever the mask's width; against
  * a multiply-add a tap, sample and channel and the conversions on the
  * float tiles. The fixed part (the copies, the rounding and packing, the
  * stores) is about the float tiles', so these tiles win from 5 mask rows
