@@ -73,15 +73,6 @@ struct MmaMask
   float taps[MMA_MAX_SIZE * MMA_MAX_SIZE];
 };
 
-__device__ __forceinline__ void
-ldmatrix_x4 (uint32_t (&a)[4], const void *smem)
-{
-  const uint32_t addr = (uint32_t) __cvta_generic_to_shared (smem);
-  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
-      "{%0, %1, %2, %3}, [%4];"
-      : "=r" (a[0]), "=r" (a[1]), "=r" (a[2]), "=r" (a[3]) : "r" (addr));
-}
-
 /* Channel byte CH of two pixel words as two halves (exact: 1024 + b in
  * half's bits, less 1024). */
 template <int CH>

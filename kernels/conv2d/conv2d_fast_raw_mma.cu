@@ -42,7 +42,7 @@
  * stores) is about the float tiles', so these tiles win from 5 mask rows
  * on (docs/performance.md, "Sums on the tensor cores from the plane's own
  * bytes"). */
-#include "conv2d_tile.cuh"
+#include "conv2d_async_tile.cuh"
 
 #include <algorithm>
 #include <cmath>
@@ -54,6 +54,7 @@ namespace cf {
 template <int P>
 struct RawMma
 {
+  static constexpr int PIXEL = P;       /* bytes a pixel */
   /* output pixels of a run (8 columns of an MMA's result) */
   static constexpr int RUN_PX = P == 4 ? 4 : 8;
   /* input pixels a run reads (16 halves), from LEFT before its first
@@ -146,79 +147,6 @@ band_registers (const uint32_t (&row)[2 * TAB_CENTRE], int rx, int lane)
     return make_uint4 (__byte_perm (p0, p2, 0x5410), __byte_perm (p1, p3,
             0x5410), __byte_perm (p0, p2, 0x7632), __byte_perm (p1, p3,
             0x7632));
-  }
-}
-
-/* The 16 / P pixels of a 16-byte chunk from pixel gx of `row` (NULL: a row
- * outside a CONSTANT border) through the border mode, every load issued
- * before any is used: one load at a time, each waited for, made the edge
- * tiles' blocks the launch's slowest. Four-byte pixels here are 4-byte
- * aligned (the rows are 16-byte aligned). */
-template <int P>
-__device__ __forceinline__ uint4
-edge_chunk_batched (const uint8_t * row, int width, int border, int gx)
-{
-  constexpr int N = 16 / P;
-  uint32_t v[N];
-#pragma unroll
-  for (int p = 0; p < N; p++) {
-    const int bx = cf_border_index (gx + p, width, (cf_border) border);
-    v[p] = 0;
-    if (row && bx >= 0)
-      v[p] = P == 1 ? (uint32_t) __ldg (row + bx)
-          : __ldg (reinterpret_cast<const uint32_t *>(row) + bx);
-  }
-  uint32_t w[4];
-#pragma unroll
-  for (int q = 0; q < 4; q++)
-    w[q] = P == 4 ? v[q] : v[4 * q] | v[4 * q + 1] << 8 | v[4 * q + 2] << 16
-        | v[4 * q + 3] << 24;
-  return make_uint4 (w[0], w[1], w[2], w[3]);
-}
-
-/* Starts the copy of tile `tile` (rows from y0 - RY, pixels from x0 - HALO)
- * into `buf`: tiles inside the plane as asynchronous 16-byte copies, a
- * thread stepping down one chunk column; tiles at an edge through the
- * border mode, loaded and stored before this returns. */
-template <int P, int IN_ROWS>
-__device__ __forceinline__ void
-start_tile (const Image & im, int border, int x0, int y0, int tid,
-    uint8_t * buf)
-{
-  using G = RawMma<P>;
-  constexpr int PASS_ROWS = G::THREADS / G::CHUNKS;
-  const bool inside = x0 >= 0 && y0 >= 0
-      && x0 + G::CHUNKS * (16 / P) <= im.width && y0 + IN_ROWS <= im.height;
-  if (!inside) {
-    /* chunk by chunk: from the row the border mode maps to, asynchronously
-     * where the chunk lies inside it, else pixel by pixel now */
-    for (int idx = tid; idx < IN_ROWS * G::CHUNKS; idx += G::THREADS) {
-      const int r = idx / G::CHUNKS, gx = x0 + (idx - r * G::CHUNKS) * (16 / P);
-      const int gy = cf_border_index (y0 + r, im.height, (cf_border) border);
-      const uint8_t *row = gy >= 0 ? im.src + (size_t) gy * im.src_stride
-          : nullptr;
-      uint8_t *to = buf + r * G::PITCH + (idx - r * G::CHUNKS) * 16;
-      if (row && gx >= 0 && gx + 16 / P <= im.width)
-        asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;"
-            :: "r" ((uint32_t) __cvta_generic_to_shared (to)),
-            "l" (row + (size_t) gx * P) : "memory");
-      else
-        *reinterpret_cast<uint4 *>(to) = edge_chunk_batched<P> (row,
-            im.width, border, gx);
-    }
-    return;
-  }
-  const int r0 = tid / G::CHUNKS, c = tid - r0 * G::CHUNKS;
-  if (r0 >= PASS_ROWS)
-    return;
-  const uint8_t *at = im.src + (size_t) (y0 + r0) * im.src_stride
-      + (size_t) x0 * P + 16 * c;
-  const uint32_t dst = (uint32_t) __cvta_generic_to_shared (buf + 16 * tid);
-#pragma unroll
-  for (int r = r0; r < IN_ROWS; r += PASS_ROWS) {
-    asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;"
-        :: "r" (dst + (r - r0) * G::PITCH), "l" (at) : "memory");
-    at += (size_t) PASS_ROWS * im.src_stride;
   }
 }
 
@@ -317,28 +245,20 @@ conv2d_fast_raw_mma_kernel (Image im, const __grid_constant__ RawMmaMask m,
   const int wr = 16 * wy, wc = wx * G::RUNS * G::RUN_PX;
   const int g = lane >> 2, t = lane & 3;
 
-  /* the block's tiles: (tx, ty), then gridDim.x tiles on, row by row */
-  const int step_y = gridDim.x / tiles_x, step_x = gridDim.x - step_y * tiles_x;
-  auto advance = [&](int &tx, int &ty) {
-    tx += step_x;
-    ty += step_y;
-    if (tx >= tiles_x) {
-      tx -= tiles_x;
-      ty++;
-    }
-  };
+  const TileWalk walk (tiles_x);
   /* the copies of the first two tiles in flight, then (while they come)
    * every lane's B registers, a mask row a warp, read back a row at a time
    * (held in registers across tiles, they took up to 36 of them) */
-  int tx = blockIdx.x % tiles_x, ty = blockIdx.x / tiles_x;
+  int tx, ty;
+  walk.first (tx, ty);
   int ftx = tx, fty = ty;       /* the next tile to copy */
 #pragma unroll
   for (int b = 0; b < 2; b++) {
     if (fty < tiles_y)
-      start_tile<P, IN_ROWS> (im, m.border, ftx * G::TW - G::HALO,
+      start_tile<G, IN_ROWS> (im, m.border, ftx * G::TW - G::HALO,
           im.row_begin + fty * G::TH - RY, tid, tiles_buf[b]);
-    asm volatile ("cp.async.commit_group;" ::: "memory");
-    advance (ftx, fty);
+    commit_copies ();
+    walk.next (ftx, fty);
   }
   __shared__ uint4 bands[KH][32];
   for (int j = warp; j < KH; j += G::THREADS / 32)
@@ -349,14 +269,14 @@ conv2d_fast_raw_mma_kernel (Image im, const __grid_constant__ RawMmaMask m,
    * which takes k + 2's copy */
   for (int k = 0; ty < tiles_y; k++) {
     const int x0 = tx * G::TW, y0 = im.row_begin + ty * G::TH;
-    advance (tx, ty);
-    asm volatile ("cp.async.wait_group 1;" ::: "memory");
+    walk.next (tx, ty);
+    wait_copies<1> ();
     __syncthreads ();
     if (fty < tiles_y)
-      start_tile<P, IN_ROWS> (im, m.border, ftx * G::TW - G::HALO,
+      start_tile<G, IN_ROWS> (im, m.border, ftx * G::TW - G::HALO,
           im.row_begin + fty * G::TH - RY, tid, tiles_buf[(k + 2) % 3]);
-    asm volatile ("cp.async.commit_group;" ::: "memory");
-    advance (ftx, fty);
+    commit_copies ();
+    walk.next (ftx, fty);
     const uint8_t *buf = tiles_buf[k % 3];
 
     if (x0 + wc < im.width && y0 + wr < im.row_end) {

@@ -474,6 +474,19 @@ __device__ __forceinline__ int odd_bytes (uint32_t w)
   return (int) __byte_perm (w, 0, 0x4341);
 }
 
+/* Four 8 x 8 matrices of halves from shared memory, lane l giving the
+ * address of row l % 8 of matrix l / 8 (16 bytes, 16-byte aligned): a
+ * lane's register i holds row l / 4, halves 2 (l % 4) and 2 (l % 4) + 1 of
+ * matrix i, an MMA fragment's layout */
+__device__ __forceinline__ void
+ldmatrix_x4 (uint32_t (&a)[4], const void *smem)
+{
+  const uint32_t addr = (uint32_t) __cvta_generic_to_shared (smem);
+  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+      "{%0, %1, %2, %3}, [%4];"
+      : "=r" (a[0]), "=r" (a[1]), "=r" (a[2]), "=r" (a[3]) : "r" (addr));
+}
+
 /* C += A B on the tensor cores: 16 x 16 halves by 16 x 8, float sums (the
  * fragments' layout is PTX's for mma.m16n8k16) */
 __device__ __forceinline__ void
