@@ -369,3 +369,11 @@ bool cf_conv2d_raw_mma_takes (const cf::Launch & launch, int kw, int kh,
  * (conv2d_separable_words.cu). */
 int cf_conv2d_separable_words (const cf::Launch & launch,
     const cf::SepMask & m);
+/* The separable variant's kernel for four-byte pixels of 8-bit samples with
+ * factors of 11 to 17 taps, 16-byte aligned source rows and 8-byte aligned
+ * destination rows, on compute capability 8.0 and up: both passes on the
+ * tensor cores, the column pass straight from the plane's bytes
+ * (conv2d_separable_mma.cu); CF_ERR_UNSUPPORTED otherwise. */
+int cf_conv2d_separable_mma (const cf::Launch & launch,
+    const cf::SepMask & m);
+bool cf_conv2d_separable_mma_takes (const cf::Launch & launch, int k);

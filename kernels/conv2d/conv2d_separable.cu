@@ -154,8 +154,11 @@ struct Separable
   static int run (const Launch & L)
   {
     SepMask m = make_sep_mask (L.plan);
-    if constexpr (sizeof (T) == 1 && C == 4)
-      return cf_conv2d_separable_words (L, m);
+    if constexpr (sizeof (T) == 1 && C == 4) {
+      const int status = cf_conv2d_separable_mma (L, m);
+      return status != CF_ERR_UNSUPPORTED ? status
+          : cf_conv2d_separable_words (L, m);
+    }
     switch (m.k) {
 #define CASE(k) case k: return launch_separable<T, C, k> (L, m);
       CF_ODD_SIZES (CASE)

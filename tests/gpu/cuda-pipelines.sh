@@ -235,6 +235,17 @@ close_bytes "gaussian 7x7 GRAY8 1920x1080, GPU within 1 of CPU" \
 close_bytes "unsharp 9x9 NV12 1280x720 all planes, GPU within 1 of CPU" \
   video/x-raw,format=NV12,width=1280,height=720 \
   "preset=unsharp size=9 sigma=2 planes=all"
+# Gaussians of 11 to 17 taps on four-byte pixels (16-byte rows): the
+# separable kernel with both passes on the tensor cores
+close_bytes "gaussian 15x15 RGBA 1920x1080, GPU within 1 of CPU" \
+  video/x-raw,format=RGBA,width=1920,height=1080 \
+  "preset=gaussian size=15 sigma=3"
+close_bytes "gaussian 11x11 ARGB 1280x720, GPU within 1 of CPU" \
+  video/x-raw,format=ARGB,width=1280,height=720 \
+  "preset=gaussian size=11 sigma=2 border=mirror"
+close_bytes "gaussian 17x17 BGRx 640x360 separable, GPU within 1 of CPU" \
+  video/x-raw,format=BGRx,width=640,height=360 \
+  "preset=gaussian size=17 sigma=4 border=wrap algorithm=separable"
 check "RGBA unsharp 5x5 in CUDA memory to PNG" \
   "$cuda_caps, format=\(string\)RGBA" -- \
   videotestsrc num-buffers=1 pattern=smpte \
@@ -247,6 +258,12 @@ check "RGBA unsharp 15x15 in CUDA memory to PNG" \
   ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudaupload \
   ! cudaconv2d preset=unsharp size=15 sigma=3 ! cudadownload ! videoconvert \
   ! pngenc ! filesink location="$out/unsharp-15-rgba.png"
+check "RGBA gaussian 15x15 in CUDA memory to PNG" \
+  "$cuda_caps, format=\(string\)RGBA" -- \
+  videotestsrc num-buffers=1 pattern=smpte \
+  ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudaupload \
+  ! cudaconv2d preset=gaussian size=15 sigma=3 ! cudadownload ! videoconvert \
+  ! pngenc ! filesink location="$out/gaussian-15-rgba.png"
 
 # GStreamer 1.22's CUDA memory overlaps the chroma planes of odd-height
 # I420: negotiation says no rather than corrupting frames

@@ -726,6 +726,37 @@ main (int argc, char **argv)
       }
       case_free (&tc);
     }
+    /* the separable kernel of four-byte pixels on the tensor cores (16-byte
+     * source rows, 8-byte destination rows, factors of 11 to 17 taps):
+     * every factor size, a factor shorter than the other centred in zeros,
+     * both kept-channel positions, every border; 64 x 32 tiles cut by the
+     * right and bottom edges, one-pixel frames, masks larger than the
+     * frame, blocks walking many tiles */
+    static const int sep[][6] = {
+      {3, 11, 3, MASK_SEPARABLE, 1001, 333}, {4, 13, 5, MASK_SEPARABLE, 130,
+          67},
+      {3, 11, 11, MASK_SEPARABLE, 1920, 1080}, {4, 13, 13, MASK_SEPARABLE, 65,
+          33},
+      {3, 11, 11, MASK_SEPARABLE, 777, 95}, {4, 13, 13, MASK_SEPARABLE, 64,
+          32},
+      {3, 15, 15, MASK_SEPARABLE, 3840, 2160}, {4, 17, 17, MASK_SEPARABLE,
+          1001, 517},
+      {3, 17, 5, MASK_SEPARABLE, 333, 129}, {4, 3, 15, MASK_SEPARABLE, 71, 200},
+      {3, 15, 15, MASK_SEPARABLE, 1, 1}, {4, 17, 17, MASK_SEPARABLE, 9, 5},
+      {3, 11, 13, MASK_SEPARABLE, 3, 70}, {4, 15, 15, MASK_SEPARABLE, 3840,
+          2160},
+      {3, 5, 17, MASK_SEPARABLE, 1920, 1080}, {4, 11, 11, MASK_SEPARABLE, 1,
+          40},
+    };
+    for (size_t k = 0; k < sizeof (sep) / sizeof (sep[0]); k++) {
+      test_case tc;
+      if (case_init (&tc, &layouts[sep[k][0]], sep[k][4], sep[k][5],
+              sep[k][3], sep[k][1], sep[k][2], (int) (k % 4))) {
+        run_variant (&be, &tc, CF_CONV2D_SEPARABLE);
+        run_variant (&be, &tc, CF_CONV2D_AUTO);
+      }
+      case_free (&tc);
+    }
     aligned_rows = 0;
   }
   if (cuda)
