@@ -11,6 +11,8 @@
 
 #include "conv2d_tile.cuh"
 
+#include <algorithm>
+
 namespace cf {
 
 /* The 16 / P pixels of a 16-byte chunk from pixel gx of `row` (NULL: a row
@@ -133,5 +135,25 @@ struct TileWalk
     }
   }
 };
+
+/* The blocks to launch of a kernel whose blocks stay and walk `tiles`
+ * tiles: as many as the device holds at once, at most one a tile; 0 when
+ * the runtime failed (its error pending). `per_sm` keeps the kernel's
+ * blocks an SM, the same on every device of one build's architecture, so
+ * asked once (a race only asks twice). */
+inline int
+resident_blocks (const void *kernel, int threads, size_t shared, int tiles,
+    int &per_sm)
+{
+  int device = 0, sms = 0;
+  if (per_sm < 1 && cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
+          kernel, threads, shared) != cudaSuccess)
+    return 0;
+  if (cudaGetDevice (&device) != cudaSuccess
+      || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
+          device) != cudaSuccess || per_sm < 1)
+    return 0;
+  return std::min (tiles, sms * per_sm);
+}
 
 }  /* namespace cf */

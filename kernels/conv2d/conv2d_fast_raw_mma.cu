@@ -336,11 +336,8 @@ raw_mma_mask (const Mask & m)
     frexpf (big, &e);           /* big = f 2^e, 0.5 <= f < 1 */
   for (int j = 0; j < m.kh; j++)
     for (int i = 0; i < m.kw; i++) {
-      const float tap = ldexpf (m.taps[0][j * m.kw + i] * m.scale, 10 - e);
-      const __half hi = __float2half_rn (tap);
-      const __half lo = __float2half_rn (tap - __half2float (hi));
-      d.taps[j][TAB_CENTRE + i] = __half_as_ushort (hi)
-          | (uint32_t) __half_as_ushort (lo) << 16;
+      d.taps[j][TAB_CENTRE + i] = split_tap (ldexpf (m.taps[0][j * m.kw + i]
+              * m.scale, 10 - e));
     }
   /* undoes the taps' 2^(10 - e) and the samples' 2^-24 */
   d.unscale = ldexpf (1.0f, e - 10 + SAMPLE_SHIFT);
@@ -357,19 +354,11 @@ launch_raw_mma (const Launch & L, const RawMmaMask & m)
   const int rows = L.im.row_end - L.im.row_begin;
   const int tiles_x = div_up (L.im.width, G::TW);
   const int tiles_y = div_up (rows, G::TH);
-  const int tiles = tiles_x * tiles_y;
-  /* blocks an SM can hold: the same on every device of one build's
-   * architecture, so asked once (a race only asks twice) */
   static int per_sm = 0;
-  int device = 0, sms = 0;
-  if (per_sm < 1 && cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
-          kernel, G::THREADS, 0) != cudaSuccess)
+  const int blocks = resident_blocks ((const void *) kernel, G::THREADS, 0,
+      tiles_x * tiles_y, per_sm);
+  if (blocks < 1)
     return launch_status ();
-  if (cudaGetDevice (&device) != cudaSuccess
-      || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
-          device) != cudaSuccess || per_sm < 1)
-    return launch_status ();
-  const int blocks = std::min (tiles, sms * per_sm);
   kernel<<<blocks, G::THREADS, 0, L.stream>>> (L.im, m, tiles_x, tiles_y);
   return launch_status ();
 }

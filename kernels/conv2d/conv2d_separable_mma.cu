@@ -37,7 +37,6 @@
  * the plane's bytes"). */
 #include "conv2d_async_tile.cuh"
 
-#include <algorithm>
 #include <cmath>
 #include <cuda_fp16.h>
 
@@ -347,11 +346,7 @@ band_table (const float *taps, int k, float scale, uint32_t (&tab)[BAND_TAB])
   if (big > 0.0f)
     frexpf (big, &e);           /* big = f 2^e, 0.5 <= f < 1 */
   for (int j = 0; j < k; j++) {
-    const float tap = ldexpf (taps[j] * scale, 14 - e);
-    const __half hi = __float2half_rn (tap);
-    const __half lo = __float2half_rn (tap - __half2float (hi));
-    tab[BAND_CENTRE + j] = __half_as_ushort (hi)
-        | (uint32_t) __half_as_ushort (lo) << 16;
+    tab[BAND_CENTRE + j] = split_tap (ldexpf (taps[j] * scale, 14 - e));
   }
   return 14 - e;
 }
@@ -380,18 +375,11 @@ launch_separable_mma (const Launch & L, const SepMmaMask & m)
   const int rows = L.im.row_end - L.im.row_begin;
   const int tiles_x = div_up (L.im.width, G::TW);
   const int tiles_y = div_up (rows, G::TH);
-  /* blocks an SM can hold: the same on every device of one build's
-   * architecture, so asked once (a race only asks twice) */
   static int per_sm = 0;
-  int device = 0, sms = 0;
-  if (per_sm < 1 && cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
-          kernel, G::THREADS, G::SHARED) != cudaSuccess)
+  const int blocks = resident_blocks ((const void *) kernel, G::THREADS,
+      G::SHARED, tiles_x * tiles_y, per_sm);
+  if (blocks < 1)
     return launch_status ();
-  if (cudaGetDevice (&device) != cudaSuccess
-      || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
-          device) != cudaSuccess || per_sm < 1)
-    return launch_status ();
-  const int blocks = std::min (tiles_x * tiles_y, sms * per_sm);
   kernel<<<blocks, G::THREADS, G::SHARED, L.stream>>> (L.im, m, tiles_x,
       tiles_y);
   return launch_status ();

@@ -5,6 +5,7 @@
 
 #include "conv2d_common.cuh"
 
+#include <cuda_fp16.h>
 #include <type_traits>
 
 namespace cf {
@@ -472,6 +473,16 @@ __device__ __forceinline__ int even_bytes (uint32_t w)
 __device__ __forceinline__ int odd_bytes (uint32_t w)
 {
   return (int) __byte_perm (w, 0, 0x4341);
+}
+
+/* A tap for the tensor cores: half hi in the low 16 bits, half lo = tap -
+ * hi in the high 16, so that products with both keep about 22 bits */
+inline uint32_t
+split_tap (float tap)
+{
+  const __half hi = __float2half_rn (tap);
+  const __half lo = __float2half_rn (tap - __half2float (hi));
+  return __half_as_ushort (hi) | (uint32_t) __half_as_ushort (lo) << 16;
 }
 
 /* Four 8 x 8 matrices of halves from shared memory, lane l giving the
