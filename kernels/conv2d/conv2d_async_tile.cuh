@@ -136,6 +136,22 @@ struct TileWalk
   }
 };
 
+/* Starts the copy of the walk's next tile (ftx, fty) into `buf`, its rows
+ * from ry above the tile's and its pixels from G::HALO left of them;
+ * closes the group of copies (empty past the last tile, so that waits
+ * count groups the same way) and steps (ftx, fty) on. */
+template <typename G, int IN_ROWS>
+__device__ __forceinline__ void
+copy_next_tile (const Image & im, int border, int ry, const TileWalk & walk,
+    int &ftx, int &fty, int tiles_y, int tid, uint8_t * buf)
+{
+  if (fty < tiles_y)
+    start_tile<G, IN_ROWS> (im, border, ftx * G::TW - G::HALO,
+        im.row_begin + fty * G::TH - ry, tid, buf);
+  commit_copies ();
+  walk.next (ftx, fty);
+}
+
 /* The blocks to launch of a kernel whose blocks stay and walk `tiles`
  * tiles: as many as the device holds at once, at most one a tile; 0 when
  * the runtime failed (its error pending). `per_sm` keeps the kernel's

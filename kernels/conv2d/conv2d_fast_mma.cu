@@ -92,9 +92,8 @@ __device__ __forceinline__ uint32_t
 tap_half (const MmaMask & m, int j, int i, int part)
 {
   float t = i >= 0 && i < m.kw ? m.taps[j * m.kw + i] * m.prescale : 0.0f;
-  const __half hi = __float2half_rn (t);
-  const __half h = part ? __float2half_rn (t - __half2float (hi)) : hi;
-  return __half_as_ushort (h);
+  const uint32_t halves = split_tap (t);
+  return part ? halves >> 16 : halves & 0xffffu;
 }
 
 /* BLOCKS: blocks an SM the registers are sized for (3: 80 registers a

@@ -253,13 +253,9 @@ conv2d_fast_raw_mma_kernel (Image im, const __grid_constant__ RawMmaMask m,
   walk.first (tx, ty);
   int ftx = tx, fty = ty;       /* the next tile to copy */
 #pragma unroll
-  for (int b = 0; b < 2; b++) {
-    if (fty < tiles_y)
-      start_tile<G, IN_ROWS> (im, m.border, ftx * G::TW - G::HALO,
-          im.row_begin + fty * G::TH - RY, tid, tiles_buf[b]);
-    commit_copies ();
-    walk.next (ftx, fty);
-  }
+  for (int b = 0; b < 2; b++)
+    copy_next_tile<G, IN_ROWS> (im, m.border, RY, walk, ftx, fty, tiles_y,
+        tid, tiles_buf[b]);
   __shared__ uint4 bands[KH][32];
   for (int j = warp; j < KH; j += G::THREADS / 32)
     bands[j][lane] = band_registers<P> (m.taps[j], m.rx, lane);
@@ -272,11 +268,8 @@ conv2d_fast_raw_mma_kernel (Image im, const __grid_constant__ RawMmaMask m,
     walk.next (tx, ty);
     wait_copies<1> ();
     __syncthreads ();
-    if (fty < tiles_y)
-      start_tile<G, IN_ROWS> (im, m.border, ftx * G::TW - G::HALO,
-          im.row_begin + fty * G::TH - RY, tid, tiles_buf[(k + 2) % 3]);
-    commit_copies ();
-    walk.next (ftx, fty);
+    copy_next_tile<G, IN_ROWS> (im, m.border, RY, walk, ftx, fty, tiles_y,
+        tid, tiles_buf[(k + 2) % 3]);
     const uint8_t *buf = tiles_buf[k % 3];
 
     if (x0 + wc < im.width && y0 + wr < im.row_end) {

@@ -131,8 +131,8 @@ __device__ __forceinline__ void
 channel_pairs (uint32_t wa, uint32_t wb, uint32_t (&out)[3])
 {
   /* bytes FIRST and FIRST + 2 moved to bytes 0 and 2, zeros between */
-  const uint32_t ea = FIRST ? (uint32_t) odd_bytes (wa) : wa & 0x00ff00ffu;
-  const uint32_t eb = FIRST ? (uint32_t) odd_bytes (wb) : wb & 0x00ff00ffu;
+  const uint32_t ea = FIRST ? odd_bytes (wa) : even_bytes (wa);
+  const uint32_t eb = FIRST ? odd_bytes (wb) : even_bytes (wb);
   out[0] = __byte_perm (ea, eb, 0x5410);
   out[2] = __byte_perm (ea, eb, 0x7632);
   constexpr uint32_t L = FIRST + 1, LONE = L | L << 4 | (L + 4) << 8
@@ -184,12 +184,9 @@ conv2d_separable_mma_kernel (Image im, const __grid_constant__ SepMmaMask m,
   const TileWalk walk (tiles_x);
   int tx, ty;
   walk.first (tx, ty);
-  if (ty < tiles_y)
-    start_tile<G, IN_ROWS> (im, m.border, tx * G::TW - G::HALO,
-        im.row_begin + ty * G::TH - R, tid, bufs);
-  commit_copies ();
   int ftx = tx, fty = ty;       /* the next tile to copy */
-  walk.next (ftx, fty);
+  copy_next_tile<G, IN_ROWS> (im, m.border, R, walk, ftx, fty, tiles_y, tid,
+      bufs);
 
   /* while the first copy lands: the rows past the mask's reach, zeros
    * (copies never write them), and the band registers, built a band a
@@ -214,12 +211,8 @@ conv2d_separable_mma_kernel (Image im, const __grid_constant__ SepMmaMask m,
      * whose buffer takes the next copy */
     wait_copies<0> ();
     __syncthreads ();
-    if (fty < tiles_y)
-      start_tile<G, IN_ROWS> (im, m.border, ftx * G::TW - G::HALO,
-          im.row_begin + fty * G::TH - R, tid,
-          bufs + ((k + 1) & 1) * G::BUF_ROWS * G::PITCH);
-    commit_copies ();
-    walk.next (ftx, fty);
+    copy_next_tile<G, IN_ROWS> (im, m.border, R, walk, ftx, fty, tiles_y,
+        tid, bufs + ((k + 1) & 1) * G::BUF_ROWS * G::PITCH);
     const uint8_t *buf = bufs + (k & 1) * G::BUF_ROWS * G::PITCH;
 
     /* 1. column pass: warp w takes output rows 16 (w & 1) .. and sums

@@ -477,7 +477,7 @@ __device__ __forceinline__ int odd_bytes (uint32_t w)
 
 /* A tap for the tensor cores: half hi in the low 16 bits, half lo = tap -
  * hi in the high 16, so that products with both keep about 22 bits */
-inline uint32_t
+__host__ __device__ inline uint32_t
 split_tap (float tap)
 {
   const __half hi = __float2half_rn (tap);

@@ -420,6 +420,23 @@ done:
   free (out);
 }
 
+/* Cases of {layout, kw, kh, mask kind, width, height}, border k % 4, each
+ * through variant `a` and auto */
+static void
+run_cases (const backend * be, const int (*cases)[6], size_t n,
+    cf_conv2d_algorithm a)
+{
+  for (size_t k = 0; k < n; k++) {
+    test_case tc;
+    if (case_init (&tc, &layouts[cases[k][0]], cases[k][4], cases[k][5],
+            cases[k][3], cases[k][1], cases[k][2], (int) (k % 4))) {
+      run_variant (be, &tc, a);
+      run_variant (be, &tc, CF_CONV2D_AUTO);
+    }
+    case_free (&tc);
+  }
+}
+
 /* ---- contract checks ------------------------------------------------------ */
 
 /* What auto runs for rank-1 masks: separable from 5 x 5 on, but for
@@ -717,15 +734,7 @@ main (int argc, char **argv)
       {3, 5, 5, MASK_RANDOM, 65, 17},
     };
     aligned_rows = 1;
-    for (size_t k = 0; k < sizeof (raw) / sizeof (raw[0]); k++) {
-      test_case tc;
-      if (case_init (&tc, &layouts[raw[k][0]], raw[k][4], raw[k][5],
-              raw[k][3], raw[k][1], raw[k][2], (int) (k % 4))) {
-        run_variant (&be, &tc, CF_CONV2D_FAST);
-        run_variant (&be, &tc, CF_CONV2D_AUTO);
-      }
-      case_free (&tc);
-    }
+    run_cases (&be, raw, sizeof (raw) / sizeof (raw[0]), CF_CONV2D_FAST);
     /* the separable kernel of four-byte pixels on the tensor cores (16-byte
      * source rows, 8-byte destination rows, factors of 11 to 17 taps):
      * every factor size, a factor shorter than the other centred in zeros,
@@ -748,15 +757,8 @@ main (int argc, char **argv)
       {3, 5, 17, MASK_SEPARABLE, 1920, 1080}, {4, 11, 11, MASK_SEPARABLE, 1,
           40},
     };
-    for (size_t k = 0; k < sizeof (sep) / sizeof (sep[0]); k++) {
-      test_case tc;
-      if (case_init (&tc, &layouts[sep[k][0]], sep[k][4], sep[k][5],
-              sep[k][3], sep[k][1], sep[k][2], (int) (k % 4))) {
-        run_variant (&be, &tc, CF_CONV2D_SEPARABLE);
-        run_variant (&be, &tc, CF_CONV2D_AUTO);
-      }
-      case_free (&tc);
-    }
+    run_cases (&be, sep, sizeof (sep) / sizeof (sep[0]),
+        CF_CONV2D_SEPARABLE);
     aligned_rows = 0;
   }
   if (cuda)
