@@ -246,24 +246,21 @@ close_bytes "gaussian 11x11 ARGB 1280x720, GPU within 1 of CPU" \
 close_bytes "gaussian 17x17 BGRx 640x360 separable, GPU within 1 of CPU" \
   video/x-raw,format=BGRx,width=640,height=360 \
   "preset=gaussian size=17 sigma=4 border=wrap algorithm=separable"
-check "RGBA unsharp 5x5 in CUDA memory to PNG" \
-  "$cuda_caps, format=\(string\)RGBA" -- \
-  videotestsrc num-buffers=1 pattern=smpte \
-  ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudaupload \
-  ! cudaconv2d preset=unsharp size=5 sigma=1 ! cudadownload ! videoconvert \
-  ! pngenc ! filesink location="$out/unsharp-5-rgba.png"
-check "RGBA unsharp 15x15 in CUDA memory to PNG" \
-  "$cuda_caps, format=\(string\)RGBA" -- \
-  videotestsrc num-buffers=1 pattern=smpte \
-  ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudaupload \
-  ! cudaconv2d preset=unsharp size=15 sigma=3 ! cudadownload ! videoconvert \
-  ! pngenc ! filesink location="$out/unsharp-15-rgba.png"
-check "RGBA gaussian 15x15 in CUDA memory to PNG" \
-  "$cuda_caps, format=\(string\)RGBA" -- \
-  videotestsrc num-buffers=1 pattern=smpte \
-  ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudaupload \
-  ! cudaconv2d preset=gaussian size=15 sigma=3 ! cudadownload ! videoconvert \
-  ! pngenc ! filesink location="$out/gaussian-15-rgba.png"
+# rgba_png NAME SETTINGS FILE: a 1080p RGBA frame filtered by cudaconv2d
+# in CUDA memory, written to $out/FILE
+rgba_png() {
+  check "$1" "$cuda_caps, format=\(string\)RGBA" -- \
+    videotestsrc num-buffers=1 pattern=smpte \
+    ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudaupload \
+    ! cudaconv2d $2 ! cudadownload ! videoconvert \
+    ! pngenc ! filesink location="$out/$3"
+}
+rgba_png "RGBA unsharp 5x5 in CUDA memory to PNG" \
+  "preset=unsharp size=5 sigma=1" unsharp-5-rgba.png
+rgba_png "RGBA unsharp 15x15 in CUDA memory to PNG" \
+  "preset=unsharp size=15 sigma=3" unsharp-15-rgba.png
+rgba_png "RGBA gaussian 15x15 in CUDA memory to PNG" \
+  "preset=gaussian size=15 sigma=3" gaussian-15-rgba.png
 
 # GStreamer 1.22's CUDA memory overlaps the chroma planes of odd-height
 # I420: negotiation says no rather than corrupting frames
