@@ -3,6 +3,8 @@
  * run-time plane layout to a kernel instantiated for it. */
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -108,6 +110,34 @@ bits_to_float (uint32_t w, uint32_t sel)
 
 #define CF_SEL_BYTE(i) (0x7540u | (i))
 #define CF_SEL_HALF 0x7510u
+
+/* Byte i of w as the float b 2^-SUBNORMAL_EXP, exactly: the byte moved to
+ * bits 16-23 of a word that is zero elsewhere, a subnormal. One instruction
+ * where bits_to_float() takes two; the caller's taps carry the power of two
+ * (FloatMask). Float multiply-adds take subnormals at full rate as long as
+ * they are not flushed to zero (no -ftz, no --use_fast_math). */
+constexpr int SUBNORMAL_EXP = 133;
+
+__device__ __forceinline__ float
+subnormal_byte (uint32_t w, int i)
+{
+  return __uint_as_float (__byte_perm (w, 0, 0x4044u | (uint32_t) i << 8));
+}
+
+/* The power of two E by which taps multiplying subnormal_byte() samples are
+ * scaled: it takes the largest tap's magnitude near 2^100, so that products
+ * and sums stay normal floats, each exactly 2^(E - SUBNORMAL_EXP) times the
+ * unscaled one. E lies in [6, 249], so that 2^(SUBNORMAL_EXP - E), which
+ * undoes it, is a normal float too; only taps past 2^94, whose results
+ * saturate anyway, land above 2^100. */
+inline int
+subnormal_tap_exp (double largest)
+{
+  int e = 0;
+  if (largest > 0.0 && std::isfinite (largest))
+    std::frexp (largest, &e);
+  return std::min (249, std::max (6, 100 - e));
+}
 
 /* Saturate to [0, maxval] and round to nearest even: adding 2^23 leaves the
  * rounded integer in the low mantissa bits, under the exponent's. Matches

@@ -47,34 +47,35 @@ window_bytes (const uint8_t * row, uint32_t & left, uint2 & own,
   right = RX ? *reinterpret_cast<const uint32_t *>(row + 8) : 0u;
 }
 
-/* Byte c (-4 <= c < 12) of the thread's window row: its own 8 bytes, the
- * word before and the word after. */
+/* Byte c (-4 <= c < 12) of the thread's window row, as a subnormal
+ * (subnormal_byte()): its own 8 bytes, the word before and the word
+ * after. */
 __device__ __forceinline__ float
 window_px (uint32_t left, uint2 own, uint32_t right, int c)
 {
-  return c < 0 ? bits_to_float (left, CF_SEL_BYTE (4 + c))
-      : c < 4 ? bits_to_float (own.x, CF_SEL_BYTE (c))
-      : c < 8 ? bits_to_float (own.y, CF_SEL_BYTE (c - 4))
-      : bits_to_float (right, CF_SEL_BYTE (c - 8));
+  return c < 0 ? subnormal_byte (left, 4 + c)
+      : c < 4 ? subnormal_byte (own.x, c)
+      : c < 8 ? subnormal_byte (own.y, c - 4)
+      : subnormal_byte (right, c - 8);
 }
 
 
-/* Four rounded results' low bytes as one word. */
+/* Four rounded results, saturated to bytes, as one word in that order:
+ * two saturating packs. */
 __device__ __forceinline__ uint32_t
-pack4 (uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+pack4 (int a, int b, int c, int d)
 {
-  return __byte_perm (__byte_perm (a, b, 0x0040), __byte_perm (c, d, 0x0040),
-      0x5410);
+  return packed_bytes (b, a, packed_bytes (d, c, 0u));
 }
 
-/* The 8 output pixels from (x, y), from their rounded results' low
- * bytes: one 8-byte store, or byte by byte where the row ends or the
- * address is not 8-byte aligned. */
+/* The 8 output pixels from (x, y), from their rounded results: one 8-byte
+ * store, or byte by byte where the row ends or the address is not 8-byte
+ * aligned. */
 __device__ __forceinline__ void
-store_bytes (const Image & im, int x, int y, const uint32_t (&b)[BYTES_PX])
+store_bytes (const Image & im, int x, int y, const int (&r)[BYTES_PX])
 {
-  const uint2 w = make_uint2 (pack4 (b[0], b[1], b[2], b[3]),
-      pack4 (b[4], b[5], b[6], b[7]));
+  const uint2 w = make_uint2 (pack4 (r[0], r[1], r[2], r[3]),
+      pack4 (r[4], r[5], r[6], r[7]));
   uint8_t *p = im.dst + (size_t) y * im.dst_stride + x;
   if (x + BYTES_PX <= im.width && ((uintptr_t) p & 7) == 0) {
     *reinterpret_cast<uint2 *>(p) = w;
@@ -216,11 +217,11 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ M m)
         v[k] = acc[o][k];
       }
     }
-    uint32_t b[BYTES_PX];
+    int r[BYTES_PX];
 #pragma unroll
     for (int k = 0; k < BYTES_PX; k++)
-      b[k] = rounded_byte (finished (m, v[k]));
-    store_bytes (im, ox, y, b);
+      r[k] = rounded_int (finished (m, v[k]));
+    store_bytes (im, ox, y, r);
   }
 }
 

@@ -242,14 +242,13 @@ conv2d_fast_mma_kernel (Image im, const __grid_constant__ MmaMask m)
         uint32_t px[2];
 #pragma unroll
         for (int p = 0; p < 2; p++) {
-          uint32_t b[3];
+          float v[3];
 #pragma unroll
           for (int c = 0; c < 3; c++)
-            b[c] = rounded_byte (fmaf (acc[run][c][2 * h + p], m.unscale,
-                    m.offset));
+            v[c] = fmaf (acc[run][c][2 * h + p], m.unscale, m.offset);
           const uint32_t kept = x + p < im.width
               ? load_word (src, x + p, im.word_loads) : 0u;
-          px[p] = pack_kept<ROTATE> (b[0], b[1], b[2], kept);
+          px[p] = rounded_pixel<ROTATE> (v[0], v[1], v[2], kept);
         }
         store_pixel_words (im, x, y, px);
       }

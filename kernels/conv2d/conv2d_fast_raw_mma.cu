@@ -182,10 +182,9 @@ store_raw_mma (const Image & im, const RawMmaMask & m, const uint8_t * buf,
         const float c0 = ROTATE ? o[0] : e[0], c1 = ROTATE ? e[1] : o[0];
         const float c2 = ROTATE ? o[1] : e[1];
         *reinterpret_cast<uint32_t *>(stage + sy * STAGE_PITCH
-            + 4 * (r * G::RUN_PX + t)) = pack_kept<ROTATE> (
-            rounded_byte (fmaf (c0, m.unscale, m.offset)),
-            rounded_byte (fmaf (c1, m.unscale, m.offset)),
-            rounded_byte (fmaf (c2, m.unscale, m.offset)), src);
+            + 4 * (r * G::RUN_PX + t)) = rounded_pixel<ROTATE> (
+            fmaf (c0, m.unscale, m.offset), fmaf (c1, m.unscale, m.offset),
+            fmaf (c2, m.unscale, m.offset), src);
       } else {
         const uint32_t b0 = rounded_byte (fmaf (acc[r][0][2 * h], m.unscale,
                 m.offset));

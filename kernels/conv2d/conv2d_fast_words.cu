@@ -11,8 +11,9 @@
  *   in registers (the loops are unrolled, so the sums never move); a row's 4
  *   pixels go out as one 16-byte store.
  * - The kept channel (alpha or padding) is copied from the source word; the
- *   results are rounded to bytes by one conversion each and packed with
- *   byte permutes.
+ *   results are rounded by one conversion each and packed with the kept
+ *   byte: float sums by a saturating pack and a byte permute
+ *   (rounded_pixel()), integer ones by three byte permutes.
  *
  * Cost per output pixel: (TH + KH - 1) / TH loads of the
  * input, 3 (4 + KW - 1)(ROWS + KH - 1) / (4 ROWS) conversions,
@@ -201,15 +202,11 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
           win[p][0] = even_bytes (w[p]);
           win[p][1] = odd_bytes (w[p]);
         } else {
-          /* the sample in byte 0 by the conversion unit (one
-           * instruction, on a pipe the sums leave idle), the others by a
-           * byte permute and a subtraction: 4K 3x3 33.6 -> 32.3 us, 5x5
-           * 51.0-51.3 -> 49.6; the conversion of a byte needing a shift
-           * first, or of every byte, was slower (34.3-34.6 at 3x3) */
+          /* each sample one byte permute, as a subnormal (the mask
+           * carries the power of two) */
 #pragma unroll
           for (int c = 0; c < 3; c++)
-            win[p][c] = FIRST + c == 0 ? __uint2float_rn (w[p] & 0xFFu)
-                : bits_to_float (w[p], CF_SEL_BYTE (FIRST + c));
+            win[p][c] = subnormal_byte (w[p], FIRST + c);
         }
       }
       for_rows_reached<KH, ROWS> (r, [&](int j, int o) {
@@ -254,11 +251,18 @@ conv2d_fast_words_kernel (Image im, const __grid_constant__ M m)
         for (int c = 0; c < 3; c++)
           v[c] = acc[o][k][c];
       }
-      uint32_t b[3];
+      if constexpr (INT || DOT) {
+        /* three byte permutes: the saturating pack took these kernels from
+         * 40 to 48 registers (3x3 dot products 29.5 -> 30.2 us at 4K) */
+        uint32_t b[3];
 #pragma unroll
-      for (int c = 0; c < 3; c++)
-        b[c] = rounded_byte (finished (m, v[c]));
-      px[k] = pack_kept<ROTATE> (b[0], b[1], b[2], src[k]);
+        for (int c = 0; c < 3; c++)
+          b[c] = rounded_byte (finished (m, v[c]));
+        px[k] = pack_kept<ROTATE> (b[0], b[1], b[2], src[k]);
+      } else {
+        px[k] = rounded_pixel<ROTATE> (finished (m, v[0]),
+            finished (m, v[1]), finished (m, v[2]), src[k]);
+      }
     }
     store_pixel_words (im, ox, y, px);
   }

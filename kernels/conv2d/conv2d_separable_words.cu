@@ -15,8 +15,9 @@
  * Against the float tile of the generic separable kernel (16 bytes a
  * pixel, written twice and read by both passes), shared memory holds and
  * serves 12 bytes a pixel once, and each input word is converted once per
- * tile. Per output pixel: 3 K multiply-adds per pass, 3 (SW_TH + K - 1) /
- * SW_TH conversions, 3 shared stores and 3 (8 + K + 2) / 32 16-byte shared
+ * tile, one byte permute a sample (a subnormal, subnormal_byte()). Per
+ * output pixel: 3 K multiply-adds per pass, 3 (SW_TH + K - 1) / SW_TH
+ * conversions, 3 shared stores and 3 (8 + K + 2) / 32 16-byte shared
  * loads. The mask's scale is folded into the column taps and its offset
  * starts the row sums.
  *
@@ -114,7 +115,7 @@ conv2d_separable_words_kernel (Image im, const __grid_constant__ SepMask m)
       float v[3];
 #pragma unroll
       for (int ch = 0; ch < 3; ch++)
-        v[ch] = bits_to_float (w[r], CF_SEL_BYTE (FIRST + ch));
+        v[ch] = subnormal_byte (w[r], FIRST + ch);
       /* input row r is tap j of output row r - j */
 #pragma unroll
       for (int j = 0; j < K; j++) {
@@ -147,6 +148,9 @@ conv2d_separable_words_kernel (Image im, const __grid_constant__ SepMask m)
     const int y = y0 + o;
     if (y >= im.row_end)
       break;
+    /* rounded bytes, so that the first two channels' can be paired
+     * before the third's come (rounded_pixel() holds all three as values:
+     * 40-104 bytes of spills) */
     uint32_t b[3][SW_PX];
 #pragma unroll
     for (int ch = 0; ch < 3; ch++) {
@@ -216,10 +220,19 @@ launch_separable_words (const Launch & L, const SepMask & m)
 int
 cf_conv2d_separable_words (const cf::Launch & launch, const cf::SepMask & mask)
 {
-  /* the scale rides on the column taps, the offset starts the row sums */
+  /* the scale rides on the column taps, the offset starts the row sums;
+   * the column pass takes its samples as subnormals (subnormal_byte()), so
+   * the column taps carry 2^E and the row taps undo it */
   cf::SepMask m = mask;
+  double largest = 0.0;
   for (int j = 0; j < m.k; j++)
-    m.col[j] *= m.scale;
+    largest = std::fmax (largest, std::fabs ((double) m.col[j] * m.scale));
+  const int E = cf::subnormal_tap_exp (largest);
+  for (int j = 0; j < m.k; j++) {
+    m.col[j] = (float) std::ldexp ((double) m.col[j] * m.scale, E);
+    m.row[j] = (float) std::ldexp ((double) m.row[j],
+        cf::SUBNORMAL_EXP - E);
+  }
   switch (m.k) {
 #define CASE(k) case k: return cf::launch_separable_words<k> (launch, m);
     CF_ODD_SIZES (CASE)

@@ -349,6 +349,52 @@ pack_kept (uint32_t b0, uint32_t b1, uint32_t b2, uint32_t src)
   return __byte_perm (lo, hi, ORDER);
 }
 
+/* v rounded to the nearest integer (ties to even), as a 32-bit integer:
+ * values past its range become its bounds, NaN 0. */
+__device__ __forceinline__ int
+rounded_int (float v)
+{
+  int r;
+  asm ("cvt.rni.s32.f32 %0, %1;" : "=r" (r) : "f" (v));
+  return r;
+}
+
+/* (c << 16) | (a << 8) | b, a and b saturated to bytes first: one
+ * instruction. */
+__device__ __forceinline__ uint32_t
+packed_bytes (int a, int b, uint32_t c)
+{
+  uint32_t d;
+  asm ("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;"
+      : "=r" (d) : "r" (a), "r" (b), "r" (c));
+  return d;
+}
+
+/* A four-byte pixel from the values v0 v1 v2 of its three filtered
+ * channels (lane order), each rounded and saturated to a byte, and the
+ * kept byte of its source word `src`, in memory order, as pack_kept():
+ * two values go in as rounded integers and one as a rounded byte, so that
+ * a saturating pack and one byte permute place all four bytes where
+ * pack_kept() takes three. It needs all three values at once, so it suits
+ * kernels that have them together (the float word tiles: 4K 3x3 28.1 ->
+ * 27.3 us of kernel time), not ones that round channel after channel. */
+template <bool ROTATE>
+__device__ __forceinline__ uint32_t
+rounded_pixel (float v0, float v1, float v2, uint32_t src)
+{
+  if constexpr (ROTATE) {
+    /* bytes: v1 v2 v0 0, then src's byte 0 ahead */
+    const uint32_t x = packed_bytes (rounded_int (v2), rounded_int (v1),
+        rounded_byte (v0));
+    return __byte_perm (x, src, 0x1024);
+  } else {
+    /* bytes: v0 v1 v2 0, then src's byte 3 in the last */
+    const uint32_t x = packed_bytes (rounded_int (v1), rounded_int (v0),
+        rounded_byte (v2));
+    return __byte_perm (x, src, 0x7210);
+  }
+}
+
 /* N four-byte pixels from (x, y): as wide stores when the run ends inside
  * the row, pixel by pixel when the right edge cuts it. */
 template <int N>
@@ -377,12 +423,15 @@ struct IntMask
   int taps[25];
 };
 
-/* A float mask of up to 5 x 5 for the byte and word tiles: 116 bytes of
- * launch parameters where Mask has 7.7 KB. */
+/* A float mask of up to 5 x 5 for the byte and word tiles: 120 bytes of
+ * launch parameters where Mask has 7.7 KB. The tiles take their samples
+ * as subnormals (subnormal_byte()), so the taps and the offset carry a
+ * power of two that `unscale` undoes (folded_mask()). */
 struct FloatMask
 {
   int border;
   float offset;
+  float unscale;
   float taps[25];
 };
 
@@ -415,16 +464,24 @@ tap (const IntMask & m, int t)
 }
 
 /* Float masks reach the byte and word tiles with their scale folded into
- * the taps (folded_mask()), and their sums start from the offset: an
- * output sample then needs no multiply-add to be scaled and offset, about
- * a twentieth of a 3x3 byte tile's instructions. Integer sums start from
+ * the taps (folded_mask()), and their sums start from the offset. The
+ * samples are subnormals b 2^-SUBNORMAL_EXP (subnormal_byte()), so the
+ * taps and the offset are multiplied by 2^E (subnormal_tap_exp()), and one
+ * multiply by `unscale` gives the value to round. Integer sums start from
  * 0 and are scaled and offset at the end, as floats. */
 inline FloatMask
 folded_mask (const Mask & m)
 {
-  FloatMask f = { m.border, m.offset, { } };
-  for (int t = 0; t < m.kw * m.kh && t < 25; t++)
-    f.taps[t] = m.taps[0][t] * m.scale;
+  const int n = m.kw * m.kh < 25 ? m.kw * m.kh : 25;
+  double largest = 0.0;
+  for (int t = 0; t < n; t++)
+    largest = std::fmax (largest, std::fabs ((double) m.taps[0][t] * m.scale));
+  const int E = subnormal_tap_exp (largest);
+  FloatMask f = { m.border,
+    (float) std::ldexp ((double) m.offset, E - SUBNORMAL_EXP),
+    (float) std::ldexp (1.0, SUBNORMAL_EXP - E), { } };
+  for (int t = 0; t < n; t++)
+    f.taps[t] = (float) std::ldexp ((double) m.taps[0][t] * m.scale, E);
   return f;
 }
 
@@ -436,9 +493,9 @@ __device__ __forceinline__ int sum_start (const IntMask &) { return 0; }
 
 /* A float sum's value, scaled and offset: the value to round. */
 __device__ __forceinline__ float
-finished (const FloatMask &, float v)
+finished (const FloatMask & m, float v)
 {
-  return v;
+  return v * m.unscale;
 }
 
 __device__ __forceinline__ float
