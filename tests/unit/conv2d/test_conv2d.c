@@ -70,6 +70,9 @@ reference (const plane * in, const test_mask * m, int x, int y, int c,
   *value = v < 0 ? 0 : (v > maxval ? maxval : v);
   *slack = 6e-8 * (m->kw * m->kh + 16) * (mag / fabs (m->divisor)
       + fabs (m->offset) + 1.0);
+  /* further outside the range than rounding reaches: saturated exactly */
+  if (v - *slack > maxval || v + *slack < 0)
+    *slack = 0;
 }
 
 /* ---- cases ----------------------------------------------------------------- */
@@ -111,13 +114,19 @@ static const int sizes[][2] = {
  * MASK_BYTE_TAPS: integer taps at the ends of a signed byte, where the
  * one-byte tiles pack four taps to a word: one tap of 128, -128, 127 or
  * -120 somewhere in the mask, and taps of -1, 0 or 1 around it while the
- * absolute sum stays at most 128 (a lone 128 does not fit a byte). */
+ * absolute sum stays at most 128 (a lone 128 does not fit a byte).
+ * MASK_SCALED: a rank-1 mask whose divisor is 2^-100, 2^-40, 2^40 or 2^100
+ * times the usual, so that the taps the kernels scale by powers of two
+ * (byte and word tiles, the separable column pass) sit at the ends of that
+ * scaling: results at the offset or saturated, never NaN or garbage. */
 enum
 { MASK_RANDOM, MASK_INTEGER, MASK_SEPARABLE, MASK_MAGNITUDE, MASK_EXTREME,
-  MASK_BYTE_TAPS, N_MASK_KINDS
+  MASK_BYTE_TAPS, MASK_SCALED, N_MASK_KINDS
 };
 static const char *const mask_kinds[] =
-    { "random", "integer", "separable", "magnitude", "extreme", "byte-taps" };
+    { "random", "integer", "separable", "magnitude", "extreme", "byte-taps",
+  "scaled"
+};
 
 static void
 make_mask (test_mask * m, int kind, int kw, int kh, cf_border border)
@@ -141,7 +150,8 @@ make_mask (test_mask * m, int kind, int kw, int kh, cf_border border)
         case MASK_INTEGER: v = (float) (test_rand_int (9) - 3); break;
         case MASK_EXTREME: v = (float) (127 / (kw * kh) > 0
               ? 127 / (kw * kh) : 1); break;
-        case MASK_SEPARABLE: v = col[t / kw] * row[t % kw]; break;
+        case MASK_SEPARABLE:
+        case MASK_SCALED: v = col[t / kw] * row[t % kw]; break;
         default: v = (float) test_rand_range (-1.0, 1.0); break;
       }
       m->taps[k][t] = v;
@@ -162,6 +172,10 @@ make_mask (test_mask * m, int kind, int kw, int kh, cf_border border)
   }
   /* keep most results inside the sample range, so rounding is exercised */
   m->divisor = abs_sum > 0 ? abs_sum * test_rand_range (0.3, 1.0) : 1.0;
+  if (kind == MASK_SCALED) {
+    static const int exps[] = { -100, -40, 40, 100 };
+    m->divisor = ldexp (m->divisor, exps[test_rand_int (4)]);
+  }
   m->offset = kind == MASK_MAGNITUDE ? 0.0 : test_rand_range (0.0, 100.0);
 }
 
@@ -685,6 +699,10 @@ main (int argc, char **argv)
       {4, 25, 25, MASK_RANDOM}, {3, 9, 5, MASK_RANDOM},
       {4, 15, 15, MASK_MAGNITUDE}, {4, 7, 7, MASK_RANDOM},
       {3, 7, 1, MASK_RANDOM}, {3, 7, 13, MASK_RANDOM},
+      /* taps at the ends of the byte and word tiles' and the separable
+       * column pass's scaling */
+      {0, 3, 3, MASK_SCALED}, {3, 3, 3, MASK_SCALED}, {4, 5, 5, MASK_SCALED},
+      {3, 9, 9, MASK_SCALED}, {0, 5, 5, MASK_SCALED},
       /* 4K and 3001 x 1999 (rows not 16-byte aligned): the fast variant's
        * byte tiles (one-byte planes) and word tiles (four-byte pixels,
        * the kept channel last and first) over thousands of blocks */
