@@ -220,7 +220,7 @@ conv2d_fast_bytes_kernel (Image im, const __grid_constant__ M m)
     int r[BYTES_PX];
 #pragma unroll
     for (int k = 0; k < BYTES_PX; k++)
-      r[k] = rounded_int (finished (m, v[k]));
+      r[k] = __float2int_rn (finished (m, v[k]));
     store_bytes (im, ox, y, r);
   }
 }

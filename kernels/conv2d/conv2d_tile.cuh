@@ -349,16 +349,6 @@ pack_kept (uint32_t b0, uint32_t b1, uint32_t b2, uint32_t src)
   return __byte_perm (lo, hi, ORDER);
 }
 
-/* v rounded to the nearest integer (ties to even), as a 32-bit integer:
- * values past its range become its bounds, NaN 0. */
-__device__ __forceinline__ int
-rounded_int (float v)
-{
-  int r;
-  asm ("cvt.rni.s32.f32 %0, %1;" : "=r" (r) : "f" (v));
-  return r;
-}
-
 /* (c << 16) | (a << 8) | b, a and b saturated to bytes first: one
  * instruction. */
 __device__ __forceinline__ uint32_t
@@ -373,7 +363,8 @@ packed_bytes (int a, int b, uint32_t c)
 /* A four-byte pixel from the values v0 v1 v2 of its three filtered
  * channels (lane order), each rounded and saturated to a byte, and the
  * kept byte of its source word `src`, in memory order, as pack_kept():
- * two values go in as rounded integers and one as a rounded byte, so that
+ * two values go in as 32-bit integers rounded to nearest even (values
+ * past their range at its bounds, NaN 0) and one as a rounded byte, so that
  * a saturating pack and one byte permute place all four bytes where
  * pack_kept() takes three. It needs all three values at once, so it suits
  * kernels that have them together (the float word tiles: 4K 3x3 28.1 ->
@@ -384,13 +375,13 @@ rounded_pixel (float v0, float v1, float v2, uint32_t src)
 {
   if constexpr (ROTATE) {
     /* bytes: v1 v2 v0 0, then src's byte 0 ahead */
-    const uint32_t x = packed_bytes (rounded_int (v2), rounded_int (v1),
-        rounded_byte (v0));
+    const uint32_t x = packed_bytes (__float2int_rn (v2),
+        __float2int_rn (v1), rounded_byte (v0));
     return __byte_perm (x, src, 0x1024);
   } else {
     /* bytes: v0 v1 v2 0, then src's byte 3 in the last */
-    const uint32_t x = packed_bytes (rounded_int (v1), rounded_int (v0),
-        rounded_byte (v2));
+    const uint32_t x = packed_bytes (__float2int_rn (v1),
+        __float2int_rn (v0), rounded_byte (v2));
     return __byte_perm (x, src, 0x7210);
   }
 }
