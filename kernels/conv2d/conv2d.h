@@ -86,9 +86,9 @@ typedef enum
   CF_CONV2D_N_ALGORITHMS
 } cf_conv2d_algorithm;
 
-/* Validates `mask` (odd sizes in range, finite taps, non-zero finite divisor,
- * finite offset, known border) and fills `plan`. Returns CF_ERR_INVALID on
- * the first violation. */
+/* Validates `mask` (odd sizes in range, finite taps, a non-zero divisor
+ * whose reciprocal and an offset that are finite as floats, known border)
+ * and fills `plan`. Returns CF_ERR_INVALID on the first violation. */
 int cf_conv2d_plan_init (cf_conv2d_plan * plan, const cf_conv2d_mask * mask);
 
 /* Checks a plane layout; CF_ERR_INVALID when it is not one we filter. */

@@ -81,8 +81,11 @@ cf_conv2d_plan_init (cf_conv2d_plan * plan, const cf_conv2d_mask * mask)
   if (!taps_finite (mask->taps, n)
       || (mask->taps2 && !taps_finite (mask->taps2, n)))
     return CF_ERR_INVALID;
+  /* the plan keeps the scale and the offset as floats: both must be
+   * finite there, not only in double */
   if (!isfinite (mask->divisor) || mask->divisor == 0.0
-      || !isfinite (mask->offset) || !isfinite (1.0 / mask->divisor))
+      || !isfinite ((float) mask->offset)
+      || !isfinite ((float) (1.0 / mask->divisor)))
     return CF_ERR_INVALID;
   if ((int) mask->border < CF_BORDER_CLAMP
       || (int) mask->border > CF_BORDER_CONSTANT)

@@ -568,10 +568,16 @@ check_plan_validation (void)
   m.divisor = INFINITY;
   test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
       "infinite divisor accepted");
+  m.divisor = 1e-40;             /* 1 / divisor past the largest float */
+  test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
+      "divisor of 1e-40 accepted");
   m.divisor = 1.0;
   m.offset = NAN;
   test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
       "NaN offset accepted");
+  m.offset = 1e39;
+  test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
+      "offset past the largest float accepted");
   m.offset = 0.0;
   taps[4] = NAN;
   test_check (cf_conv2d_plan_init (&plan, &m) == CF_ERR_INVALID,
