@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cuda_runtime.h>
@@ -137,6 +138,17 @@ subnormal_tap_exp (double largest)
   if (largest > 0.0 && std::isfinite (largest))
     std::frexp (largest, &e);
   return std::min (249, std::max (6, 100 - e));
+}
+
+/* v 2^e as a float (a tap or an offset scaled by subnormal_tap_exp()'s
+ * power), held at the largest finite float: taps past 2^122 scaled by 2^6
+ * would overflow, and infinity times a zero sample would make a NaN where
+ * the sum should keep its offset. */
+inline float
+scaled_float (double v, int e)
+{
+  const double s = std::ldexp (v, e);
+  return (float) std::min ((double) FLT_MAX, std::max (-(double) FLT_MAX, s));
 }
 
 /* Saturate to [0, maxval] and round to nearest even: adding 2^23 leaves the

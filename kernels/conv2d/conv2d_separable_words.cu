@@ -229,9 +229,8 @@ cf_conv2d_separable_words (const cf::Launch & launch, const cf::SepMask & mask)
     largest = std::fmax (largest, std::fabs ((double) m.col[j] * m.scale));
   const int E = cf::subnormal_tap_exp (largest);
   for (int j = 0; j < m.k; j++) {
-    m.col[j] = (float) std::ldexp ((double) m.col[j] * m.scale, E);
-    m.row[j] = (float) std::ldexp ((double) m.row[j],
-        cf::SUBNORMAL_EXP - E);
+    m.col[j] = cf::scaled_float ((double) m.col[j] * m.scale, E);
+    m.row[j] = cf::scaled_float (m.row[j], cf::SUBNORMAL_EXP - E);
   }
   switch (m.k) {
 #define CASE(k) case k: return cf::launch_separable_words<k> (launch, m);

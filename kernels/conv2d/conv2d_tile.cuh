@@ -469,10 +469,10 @@ folded_mask (const Mask & m)
     largest = std::fmax (largest, std::fabs ((double) m.taps[0][t] * m.scale));
   const int E = subnormal_tap_exp (largest);
   FloatMask f = { m.border,
-    (float) std::ldexp ((double) m.offset, E - SUBNORMAL_EXP),
+    scaled_float (m.offset, E - SUBNORMAL_EXP),
     (float) std::ldexp (1.0, SUBNORMAL_EXP - E), { } };
   for (int t = 0; t < n; t++)
-    f.taps[t] = (float) std::ldexp ((double) m.taps[0][t] * m.scale, E);
+    f.taps[t] = scaled_float ((double) m.taps[0][t] * m.scale, E);
   return f;
 }
 
