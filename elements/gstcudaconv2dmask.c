@@ -3,6 +3,7 @@
 #include "config.h"
 #endif
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -248,8 +249,11 @@ gst_cuda_conv2d_build_plan (const GstCudaConv2dSettings * s,
     cm.offset = s->offset;
     cm.border = s->border;
     if (cf_conv2d_plan_init (plan, &cm) != CF_OK) {
-      *error = g_strdup_printf ("the mask is not usable (divisor %g, "
-          "offset %g)", divisor, s->offset);
+      /* what is left to refuse once the taps passed: a divisor so small
+       * that its reciprocal, which the kernels multiply by, is no float */
+      *error = g_strdup_printf ("divisor %g, offset %g: 1 / divisor and the "
+          "offset must be within single precision (at most %g in magnitude)",
+          divisor, s->offset, (double) FLT_MAX);
       ok = FALSE;
     }
   }

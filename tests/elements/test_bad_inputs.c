@@ -56,6 +56,7 @@ static const Case cases[] = {
   {"conv2d even preset size", FAILS, V ("format=GRAY8") C2 "preset=box size=4" SINK, 0},
   {"conv2d zero-sum mask, divisor 0: divides by 1", RUNS, V ("format=GRAY8") C2 "preset=laplacian" SINK, 0},
   {"conv2d divisor 1e-9: saturates", RUNS, V ("format=GRAY8") C2 "divisor=1e-9" SINK, 0},
+  {"conv2d divisor 1e-300: 1 / divisor beyond float", FAILS, V ("format=GRAY8") C2 "divisor=1e-300" SINK, 0},
   /* cudaconv2d: frames */
   {"conv2d 1x1 RGBA, 3x3 mask: larger than the frame", FAILS, V ("format=RGBA,width=1,height=1") C2 "preset=sharpen" SINK, 0},
   {"conv2d 1x1 GRAY8, 1x1 mask", RUNS, V ("format=GRAY8,width=1,height=1") C2 "kernel=2 divisor=3" SINK, 0},
