@@ -140,6 +140,17 @@ subnormal_tap_exp (double largest)
   return std::min (249, std::max (6, 100 - e));
 }
 
+/* The largest magnitude of taps[0 .. n) times scale, for
+ * subnormal_tap_exp(). */
+inline double
+largest_scaled (const float * taps, int n, double scale)
+{
+  double largest = 0.0;
+  for (int t = 0; t < n; t++)
+    largest = std::fmax (largest, std::fabs (taps[t] * scale));
+  return largest;
+}
+
 /* v 2^e as a float (a tap or an offset scaled by subnormal_tap_exp()'s
  * power), held at the largest finite float: taps past 2^122 scaled by 2^6
  * would overflow, and infinity times a zero sample would make a NaN where

@@ -224,10 +224,8 @@ cf_conv2d_separable_words (const cf::Launch & launch, const cf::SepMask & mask)
    * the column pass takes its samples as subnormals (subnormal_byte()), so
    * the column taps carry 2^E and the row taps undo it */
   cf::SepMask m = mask;
-  double largest = 0.0;
-  for (int j = 0; j < m.k; j++)
-    largest = std::fmax (largest, std::fabs ((double) m.col[j] * m.scale));
-  const int E = cf::subnormal_tap_exp (largest);
+  const int E = cf::subnormal_tap_exp (cf::largest_scaled (m.col, m.k,
+          m.scale));
   for (int j = 0; j < m.k; j++) {
     m.col[j] = cf::scaled_float ((double) m.col[j] * m.scale, E);
     m.row[j] = cf::scaled_float (m.row[j], cf::SUBNORMAL_EXP - E);

@@ -464,10 +464,7 @@ inline FloatMask
 folded_mask (const Mask & m)
 {
   const int n = m.kw * m.kh < 25 ? m.kw * m.kh : 25;
-  double largest = 0.0;
-  for (int t = 0; t < n; t++)
-    largest = std::fmax (largest, std::fabs ((double) m.taps[0][t] * m.scale));
-  const int E = subnormal_tap_exp (largest);
+  const int E = subnormal_tap_exp (largest_scaled (m.taps[0], n, m.scale));
   FloatMask f = { m.border,
     scaled_float (m.offset, E - SUBNORMAL_EXP),
     (float) std::ldexp (1.0, SUBNORMAL_EXP - E), { } };
