@@ -792,6 +792,37 @@ bench_mask (Bench * bench, const Size * s, int li, const Buffers * b,
   fflush (stdout);
 }
 
+typedef struct
+{
+  const Buffers *b;
+  cudaStream_t stream;
+} FrameCopy;
+
+static int
+frame_copy_launch (void *data, int pair)
+{
+  const FrameCopy *c = data;
+
+  return cudaMemcpyAsync (c->b->out[pair], c->b->in[pair],
+      c->b->plane_bytes, cudaMemcpyDeviceToDevice, c->stream);
+}
+
+/* One frame copied from input to output buffer, timed as the cases are:
+ * the least a launch over these bytes takes here, its fixed costs
+ * included (the floor column is the bytes at the large copy's rate). */
+static double
+time_frame_copy (Bench * bench, const Buffers * b)
+{
+  FrameCopy c = { b, bench->timer->stream };
+  int gated = 1;
+  double us = -1;
+
+  check_cuda ((cudaError_t) queued_timer_median (bench->timer,
+          frame_copy_launch, &c, b->pairs, &gated, "copy", &us),
+      "cudaMemcpyAsync");
+  return us;
+}
+
 static void
 bench_plane (Bench * bench, const Size * s, int li)
 {
@@ -800,8 +831,10 @@ bench_plane (Bench * bench, const Size * s, int li)
   Buffers b;
 
   buffers_init (&b, s, l, with_npp);
-  printf ("\n%s %s: %.1f MB in + out, %d buffer pair%s\n", s->name, l->name,
-      2.0 * b.plane_bytes / 1e6, b.pairs, b.pairs > 1 ? "s" : "");
+  printf ("\n%s %s: %.1f MB in + out, %d buffer pair%s; the frame copied "
+      "in -> out, timed the same way: %.1f us\n", s->name, l->name,
+      2.0 * b.plane_bytes / 1e6, b.pairs, b.pairs > 1 ? "s" : "",
+      time_frame_copy (bench, &b));
   print_case_header ();
   for (int kind = MASK_GENERAL; kind <= MASK_INTEGER; kind++)
     for (int k = 0; k < N_MASK_SIZES; k++)
