@@ -3,7 +3,8 @@
  * and GRAY8, with square masks of 3 to 15 taps, general and separable, and
  * general masks of small integer taps (the same for NPP) up to 5x5. Each
  * time is printed next to the device memory floor of the case, taken from a
- * device-to-device copy measured in the same run.
+ * device-to-device copy measured in the same run, and each plane's header
+ * gives the time of one frame's copy, timed as the cases are.
  *
  *   bench_conv2d [--quick] [--csv FILE]
  *
@@ -807,9 +808,10 @@ frame_copy_launch (void *data, int pair)
       c->b->plane_bytes, cudaMemcpyDeviceToDevice, c->stream);
 }
 
-/* One frame copied from input to output buffer, timed as the cases are:
- * the least a launch over these bytes takes here, its fixed costs
- * included (the floor column is the bytes at the large copy's rate). */
+/* One frame copied from input to output buffer by the driver, timed as
+ * the cases are: what moving these bytes costs one call here, its fixed
+ * costs included (the floor column is the bytes at the large copy's
+ * rate, with none). */
 static double
 time_frame_copy (Bench * bench, const Buffers * b)
 {
