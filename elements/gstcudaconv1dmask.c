@@ -89,6 +89,14 @@ gst_cuda_impulse_load (const gchar * location, GstCudaImpulse * ir,
     sf_close (file);
     return FALSE;
   }
+  if (info.frames * info.channels > GST_CUDA_CONV1D_MAX_TOTAL_TAPS) {
+    *error = g_strdup_printf ("the impulse response \"%s\" has %d channels "
+        "of %" G_GINT64_FORMAT " frames: more than the %d taps all masks "
+        "together may have", location, info.channels, (gint64) info.frames,
+        GST_CUDA_CONV1D_MAX_TOTAL_TAPS);
+    sf_close (file);
+    return FALSE;
+  }
   interleaved = g_new (gdouble, (gsize) info.frames * info.channels);
   got = sf_readf_double (file, interleaved, info.frames);
   sf_close (file);
@@ -298,7 +306,7 @@ from_impulse (const GstCudaImpulse * ir, gint rate, gint channels,
     return FALSE;
   }
   if (ir->rate != rate) {
-    /* the limit holds after resampling too: a response at a low rate
+    /* the limits hold after resampling too: a response at a low rate
      * grows by rate / ir->rate */
     gint64 frames = ((gint64) ir->frames * rate + ir->rate - 1) / ir->rate;
     if (frames > GST_CUDA_CONV1D_MAX_TAPS) {
@@ -306,6 +314,14 @@ from_impulse (const GstCudaImpulse * ir, gint rate, gint channels,
           "Hz, %" G_GINT64_FORMAT " at the stream's %d Hz: more than the %d "
           "taps a mask may have", ir->frames, ir->rate, frames, rate,
           GST_CUDA_CONV1D_MAX_TAPS);
+      return FALSE;
+    }
+    if (frames * ir->channels > GST_CUDA_CONV1D_MAX_TOTAL_TAPS) {
+      *error = g_strdup_printf ("the impulse response has %d channels of %d "
+          "frames at %d Hz, %" G_GINT64_FORMAT " at the stream's %d Hz: more "
+          "than the %d taps all masks together may have", ir->channels,
+          ir->frames, ir->rate, frames, rate,
+          GST_CUDA_CONV1D_MAX_TOTAL_TAPS);
       return FALSE;
     }
     resample (ir, rate, &resampled);

@@ -14,6 +14,12 @@ G_BEGIN_DECLS
  * length), and a buffer costs time in proportion to the length. */
 #define GST_CUDA_CONV1D_MAX_TAPS (1 << 21)
 
+/* The most taps all masks may have together: 2^24, every channel of a 7.1
+ * stream with its own response of the longest length (128 MiB of spectra
+ * on the device). Without it a small file of many channels at a low rate
+ * asks for gigabytes once resampled. */
+#define GST_CUDA_CONV1D_MAX_TOTAL_TAPS (8 * GST_CUDA_CONV1D_MAX_TAPS)
+
 typedef enum
 {
   GST_CUDA_CONV1D_PRESET_NONE,

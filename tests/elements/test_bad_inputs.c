@@ -35,6 +35,7 @@ typedef struct
 
 #define V(caps) "videotestsrc num-buffers=2 ! video/x-raw," caps
 #define A(caps) "audiotestsrc num-buffers=4 ! audio/x-raw," caps
+#define A64 A ("format=F32LE,rate=48000,channels=64,channel-mask=(bitmask)0")
 #define C2 " ! cudaconv2d backend=%B "
 #define C1 " ! cudaconv1d backend=%B "
 #define PS " ! cudaprefixsum backend=%B "
@@ -87,6 +88,8 @@ static const Case cases[] = {
   {"conv1d IR at 384 kHz, stream at 48 kHz: resampled", RUNS, A ("format=F32LE,rate=48000") C1 "location=%D/r384k.wav" SINK, 0},
   {"conv1d IR at 1 Hz: too long once resampled", FAILS, A ("format=F32LE,rate=48000") C1 "location=%D/r1.wav" SINK, 0},
   {"conv1d IR is a directory", FAILS, A ("format=F32LE") C1 "location=%D" SINK, 0},
+  {"conv1d IR of 64 x 262400 frames: too many taps in all", FAILS, A64 C1 "location=%D/ch64long.wav" SINK, 0},
+  {"conv1d IR of 64 ch at 8 Hz: too many once resampled", FAILS, A64 C1 "location=%D/ch64r8.wav" SINK, 0},
   /* cudaprefixsum */
   {"prefixsum radius beyond the frame: clipped windows", RUNS, V ("format=GRAY8,width=16,height=9") PS "output=box-mean radius=1024" SINK, 0},
   {"prefixsum grid finer than the frame", FAILS, V ("format=GRAY8,width=16,height=9") PS "grid-columns=4096 grid-rows=2" SINK, 0},
@@ -167,6 +170,17 @@ make_files (const gchar * dir)
   g_free (path);
   path = g_build_filename (dir, "r384k.wav", NULL);
   ok = ok && write_wav (path, "format=S16LE,channels=1,rate=384000", 8);
+  g_free (path);
+  /* within the limit a mask has, over the one for all masks together:
+   * as read (1025 x 256 frames), and once resampled (256 frames at 8 Hz
+   * are 1536000 at 48 kHz) */
+  path = g_build_filename (dir, "ch64long.wav", NULL);
+  ok = ok && write_wav (path, "format=U8,channels=64,rate=48000,"
+      "channel-mask=(bitmask)0", 1025);
+  g_free (path);
+  path = g_build_filename (dir, "ch64r8.wav", NULL);
+  ok = ok && write_wav (path, "format=S16LE,channels=64,rate=8,"
+      "channel-mask=(bitmask)0", 1);
   g_free (path);
   return ok;
 }
