@@ -36,6 +36,16 @@ def value_text(value):
     return str(value)
 
 
+def default_of(pspec):
+    """The default value; an enum's as its enum value, which newer
+    PyGObject (3.50) gives as a plain int."""
+    value = pspec.default_value
+    if (GObject.type_is_a(pspec.value_type, GObject.TYPE_ENUM)
+            and not isinstance(value, GObject.GEnum)):
+        value = pspec.value_type.pytype(value)
+    return value
+
+
 def mutability(flags):
     if flags & Gst.PARAM_MUTABLE_PLAYING:
         return "playing"
@@ -54,7 +64,7 @@ def describe_property(pspec, enums):
         "construct": bool(flags & GObject.ParamFlags.CONSTRUCT),
         "construct-only": bool(flags & GObject.ParamFlags.CONSTRUCT_ONLY),
         "controllable": bool(flags & Gst.PARAM_CONTROLLABLE),
-        "default": value_text(pspec.default_value),
+        "default": value_text(default_of(pspec)),
         "mutable": mutability(flags),
         "readable": bool(flags & GObject.ParamFlags.READABLE),
         "type": GObject.type_name(pspec.value_type),
@@ -96,6 +106,10 @@ def describe_element(factory, enums):
         if pspec.owner_type in (GObject.Object.__gtype__,
                                 Gst.Object.__gtype__):
             continue            # name and parent, as the cache leaves out
+        if GObject.type_is_a(pspec.value_type, GObject.TYPE_ENUM):
+            # newer PyGObject (3.50) makes an enum's Python class only once
+            # a value of it has been read
+            element.get_property(pspec.name)
         properties[pspec.name] = describe_property(pspec, enums)
     hierarchy = []
     gtype = type(element).__gtype__
