@@ -38,6 +38,7 @@
 #include "gstcudapinnedallocator.h"
 
 #ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudautils.h>
 #endif
 
@@ -68,6 +69,7 @@ typedef struct
   GstCudaFilterDevice *device;
   GstCudaStreams streams;
   cf_event computed;            /* recorded after a frame's kernels */
+  cf_event handoff;             /* orders our stream with a memory's */
   gboolean fallback_logged;
   /* the source pad's peer computes on our stream (decide_allocation) */
   gboolean downstream_shares_stream;
@@ -275,7 +277,9 @@ close_device (GstCudaFilterBasePrivate * priv, gboolean own_compute)
   }
   if (priv->computed)
     cf_gpu_event_destroy (priv->computed);
-  priv->computed = NULL;
+  if (priv->handoff)
+    cf_gpu_event_destroy (priv->handoff);
+  priv->computed = priv->handoff = NULL;
   g_clear_pointer (&priv->device, gst_cuda_filter_device_unref);
 }
 
@@ -365,19 +369,28 @@ find_device (GstCudaFilterBase * self, gint device_id)
 }
 
 /* Opens the element's device: the context, its shared stream, streams of
- * the element's own. Returns NULL, or why the device is not usable. */
+ * the element's own. Returns NULL, or why the device is not usable;
+ * *mismatch: the reason is a driver or a GPU that cannot run this build,
+ * which a user can mend (a newer driver, another build). */
 static gchar *
-open_device (GstCudaFilterBase * self, gint device_id)
+open_device (GstCudaFilterBase * self, gint device_id, gboolean * mismatch)
 {
   GstCudaFilterBasePrivate *priv = PRIV (self);
   gboolean shares = GST_CUDA_FILTER_BASE_GET_CLASS (self)->shares_stream;
   int count = 0, status = cf_gpu_device_count (&count);
   gchar *error;
-  char name[256];
+  char name[256], why[512];
   gint id;
 
+  *mismatch = FALSE;
   if (!cf_gpu_built_with_cuda ())
     return g_strdup ("the plugin was built without CUDA");
+  /* the runtime says cudaErrorInsufficientDriver with no driver at all,
+   * too: only a driver that answers is one too old */
+  if (count == 0 && cf_gpu_check_build (-1, why, sizeof (why)) != CF_OK) {
+    *mismatch = TRUE;
+    return g_strdup (why);
+  }
   if (count == 0)
     return g_strdup_printf ("no CUDA device (%s)", status == CF_OK
         ? "none present" : cf_status_name (status));
@@ -387,8 +400,15 @@ open_device (GstCudaFilterBase * self, gint device_id)
   if ((error = find_device (self, device_id)))
     return error;
   id = gst_cuda_filter_device_id (priv->device);
-  if ((status = gst_cuda_filter_device_make_current (priv->device)) != CF_OK
+  if ((status = gst_cuda_filter_device_make_current (priv->device)) == CF_OK
+      && cf_gpu_check_build (id, why, sizeof (why)) != CF_OK) {
+    close_device (priv, FALSE);
+    *mismatch = TRUE;
+    return g_strdup (why);
+  }
+  if (status != CF_OK
       || (status = cf_gpu_event_create (&priv->computed)) != CF_OK
+      || (status = cf_gpu_event_create (&priv->handoff)) != CF_OK
       || (status = cf_gpu_stream_create (&priv->streams.upload)) != CF_OK
       || (status = cf_gpu_stream_create (&priv->streams.download)) != CF_OK
       || (!shares
@@ -413,6 +433,7 @@ choose_backend (GstBaseTransform * trans)
   GstCudaFilterBackend backend;
   gint device;
   gchar *reason = NULL;
+  gboolean mismatch;
 
   GST_OBJECT_LOCK (trans);
   backend = priv->backend;
@@ -424,7 +445,7 @@ choose_backend (GstBaseTransform * trans)
     GST_INFO_OBJECT (trans, "processing on the CPU, as requested");
     return TRUE;
   }
-  reason = open_device (GST_CUDA_FILTER_BASE (trans), device);
+  reason = open_device (GST_CUDA_FILTER_BASE (trans), device, &mismatch);
   if (!reason) {
     priv->use_cuda = TRUE;
     return TRUE;
@@ -438,8 +459,9 @@ choose_backend (GstBaseTransform * trans)
   }
   if (!priv->fallback_logged) {
     int count = 0;
-    /* no GPU at all is what backend=auto is for; a GPU that fails is news */
-    if (cf_gpu_device_count (&count) == CF_OK && count > 0)
+    /* no GPU at all is what backend=auto is for; a GPU that fails, or a
+     * driver or GPU the build cannot serve, is news */
+    if (mismatch || (cf_gpu_device_count (&count) == CF_OK && count > 0))
       GST_ELEMENT_WARNING (trans, RESOURCE, OPEN_READ_WRITE,
           ("The GPU cannot be used (%s); processing on the CPU.", reason),
           (NULL));
@@ -676,21 +698,50 @@ gst_cuda_filter_base_sync (GstCudaFilterBase * self)
 }
 
 gboolean
+gst_cuda_filter_base_order_before (GstCudaFilterBase * self,
+    GstBuffer * buffer, gboolean write)
+{
+  GstCudaFilterBasePrivate *priv = PRIV (self);
+
+  return gst_cuda_filter_base_enter (self)
+      && gst_cuda_filter_base_check (self,
+      gst_cuda_filter_memory_order_before (buffer, write,
+          priv->streams.compute, priv->handoff), "waiting for a frame");
+}
+
+gboolean
 gst_cuda_filter_base_finish (GstCudaFilterBase * self, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
-  /* The kernels may still be queued only inside a chain of ours: the input
-   * came from an element of ours on the same stream (whose pool rewrites
-   * it only through work queued after ours; any other writer, such as
-   * cudaupload, may rewrite it as soon as we return) and the output goes
-   * to one. A host input was uploaded into a scratch plane that the next
-   * frame's upload overwrites: also waited for. */
-  gboolean handed_on_device = PRIV (self)->downstream_shares_stream
-      && gst_cuda_filter_base_is_device_buffer (self, outbuf)
-      && gst_cuda_filter_base_is_device_buffer (self, inbuf)
-      && gst_cuda_filter_memory_peer_shares
-      (GST_BASE_TRANSFORM_SINK_PAD (self), PRIV (self)->device);
+  GstCudaFilterBasePrivate *priv = PRIV (self);
+  gboolean in_device = gst_cuda_filter_base_is_device_buffer (self, inbuf);
+  gboolean out_device = gst_cuda_filter_base_is_device_buffer (self, outbuf);
+  gboolean in_streamed = FALSE, out_streamed = FALSE, handed_on_device;
+  int status = CF_OK;
 
+  /* 1.24+: the memories' streams wait for our kernels on the GPU; when
+   * both frames carry streams, their users order themselves after ours */
+  if (in_device)
+    status = gst_cuda_filter_memory_order_after (inbuf, priv->streams.compute,
+        priv->handoff, &in_streamed);
+  if (status == CF_OK && out_device && outbuf != inbuf)
+    status = gst_cuda_filter_memory_order_after (outbuf,
+        priv->streams.compute, priv->handoff, &out_streamed);
+  else
+    out_streamed = in_streamed;
+  if (!gst_cuda_filter_base_check (self, status, "handing a frame on"))
+    return FALSE;
+  /* Otherwise (1.22's rules) the kernels may still be queued only inside a
+   * chain of ours: the input came from an element of ours on the same
+   * stream (whose pool rewrites it only through work queued after ours;
+   * any other writer, such as cudaupload, may rewrite it as soon as we
+   * return) and the output goes to one. A host input was uploaded into a
+   * scratch plane that the next frame's upload overwrites: also waited
+   * for. */
+  handed_on_device = in_device && out_device && ((in_streamed && out_streamed)
+      || (priv->downstream_shares_stream
+          && gst_cuda_filter_memory_peer_shares
+          (GST_BASE_TRANSFORM_SINK_PAD (self), priv->device)));
   return wait_for (self, !handed_on_device);
 }
 

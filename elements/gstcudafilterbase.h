@@ -123,8 +123,16 @@ gboolean gst_cuda_filter_base_is_device_buffer (GstCudaFilterBase * self,
 /* TRUE when `caps` carry the memory:CUDAMemory feature. */
 gboolean gst_cuda_filter_caps_are_cuda (const GstCaps * caps);
 
+/* Makes the element's kernels wait, on the GPU, for the work queued on the
+ * streams of `buffer`'s CUDA memory that they must come after (GStreamer
+ * 1.24+; gst_cuda_filter_memory_order_before). FALSE after posting an
+ * error. */
+gboolean gst_cuda_filter_base_order_before (GstCudaFilterBase * self,
+    GstBuffer * buffer, gboolean write);
+
 /* Maps a video frame: device pointers for CUDA memory of the element's
- * context, host pointers otherwise. *on_device says which. */
+ * context (ordered after its writer and readers, as above), host pointers
+ * otherwise. *on_device says which. */
 gboolean gst_cuda_filter_base_map_frame (GstCudaFilterBase * self,
     GstVideoFrame * frame, const GstVideoInfo * info, GstBuffer * buffer,
     GstMapFlags flags, gboolean * on_device);

@@ -14,6 +14,9 @@ struct _GstCudaFilterDevice
 #ifdef HAVE_GST_CUDA
   GstCudaContext *context;
 #endif
+#ifdef HAVE_GST_CUDA_STREAM
+  GstCudaStream *cuda_stream;   /* owns `stream` */
+#endif
   cf_stream stream;
 };
 
@@ -71,11 +74,22 @@ lookup (gpointer context, gint id, gchar ** error)
 #ifdef HAVE_GST_CUDA
   dev->context = gst_object_ref (context);
 #endif
+  status = gst_cuda_filter_device_make_current (dev);
+#ifdef HAVE_GST_CUDA_STREAM
+  /* GStreamer's own stream type, so that pools can carry it; a blocking
+   * stream (the only kind it makes): GStreamer's copies on the legacy
+   * default stream, for memory that has no stream, order themselves after
+   * the plugin's work */
+  if (status == CF_OK && !(dev->cuda_stream = gst_cuda_stream_new (dev->context)))
+    status = CF_ERR_CONTEXT;
+  if (status == CF_OK)
+    dev->stream = (cf_stream) gst_cuda_stream_get_handle (dev->cuda_stream);
+#else
   /* non-blocking: the legacy default stream of other code in the context
    * neither waits for the plugin's work nor holds it up */
-  status = gst_cuda_filter_device_make_current (dev);
   if (status == CF_OK)
     status = cf_gpu_stream_create (&dev->stream);
+#endif
   if (status != CF_OK) {
     *error = g_strdup_printf ("device %d cannot be used: %s", id,
         cf_status_name (status));
@@ -137,8 +151,13 @@ gst_cuda_filter_device_unref (GstCudaFilterDevice * dev)
     return;
   if (gst_cuda_filter_device_make_current (dev) == CF_OK) {
     cf_gpu_stream_sync (dev->stream);
+#ifndef HAVE_GST_CUDA_STREAM
     cf_gpu_stream_destroy (dev->stream);
+#endif
   }
+#ifdef HAVE_GST_CUDA_STREAM
+  gst_cuda_stream_unref (dev->cuda_stream);
+#endif
 #ifdef HAVE_GST_CUDA
   gst_object_unref (dev->context);
   /* the context may be gone now: this thread must not keep naming it */
@@ -158,3 +177,11 @@ gst_cuda_filter_device_stream (GstCudaFilterDevice * dev)
 {
   return dev->stream;
 }
+
+#ifdef HAVE_GST_CUDA_STREAM
+GstCudaStream *
+gst_cuda_filter_device_cuda_stream (GstCudaFilterDevice * dev)
+{
+  return dev->cuda_stream;
+}
+#endif

@@ -22,6 +22,9 @@
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/gstcudacontext.h>
 #endif
+#ifdef HAVE_GST_CUDA_STREAM
+#include <gst/cuda/gstcudastream.h>
+#endif
 
 G_BEGIN_DECLS
 
@@ -43,6 +46,13 @@ void gst_cuda_filter_device_unref (GstCudaFilterDevice * dev);
 
 gint gst_cuda_filter_device_id (GstCudaFilterDevice * dev);
 cf_stream gst_cuda_filter_device_stream (GstCudaFilterDevice * dev);
+#ifdef HAVE_GST_CUDA_STREAM
+/* The same stream as a GstCudaStream (GStreamer 1.24+), for the pools that
+ * put it on the memories they hand out, so that GStreamer's CUDA elements
+ * of 1.24 and newer write and read those frames on it, or wait for it on
+ * the GPU. */
+GstCudaStream *gst_cuda_filter_device_cuda_stream (GstCudaFilterDevice * dev);
+#endif
 
 /* Makes the context current on the calling thread, as cudaSetDevice makes
  * a device's primary context current: it stays current until something

@@ -10,7 +10,14 @@
  * elements on the same device: both queue their work on the stream of the
  * shared context, so the reader's kernels run after the writer's without
  * anyone waiting on the host, and a pool buffer the reader releases is
- * rewritten only by work queued after its read. */
+ * rewritten only by work queued after its read.
+ *
+ * From GStreamer 1.24 a memory may carry a stream (GstCudaStream), on which
+ * whoever writes or reads it queues the work, or waits for it: the pools
+ * the elements make carry the shared stream, and a memory of another
+ * stream is ordered with ours on the GPU, through an event, both ways
+ * (gst_cuda_filter_memory_order_before, _order_after). A memory with no
+ * stream keeps 1.22's rules. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -23,6 +30,9 @@
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudamemory.h>
+#endif
+#ifdef HAVE_GST_CUDA_STREAM
+#include <gst/cuda/gstcudastream.h>
 #endif
 
 /* Buffers the CUDA pools keep: one being written, one being read. */
@@ -177,6 +187,84 @@ gst_cuda_filter_memory_peer_shares (GstPad * pad,
   return shares;
 }
 
+#ifdef HAVE_GST_CUDA_STREAM
+/* The stream the memory's users queue their work on; NULL: none (1.22's
+ * rules: its writer finished before handing it on). */
+static cf_stream
+stream_of (GstMemory * mem)
+{
+  GstCudaStream *stream = gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST
+      (mem));
+
+  return stream ? (cf_stream) gst_cuda_stream_get_handle (stream) : NULL;
+}
+
+int
+gst_cuda_filter_memory_order_before (GstBuffer * buffer, gboolean write,
+    cf_stream ours, cf_event event)
+{
+  int status = CF_OK;
+
+  for (guint k = 0; k < gst_buffer_n_memory (buffer) && status == CF_OK;
+      k++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, k);
+    cf_stream theirs = stream_of (mem);
+
+    /* a read waits for a write still queued; a write for everything
+     * queued (the readers of the frame the buffer held before) */
+    if (!theirs || theirs == ours || (!write && !GST_MEMORY_FLAG_IS_SET (mem,
+                GST_CUDA_MEMORY_TRANSFER_NEED_SYNC)))
+      continue;
+    status = cf_gpu_event_record (event, theirs);
+    if (status == CF_OK)
+      status = cf_gpu_stream_wait (ours, event);
+  }
+  return status;
+}
+
+int
+gst_cuda_filter_memory_order_after (GstBuffer * buffer, cf_stream ours,
+    cf_event event, gboolean * streamed)
+{
+  gboolean recorded = FALSE;
+  int status = CF_OK;
+
+  *streamed = gst_buffer_n_memory (buffer) > 0;
+  for (guint k = 0; k < gst_buffer_n_memory (buffer) && status == CF_OK;
+      k++) {
+    cf_stream theirs = stream_of (gst_buffer_peek_memory (buffer, k));
+
+    if (!theirs)
+      *streamed = FALSE;
+    if (!theirs || theirs == ours)
+      continue;
+    if (!recorded)
+      status = cf_gpu_event_record (event, ours);
+    recorded = TRUE;
+    if (status == CF_OK)
+      status = cf_gpu_stream_wait (theirs, event);
+  }
+  return status;
+}
+#else
+int
+gst_cuda_filter_memory_order_before (GstBuffer * buffer G_GNUC_UNUSED,
+    gboolean write G_GNUC_UNUSED, cf_stream ours G_GNUC_UNUSED,
+    cf_event event G_GNUC_UNUSED)
+{
+  return CF_OK;
+}
+
+int
+gst_cuda_filter_memory_order_after (GstBuffer * buffer G_GNUC_UNUSED,
+    cf_stream ours G_GNUC_UNUSED, cf_event event G_GNUC_UNUSED,
+    gboolean * streamed)
+{
+  *streamed = FALSE;
+  return CF_OK;
+}
+#endif
+
 #ifdef HAVE_GST_CUDA
 static GstCudaContext *
 context_of (GstCudaFilterDevice * device)
@@ -202,10 +290,12 @@ gst_cuda_filter_base_is_device_buffer (GstCudaFilterBase * self,
   return TRUE;
 }
 
-/* A started pool of `context` for `caps`; *size: its buffers' size. */
+/* A started pool of `device`'s context for `caps`; *size: its buffers'
+ * size. From 1.24 its memories carry the device's stream. */
 static GstBufferPool *
-new_cuda_pool (GstCudaContext * context, GstCaps * caps, guint * size)
+new_cuda_pool (GstCudaFilterDevice * device, GstCaps * caps, guint * size)
 {
+  GstCudaContext *context = context_of (device);
   GstVideoInfo info;
   GstBufferPool *pool;
   GstStructure *config;
@@ -219,6 +309,10 @@ new_cuda_pool (GstCudaContext * context, GstCaps * caps, guint * size)
       CUDA_POOL_MIN_BUFFERS, 0);
   gst_buffer_pool_config_add_option (config,
       GST_BUFFER_POOL_OPTION_VIDEO_META);
+#ifdef HAVE_GST_CUDA_STREAM
+  gst_buffer_pool_config_set_cuda_stream (config,
+      gst_cuda_filter_device_cuda_stream (device));
+#endif
   if (!gst_buffer_pool_set_config (pool, config)) {
     gst_object_unref (pool);
     return NULL;
@@ -239,7 +333,7 @@ gst_cuda_filter_memory_propose (GstCudaFilterDevice * device,
 
   if (gst_query_get_n_allocation_pools (query) > 0)
     return;                     /* passthrough: downstream answered */
-  pool = new_cuda_pool (context_of (device), caps, &size);
+  pool = new_cuda_pool (device, caps, &size);
   if (pool) {
     gst_query_add_allocation_pool (query, pool, size, CUDA_POOL_MIN_BUFFERS,
         0);
@@ -264,7 +358,7 @@ gst_cuda_filter_memory_decide (GstCudaFilterDevice * device,
   gst_clear_object (&pool);
   if (keep)
     return TRUE;
-  pool = new_cuda_pool (context, caps, &size);
+  pool = new_cuda_pool (device, caps, &size);
   if (!pool)
     return FALSE;
   min = MAX (min, CUDA_POOL_MIN_BUFFERS);
@@ -284,8 +378,15 @@ gst_cuda_filter_base_map_frame (GstCudaFilterBase * self,
     GstMapFlags flags, gboolean * on_device)
 {
   *on_device = gst_cuda_filter_base_is_device_buffer (self, buffer);
-  return gst_video_frame_map (frame, info, buffer, flags
-      | (*on_device ? GST_MAP_CUDA : 0));
+  if (!gst_video_frame_map (frame, info, buffer, flags
+          | (*on_device ? GST_MAP_CUDA : 0)))
+    return FALSE;
+  if (*on_device && !gst_cuda_filter_base_order_before (self, buffer,
+          (flags & GST_MAP_WRITE) != 0)) {
+    gst_video_frame_unmap (frame);
+    return FALSE;
+  }
+  return TRUE;
 }
 #else
 gboolean

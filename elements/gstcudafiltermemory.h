@@ -26,6 +26,23 @@ gboolean gst_cuda_filter_memory_decide (GstCudaFilterDevice * device,
  * from cudaupload, whose own order puts system memory first. */
 GstCaps *gst_cuda_filter_memory_prefer (GstCaps * caps, gboolean cuda);
 
+/* GStreamer 1.24+ streams on memories (a build against 1.22 has none: both
+ * return CF_OK and do nothing). Before the kernels on `ours` read (or,
+ * `write`, write) `buffer`'s CUDA memory: they wait on the GPU, through
+ * `event`, for the stream of each memory of another stream when it may
+ * still be writing the memory (GST_CUDA_MEMORY_TRANSFER_NEED_SYNC) or, for
+ * a write, for whatever was queued on it. */
+int gst_cuda_filter_memory_order_before (GstBuffer * buffer, gboolean write,
+    cf_stream ours, cf_event event);
+
+/* After the kernels on `ours` were queued on `buffer`'s CUDA memory: the
+ * stream of each memory of another stream waits for them on the GPU, so
+ * that its next writer (upstream's pool) or reader (downstream) comes
+ * after. *streamed: every memory carries a stream, whose users order
+ * themselves on the GPU, so that no wait on the host is needed for it. */
+int gst_cuda_filter_memory_order_after (GstBuffer * buffer, cf_stream ours,
+    cf_event event, gboolean * streamed);
+
 /* TRUE when the peer of `pad` (either direction) is one of the plugin's
  * elements that computes on the stream of `device`. */
 gboolean gst_cuda_filter_memory_peer_shares (GstPad * pad,

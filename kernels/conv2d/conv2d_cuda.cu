@@ -42,14 +42,26 @@ allow_shared (const void *kernel, size_t bytes)
   /* what each (kernel, device) was configured for: the attribute calls are
    * not free, and the same kernels are launched for every frame */
   static std::mutex lock;
-  static std::map<std::pair<const void *, int>, size_t> configured;
+  static std::map<std::pair<const void *, unsigned long long>, size_t>
+      configured;
   int device = 0;
   cudaError_t err = cudaGetDevice (&device);
+  unsigned long long where = 0;
 
   if (err != cudaSuccess)
     return (int) err;
+#if CUDART_VERSION >= 12050
+  where = (unsigned long long) device;
+#else
+  /* before 12.5 the attributes are set per context: the key is the
+   * context's ID, unique for the process's life (an address could be
+   * reused by the next pipeline's context) */
+  err = (cudaError_t) cf_gpu_context_id (&where);
+  if (err != cudaSuccess)
+    return (int) err;
+#endif
   std::lock_guard<std::mutex> guard (lock);
-  auto key = std::make_pair (kernel, device);
+  auto key = std::make_pair (kernel, where);
   auto it = configured.find (key);
   if (it != configured.end () && it->second >= bytes)
     return CF_OK;
@@ -61,6 +73,7 @@ allow_shared (const void *kernel, size_t bytes)
    * kernels run in whatever context the pipeline shares (GStreamer's CUDA
    * elements make their own), and a per-context setting would be missing
    * in the next one. */
+#if CUDART_VERSION >= 12050
   cudaKernel_t handle;
   err = cudaGetKernel (&handle, kernel);
   if (err == cudaSuccess)
@@ -70,6 +83,14 @@ allow_shared (const void *kernel, size_t bytes)
   if (err == cudaSuccess && bytes > 48 * 1024)
     err = cudaKernelSetAttributeForDevice (handle,
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes, device);
+#else
+  err = cudaFuncSetAttribute (kernel,
+      cudaFuncAttributePreferredSharedMemoryCarveout,
+      cudaSharedmemCarveoutMaxShared);
+  if (err == cudaSuccess && bytes > 48 * 1024)
+    err = cudaFuncSetAttribute (kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+#endif
   if (err == cudaSuccess)
     configured[key] = bytes;
   return (int) err;

@@ -19,6 +19,8 @@ static long target[CF_FAULT_N_KINDS];   /* 0: never */
 static long count[CF_FAULT_N_KINDS];
 static long lost_target, lost_count;    /* lost: every kind counted */
 static int lost;
+static int fake_driver;                 /* driver: its CUDA version */
+static int no_image;                    /* image: no code for the device */
 
 /* cudaErrorDevicesUnavailable */
 #define LOST_ERROR 46
@@ -42,6 +44,14 @@ read_environment (void)
     if (strncmp (spec, "lost:", 5) == 0) {
       lost_target = strtol (spec + 5, NULL, 10);
       any |= lost_target > 0;
+    }
+    if (strncmp (spec, "image:", 6) == 0) {
+      no_image = strtol (spec + 6, NULL, 10) > 0;
+      any |= no_image;
+    }
+    if (strncmp (spec, "driver:", 7) == 0) {
+      fake_driver = (int) strtol (spec + 7, NULL, 10);
+      any |= fake_driver > 0;
     }
     spec = strchr (spec, ',');
     if (spec)
@@ -76,4 +86,18 @@ cf_fault_lost (void)
   gone = lost;
   pthread_mutex_unlock (&lock);
   return gone;
+}
+
+int
+cf_fault_driver (void)
+{
+  pthread_once (&once, read_environment);
+  return fake_driver > 0 ? fake_driver : 0;
+}
+
+int
+cf_fault_image (void)
+{
+  pthread_once (&once, read_environment);
+  return no_image;
 }

@@ -13,6 +13,13 @@
  *   lost     the GPU lost: from the Nth call of those four kinds together,
  *            every one fails (cudaErrorDevicesUnavailable) and the device
  *            count is 0 (cudaErrorNoDevice), for good
+ *   driver   not a count: N is the CUDA version the driver says it supports
+ *            (12020 for 12.2, as cudaDriverGetVersion gives it); below the
+ *            build's major version the device count fails as with such a
+ *            driver (cudaErrorInsufficientDriver)
+ *   image    not a count: image:1 makes cf_gpu_check_build() find no code
+ *            for the device (cudaErrorNoKernelImageForDevice), as on a GPU
+ *            the build has no architecture for
  *
  * For developers and
  * the GPU suite's fault tests; unset, each call costs one load of a flag.
@@ -38,6 +45,12 @@ extern int cf_fault_armed;
 
 /* Non-zero once a `lost` fault has struck. */
 int cf_fault_lost (void);
+
+/* The driver's CUDA version `driver:N` pretends, or 0. */
+int cf_fault_driver (void);
+
+/* Non-zero when `image:1` hides the build's code from the device. */
+int cf_fault_image (void);
 
 /* Counts one call of `kind`; returns the CUDA error to fail it with, or 0. */
 int cf_fault_hit (cf_fault_kind kind);

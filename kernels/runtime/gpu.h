@@ -33,12 +33,33 @@ int cf_gpu_built_with_cuda (void);
 /* Number of usable CUDA devices in *count (0 when none). Returns the CUDA
  * error that made the count fail (no driver, ...) so callers can say why. */
 int cf_gpu_device_count (int *count);
+
+/* The CUDA version the driver supports (cudaDriverGetVersion: 12040 for
+ * 12.4), 0 without a driver; and the one the library was built with, 0
+ * without CUDA. */
+int cf_gpu_driver_version (void);
+int cf_gpu_build_version (void);
+/* The architectures the library has machine code for, as the build was
+ * given them ("75,80,90", PTX of the last one too); "" without CUDA. */
+const char *cf_gpu_build_archs (void);
+/* CF_OK when the driver can run the library's kernels and, for a `device`
+ * of 0 or more (made current by the caller), the device has code among
+ * them; else the CUDA error that says why (cudaErrorInsufficientDriver,
+ * cudaErrorNoKernelImageForDevice, ...), with a sentence for the user,
+ * naming the versions and the remedy, in `why` (see gpu_compat.h). */
+int cf_gpu_check_build (int device, char *why, size_t size);
+/* The same for `kernel`, a kernel of the caller's built for `archs`. */
+int cf_gpu_check_kernel (const void *kernel, const char *archs, int device,
+    char *why, size_t size);
 int cf_gpu_device_name (int device, char *name, size_t size);
 /* Makes `device` current for the calling thread. */
 int cf_gpu_set_device (int device);
 /* Makes a CUDA driver context (a CUcontext) current on the calling thread,
  * as cuCtxSetCurrent does: the runtime calls after it work in that context. */
 int cf_gpu_set_context (void *context);
+/* A number that names the calling thread's current context for the
+ * process's whole life (cuCtxGetId), unlike its address. */
+int cf_gpu_context_id (unsigned long long *id);
 /* The primary context of `device` (the runtime's own, alive for the whole
  * process), made current; its CUcontext in *context. */
 int cf_gpu_primary_context (int device, void **context);

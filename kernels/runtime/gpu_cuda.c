@@ -26,12 +26,30 @@ cf_gpu_device_count (int *count)
     *count = 0;
     return cudaErrorNoDevice;
   }
+  /* a driver too old for the build, as the runtime would find it */
+  if (cf_fault_armed && cf_fault_driver ()
+      && cf_fault_driver () / 1000 < CUDART_VERSION / 1000) {
+    *count = 0;
+    return cudaErrorInsufficientDriver;
+  }
   err = cudaGetDeviceCount (count);
   if (err != cudaSuccess) {
     *count = 0;
     cudaGetLastError ();        /* do not leave it sticky for the next call */
   }
   return err;
+}
+
+int
+cf_gpu_driver_version (void)
+{
+  int version = 0;
+
+  if (cf_fault_armed && cf_fault_driver ())
+    return cf_fault_driver ();
+  if (cudaDriverGetVersion (&version) != cudaSuccess)
+    version = 0;
+  return version;
 }
 
 int
@@ -61,8 +79,13 @@ driver_entry (const char *name, void **fn)
 
   if (*fn)
     return cudaSuccess;
+#if CUDART_VERSION >= 12050
+  /* the unversioned query is deprecated in 12.5 and gone in 13.0 */
   err = cudaGetDriverEntryPointByVersion (name, fn, 4000, cudaEnableDefault,
       &found);
+#else
+  err = cudaGetDriverEntryPoint (name, fn, cudaEnableDefault, &found);
+#endif
   if (err != cudaSuccess)
     return err;
   return found == cudaDriverEntryPointSuccess && *fn ? cudaSuccess
@@ -80,6 +103,23 @@ cf_gpu_set_context (void *context)
   /* CUresult and cudaError_t differ; any failure is a bad context */
   return ((int (*)(void *)) set_current) (context) == 0 ? cudaSuccess
       : cudaErrorInvalidResourceHandle;
+}
+
+int
+cf_gpu_context_id (unsigned long long *id)
+{
+  static void *get_current, *get_id;
+  void *context = NULL;
+  int err = driver_entry ("cuCtxGetCurrent", &get_current);
+
+  if (err == cudaSuccess)
+    err = driver_entry ("cuCtxGetId", &get_id);
+  if (err != cudaSuccess)
+    return err;
+  if (((int (*)(void **)) get_current) (&context) != 0 || !context
+      || ((int (*)(void *, unsigned long long *)) get_id) (context, id) != 0)
+    return cudaErrorInvalidResourceHandle;
+  return cudaSuccess;
 }
 
 int

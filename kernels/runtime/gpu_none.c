@@ -19,11 +19,17 @@ cf_gpu_device_count (int *count)
   return CF_ERR_NO_CUDA;
 }
 
+int cf_gpu_driver_version (void) { return 0; }
+int cf_gpu_build_version (void) { return 0; }
+const char *cf_gpu_build_archs (void) { return ""; }
+int cf_gpu_check_build (int d, char *w, size_t s) { (void) d; if (s) w[0] = '\0'; return CF_ERR_NO_CUDA; }
+int cf_gpu_check_kernel (const void *k, const char *a, int d, char *w, size_t s) { (void) k; (void) a; (void) d; if (s) w[0] = '\0'; return CF_ERR_NO_CUDA; }
 int cf_gpu_device_name (int d, char *n, size_t s) { (void) d; (void) n; (void) s; return CF_ERR_NO_CUDA; }
 int cf_gpu_set_device (int d) { (void) d; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_create (cf_stream * s) { *s = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_destroy (cf_stream s) { (void) s; return CF_ERR_NO_CUDA; }
 int cf_gpu_set_context (void *c) { (void) c; return CF_ERR_NO_CUDA; }
+int cf_gpu_context_id (unsigned long long *i) { *i = 0; return CF_ERR_NO_CUDA; }
 int cf_gpu_primary_context (int d, void **c) { (void) d; *c = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_sync (cf_stream s) { (void) s; return CF_ERR_NO_CUDA; }
 int cf_gpu_event_create (cf_event * e) { *e = NULL; return CF_ERR_NO_CUDA; }
