@@ -11,7 +11,8 @@
 #include <mutex>
 
 #include <cuda_runtime.h>
-#include <cufft.h>
+
+#include "cufft_library.h"
 
 #include "fir_steady.cuh"
 #include "fir_ops.h"
@@ -69,12 +70,15 @@ plan_for (cf_fir_backend * be, bool inverse, int batch, cufftHandle * plan)
   }
   cufftType type = be->f64 ? (inverse ? CUFFT_Z2D : CUFFT_D2Z)
       : (inverse ? CUFFT_C2R : CUFFT_R2C);
+  const cf_cufft_api *fft = cf_cufft ();
+  if (!fft)
+    return CF_ERR_NO_CUFFT;
   std::lock_guard<std::mutex> hold (cufft_planner);
-  if (cufftPlanMany (plan, 1, &n, NULL, 1, inverse ? bins : n, NULL, 1,
+  if (fft->plan_many (plan, 1, &n, NULL, 1, inverse ? bins : n, NULL, 1,
           inverse ? n : bins, type, batch) != CUFFT_SUCCESS)
     return CF_ERR_FFT;
-  if (cufftSetStream (*plan, be->stream) != CUFFT_SUCCESS) {
-    cufftDestroy (*plan);
+  if (fft->set_stream (*plan, be->stream) != CUFFT_SUCCESS) {
+    fft->destroy (*plan);
     return CF_ERR_FFT;
   }
   plans[batch] = *plan;
@@ -103,12 +107,14 @@ static void
 cuda_close (cf_fir_backend * be)
 {
   cudaStreamSynchronize (be->stream);
-  {
+  if (!be->forward.empty () || !be->inverse.empty ()) {
+    /* plans exist only where cuFFT was loaded */
+    const cf_cufft_api *fft = cf_cufft ();
     std::lock_guard<std::mutex> hold (cufft_planner);
     for (auto &p : be->forward)
-      cufftDestroy (p.second);
+      fft->destroy (p.second);
     for (auto &p : be->inverse)
-      cufftDestroy (p.second);
+      fft->destroy (p.second);
   }
   cudaFree (be->twiddles);
   cudaFree (be->older);
@@ -226,9 +232,9 @@ cuda_rfft (cf_fir_backend * be, const void *in, void *out, int batch)
 
   if (st != CF_OK)
     return st;
-  r = be->f64 ? cufftExecD2Z (plan, (cufftDoubleReal *) in,
-      (cufftDoubleComplex *) out) : cufftExecR2C (plan, (cufftReal *) in,
-      (cufftComplex *) out);
+  r = be->f64 ? cf_cufft ()->exec_d2z (plan, (cufftDoubleReal *) in,
+      (cufftDoubleComplex *) out) : cf_cufft ()->exec_r2c (plan,
+      (cufftReal *) in, (cufftComplex *) out);
   return r == CUFFT_SUCCESS ? CF_OK : CF_ERR_FFT;
 }
 
@@ -241,9 +247,9 @@ cuda_irfft (cf_fir_backend * be, const void *in, void *out, int batch)
 
   if (st != CF_OK)
     return st;
-  r = be->f64 ? cufftExecZ2D (plan, (cufftDoubleComplex *) in,
-      (cufftDoubleReal *) out) : cufftExecC2R (plan, (cufftComplex *) in,
-      (cufftReal *) out);
+  r = be->f64 ? cf_cufft ()->exec_z2d (plan, (cufftDoubleComplex *) in,
+      (cufftDoubleReal *) out) : cf_cufft ()->exec_c2r (plan,
+      (cufftComplex *) in, (cufftReal *) out);
   return r == CUFFT_SUCCESS ? CF_OK : CF_ERR_FFT;
 }
 

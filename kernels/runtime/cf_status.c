@@ -13,6 +13,7 @@ cf_status_name (int status)
     case CF_ERR_NO_MEMORY: return "CF_ERR_NO_MEMORY";
     case CF_ERR_FFT: return "CF_ERR_FFT (cuFFT failure)";
     case CF_ERR_CONTEXT: return "CF_ERR_CONTEXT (cannot make the CUDA context current)";
+    case CF_ERR_NO_CUFFT: return "CF_ERR_NO_CUFFT (the CUDA toolkit's cuFFT library, needed for long masks on the GPU, was not found)";
     default: return status > 0 ? cf_gpu_error_name (status) : "CF_ERR_UNKNOWN";
   }
 }

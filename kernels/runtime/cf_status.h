@@ -20,6 +20,7 @@ enum
   CF_ERR_NO_MEMORY = -4,        /* host allocation failed */
   CF_ERR_FFT = -5,              /* the FFT library failed */
   CF_ERR_CONTEXT = -6,          /* a CUDA context could not be made current */
+  CF_ERR_NO_CUFFT = -7,         /* the toolkit's cuFFT library is missing */
 };
 
 /* A short, stable name for a status: "cudaErrorMemoryAllocation",

@@ -102,6 +102,11 @@ run cudaprefixsum-gpu test test_cudaprefixsum --gpu
 run level test test_cudaprefixsum_level
 run level-gpu test test_cudaprefixsum_level --gpu
 run cudamemory test test_cudamemory "$root/tests/media"
+# GStreamer 1.24+ only (not built against 1.22: MISSING there is expected)
+[ -n "$(bin test_cudastreams)" ] &&
+  run cudastreams test test_cudastreams "$root/tests/media"
+run build-check test test_build_check
+CF_FAULT=image:1 run build-mismatch-image test test_build_mismatch image
 run faults test test_faults
 run bad-inputs-gpu test test_bad_inputs cuda
 if wanted cuda-pipelines; then

@@ -13,6 +13,12 @@
  *             ! cudadownload ! fakesink
  *   empty     appsrc (CUDA buffers) ! fakesink: the source's and sink's
  *             share of a frame
+ *   shared    (GStreamer 1.24+) CUDA buffers whose memories carry the
+ *             element's own stream, as from nvh264dec or cudaconvertscale,
+ *             which adopt the stream of the pool the element proposes
+ *   other     (1.24+) CUDA buffers of another stream, flagged as just
+ *             written (NEED_SYNC), as from an element that keeps its own
+ *             stream: the element waits for it on the GPU
  *
  * For RGBA and NV12 (every plane filtered), 1080p and 4K: cudaconv2d with a
  * general 5x5 mask and a 15x15 Gaussian, cudaprefixsum output=box-mean
@@ -42,6 +48,9 @@
 #include "boxmean.h"
 #include "conv2d.h"
 #include "integral.h"
+#ifdef HAVE_GST_CUDA_STREAM
+#include "proposed_stream.h"
+#endif
 
 #define WARMUP_FRAMES 50
 #define POOL_BUFFERS 6
@@ -50,9 +59,19 @@ static gdouble run_seconds = 1.0;
 
 /* ---- a source of frames that are already there ------------------------ */
 
+/* Where the frames come from. */
+typedef enum
+{
+  SOURCE_SYSTEM,                /* system memory */
+  SOURCE_CUDA,                  /* CUDA memory with no stream: 1.22's rules */
+  SOURCE_SHARED_STREAM,         /* memories on the element's stream */
+  SOURCE_OTHER_STREAM,          /* memories on a stream of their own */
+} SourceKind;
+
 typedef struct
 {
   GstBufferPool *pool;          /* CUDA memory, or NULL */
+  gboolean flag_written;        /* set NEED_SYNC on each frame pushed */
   GstBuffer *frames[POOL_BUFFERS];      /* system memory */
   guint pushed;
   gint64 start, deadline;
@@ -76,6 +95,12 @@ need_data (GstAppSrc * src, guint length G_GNUC_UNUSED, gpointer user)
       gst_app_src_end_of_stream (src);
       return;
     }
+#ifdef HAVE_GST_CUDA_STREAM
+    /* as a writer of 1.24+ leaves a frame it has just queued */
+    if (s->flag_written)
+      GST_MINI_OBJECT_FLAG_SET (gst_buffer_peek_memory (buf, 0),
+          GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+#endif
   } else {
     buf = gst_buffer_ref (s->frames[s->pushed % POOL_BUFFERS]);
   }
@@ -106,9 +131,10 @@ fill_random (guint8 * data, gsize size, guint32 seed)
   }
 }
 
-/* CUDA buffers of the pool, written once (uploaded at their first use). */
+/* CUDA buffers of the pool, written once (uploaded at their first use);
+ * from 1.24 their memories carry `stream` when given. */
 static GstBufferPool *
-make_cuda_pool (GstCudaContext * context, GstCaps * caps)
+make_cuda_pool (GstCudaContext * context, GstCaps * caps, gpointer stream)
 {
   GstBufferPool *pool;
   GstStructure *config;
@@ -124,6 +150,12 @@ make_cuda_pool (GstCudaContext * context, GstCaps * caps)
       POOL_BUFFERS, POOL_BUFFERS);
   gst_buffer_pool_config_add_option (config,
       GST_BUFFER_POOL_OPTION_VIDEO_META);
+#ifdef HAVE_GST_CUDA_STREAM
+  if (stream)
+    gst_buffer_pool_config_set_cuda_stream (config, stream);
+#else
+  (void) stream;
+#endif
   if (!gst_buffer_pool_set_config (pool, config)
       || !gst_buffer_pool_set_active (pool, TRUE)) {
     fprintf (stderr, "cannot start a CUDA buffer pool\n");
@@ -149,8 +181,11 @@ make_cuda_pool (GstCudaContext * context, GstCaps * caps)
  * after a warm-up. */
 static gdouble
 run_pipeline (const gchar * middle, GstCaps * caps, GstCudaContext * context,
-    gboolean cuda_input)
+    SourceKind kind)
 {
+  gboolean cuda_input = kind != SOURCE_SYSTEM;
+  gpointer stream = NULL;
+  GstElement *keep = NULL;
   gchar *desc = g_strdup_printf ("appsrc name=src format=time ! %s%s"
       "fakesink name=sink sync=false", middle ? middle : "",
       middle ? " ! " : "");
@@ -175,7 +210,25 @@ run_pipeline (const gchar * middle, GstCaps * caps, GstCudaContext * context,
   if (cuda_input) {
     gst_caps_set_features (src_caps, 0,
         gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
-    s.pool = make_cuda_pool (context, src_caps);
+#ifdef HAVE_GST_CUDA_STREAM
+    if (kind == SOURCE_SHARED_STREAM)
+      stream = proposed_stream (context, middle, src_caps, &keep);
+    else if (kind == SOURCE_OTHER_STREAM)
+      stream = gst_cuda_stream_new (context);
+    s.flag_written = stream != NULL;
+    if (kind != SOURCE_CUDA && !stream) {
+      fprintf (stderr, "%s: no stream for the source\n", desc);
+      if (keep) {
+        gst_element_set_state (keep, GST_STATE_NULL);
+        gst_object_unref (keep);
+      }
+      gst_object_unref (pipe);
+      gst_caps_unref (src_caps);
+      g_free (desc);
+      return 0;
+    }
+#endif
+    s.pool = make_cuda_pool (context, src_caps, stream);
   } else {
     for (guint k = 0; k < POOL_BUFFERS; k++) {
       GstMapInfo map;
@@ -221,6 +274,14 @@ run_pipeline (const gchar * middle, GstCaps * caps, GstCudaContext * context,
   if (s.pool) {
     gst_buffer_pool_set_active (s.pool, FALSE);
     gst_object_unref (s.pool);
+  }
+#ifdef HAVE_GST_CUDA_STREAM
+  if (stream)
+    gst_cuda_stream_unref (stream);
+#endif
+  if (keep) {
+    gst_element_set_state (keep, GST_STATE_NULL);
+    gst_object_unref (keep);
   }
   for (guint k = 0; k < POOL_BUFFERS; k++)
     gst_clear_buffer (&s.frames[k]);
@@ -429,6 +490,7 @@ main (int argc, char **argv)
   gboolean quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
   GstCudaContext *context;
   GString *table = g_string_new (NULL);
+  gchar *version = gst_version_string ();
 
   gst_init (&argc, &argv);
   if (quick)
@@ -439,9 +501,9 @@ main (int argc, char **argv)
     return 77;
   }
   g_string_append_printf (table, "%-28s %-5s %-9s %9s %8s %8s %8s %8s "
-      "%8s %9s %9s %7s\n", "element", "fmt", "size", "cuda fps", "us/frm",
-      "kern us", "sync us", "empty us", "overhd", "sys fps", "up/dn fps",
-      "x sys");
+      "%8s %9s %9s %7s %9s %8s %9s\n", "element", "fmt", "size", "cuda fps",
+      "us/frm", "kern us", "sync us", "empty us", "overhd", "sys fps",
+      "up/dn fps", "x sys", "shared us", "+kern", "other us");
   for (guint j = 0; j < G_N_ELEMENTS (jobs); j++)
     for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
       for (guint z = 0; z < G_N_ELEMENTS (sizes); z++) {
@@ -458,7 +520,7 @@ main (int argc, char **argv)
         cf_conv2d_plan plan;
         gchar *element, *kernel = NULL, *updown;
         double divisor = 1, kern_us, synced_us, cuda_fps, sys_fps, us,
-            empty_us;
+            empty_us, shared_fps = 0, other_fps = 0;
 
         gst_video_info_from_caps (&info, caps);
         if (job->size) {
@@ -477,12 +539,18 @@ main (int argc, char **argv)
         }
         kern_us = kernels_alone (job, &info, &plan, job->radius, FALSE);
         synced_us = kernels_alone (job, &info, &plan, job->radius, TRUE);
-        empty_us = 1e6 / run_pipeline (NULL, caps, context, TRUE);
-        cuda_fps = run_pipeline (element, caps, context, TRUE);
-        sys_fps = run_pipeline (element, caps, context, FALSE);
+        empty_us = 1e6 / run_pipeline (NULL, caps, context, SOURCE_CUDA);
+        cuda_fps = run_pipeline (element, caps, context, SOURCE_CUDA);
+        sys_fps = run_pipeline (element, caps, context, SOURCE_SYSTEM);
+#ifdef HAVE_GST_CUDA_STREAM
+        shared_fps = run_pipeline (element, caps, context,
+            SOURCE_SHARED_STREAM);
+        other_fps = run_pipeline (element, caps, context,
+            SOURCE_OTHER_STREAM);
+#endif
         updown = j == 0 ? g_strdup_printf ("%.0f", run_pipeline
             ("cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload",
-                caps, context, FALSE))
+                caps, context, SOURCE_SYSTEM))
             : g_strdup ("-");
         us = cuda_fps > 0 ? 1e6 / cuda_fps : 0;
         printf ("%s %s %dx%d: CUDA memory %.0f fps (%.1f us a frame), "
@@ -491,20 +559,30 @@ main (int argc, char **argv)
             "cudadownload %s fps\n", job->name, formats[f], sizes[z][0],
             sizes[z][1], cuda_fps, us, kern_us, synced_us, empty_us, sys_fps,
             updown);
+        if (shared_fps > 0)
+          printf ("  memories with streams: on the element's %.1f us a "
+              "frame (%.1f beyond the kernels), on another %.1f us\n",
+              1e6 / shared_fps, 1e6 / shared_fps - kern_us, other_fps > 0
+              ? 1e6 / other_fps : 0);
         g_string_append_printf (table, "%-28s %-5s %4dx%-4d %9.0f %8.1f "
-            "%8.1f %8.1f %8.1f %8.1f %9.0f %9s %7.1f\n", job->name,
-            formats[f], sizes[z][0], sizes[z][1], cuda_fps, us, kern_us,
-            synced_us, empty_us,
-            us - kern_us - empty_us, sys_fps, updown,
-            sys_fps > 0 ? cuda_fps / sys_fps : 0);
+            "%8.1f %8.1f %8.1f %8.1f %9.0f %9s %7.1f %9.1f %8.1f %9.1f\n",
+            job->name, formats[f], sizes[z][0], sizes[z][1], cuda_fps, us,
+            kern_us, synced_us, empty_us, us - kern_us - empty_us, sys_fps,
+            updown, sys_fps > 0 ? cuda_fps / sys_fps : 0,
+            shared_fps > 0 ? 1e6 / shared_fps : 0,
+            shared_fps > 0 ? 1e6 / shared_fps - kern_us : 0,
+            other_fps > 0 ? 1e6 / other_fps : 0);
         g_free (updown);
         g_free (element);
         g_free (kernel);
         g_free (caps_str);
         gst_caps_unref (caps);
       }
-  printf ("\n== CUDA memory summary (targets on the H100: 4K RGBA 5x5 >= 8000 "
-      "fps, 1080p >= 20000 fps, overhead <= 15 us)\n%s", table->str);
+  printf ("\n== CUDA memory summary, GStreamer %s (targets on the H100: "
+      "4K RGBA 5x5 >= 8000 fps, 1080p >= 20000 fps, overhead <= 15 us; "
+      "memories on the element's stream, 1.24+: <= 5 us beyond the "
+      "kernels; 0: not run)\n%s", version, table->str);
+  g_free (version);
   g_string_free (table, TRUE);
   gst_object_unref (context);
   return 0;
