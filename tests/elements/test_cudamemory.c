@@ -32,6 +32,7 @@
 
 #include "gpu.h"
 #include "gstcudaintegralmeta.h"
+#include "have_element.h"
 #include "test_util.h"
 
 #define NAME "cudamemory"
@@ -1040,16 +1041,6 @@ test_copies (void)
 }
 
 /* ---- a real decoder -------------------------------------------------------- */
-
-static gboolean
-have_element (const gchar * name)
-{
-  GstElementFactory *f = gst_element_factory_find (name);
-
-  if (f)
-    gst_object_unref (f);
-  return f != NULL;
-}
 
 static void
 test_decoder (const gchar * media_dir)

@@ -35,6 +35,7 @@
 #include <gst/video/video.h>
 #include <gst/cuda/gstcuda.h>
 
+#include "have_element.h"
 #include "proposed_stream.h"
 #include "test_util.h"
 
@@ -302,16 +303,6 @@ test_shared_stream (void)
 }
 
 /* ---- the chain between GStreamer's CUDA elements ---------------------- */
-
-static gboolean
-have_element (const gchar * name)
-{
-  GstElementFactory *f = gst_element_factory_find (name);
-
-  if (f)
-    gst_object_unref (f);
-  return f != NULL;
-}
 
 /* Every frame of `desc` (appsink named sink), in order. */
 static GPtrArray *
