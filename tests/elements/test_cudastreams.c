@@ -13,6 +13,9 @@
  *   pool the element proposes upstream carries the same stream, so that a
  *   writer that adopts it (as nvh264dec does) needs no wait; frames written
  *   on that stream come through right;
+ * - another context: frames of a second context (as another GPU's would
+ *   be), still being written on its stream, are read through the host,
+ *   right;
  * - chain: an H.264 clip repeated 10 times (300 frames, every pool buffer
  *   reused many times) through nvh264dec ! cudaconvertscale ! cudaconv2d !
  *   cudaprefixsum ! cudaconvertscale ! cudadownload gives the frames that
@@ -98,11 +101,11 @@ frame_caps (void)
       ",framerate=30/1");
 }
 
-/* A pool of CUDA memory whose memories carry `stream`. */
+/* A pool of CUDA memory of `ctx` whose memories carry `stream`. */
 static GstBufferPool *
-stream_pool (GstCudaStream * stream)
+stream_pool (GstCudaContext * ctx, GstCudaStream * stream)
 {
-  GstBufferPool *pool = gst_cuda_buffer_pool_new (context);
+  GstBufferPool *pool = gst_cuda_buffer_pool_new (ctx);
   GstStructure *config = gst_buffer_pool_get_config (pool);
   GstCaps *caps = frame_caps ();
   GstVideoInfo info;
@@ -131,14 +134,16 @@ write_frame (GstBufferPool * pool, guint8 value, gboolean keep_flag)
   GstMemory *mem;
   GstMapInfo map;
   cudaStream_t stream;
+  GstCudaContext *writer;
 
   if (gst_buffer_pool_acquire_buffer (pool, &buf, NULL) != GST_FLOW_OK)
     return NULL;
   mem = gst_buffer_peek_memory (buf, 0);
+  writer = GST_CUDA_MEMORY_CAST (mem)->context;
   stream = (cudaStream_t) gst_cuda_stream_get_handle
       (gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem)));
   gst_buffer_map (buf, &map, GST_MAP_WRITE | GST_MAP_CUDA);
-  gst_cuda_context_push (context);
+  gst_cuda_context_push (writer);
   for (guint k = 0; k < POISON_WRITES; k++)
     cudaMemsetAsync (map.data, POISON, map.size, stream);
   cudaMemsetAsync (map.data, value, map.size, stream);
@@ -244,7 +249,7 @@ static void
 test_writer_on_other_stream (void)
 {
   GstCudaStream *theirs = gst_cuda_stream_new (context);
-  GstBufferPool *pool = stream_pool (theirs);
+  GstBufferPool *pool = stream_pool (context, theirs);
 
   for (guint e = 0; pool && e < G_N_ELEMENTS (elements); e++) {
     Outputs flagged = run_written (elements[e], pool, TRUE, NULL);
@@ -275,7 +280,7 @@ test_shared_stream (void)
     GstCaps *caps = frame_caps ();
     GstCudaStream *ours = proposed_stream (context, elements[e], caps,
         &keep);
-    GstBufferPool *pool = ours ? stream_pool (ours) : NULL;
+    GstBufferPool *pool = ours ? stream_pool (context, ours) : NULL;
     Outputs o;
 
     gst_caps_unref (caps);
@@ -300,6 +305,36 @@ test_shared_stream (void)
       gst_object_unref (keep);
     }
   }
+}
+
+/* Frames in CUDA memory of another context (here on the same GPU, as
+ * another GPU's would be), still being written on its stream when pushed:
+ * the element reads them through the host, which GStreamer's map orders
+ * after the writer, and gets them right. */
+static void
+test_other_context (void)
+{
+  GstCudaContext *other = gst_cuda_context_new (0);
+  GstCudaStream *theirs = other ? gst_cuda_stream_new (other) : NULL;
+  GstBufferPool *pool = theirs ? stream_pool (other, theirs) : NULL;
+
+  if (!test_check (pool != NULL, "a pool of a second context"))
+    goto done;
+  for (guint e = 0; e < G_N_ELEMENTS (elements); e++) {
+    Outputs o = run_written (elements[e], pool, TRUE, NULL);
+    test_check (o.frames == N_FRAMES && o.wrong == 0, "%s: %u of %u frames "
+        "of another context wrong", elements[e], o.wrong, o.frames);
+    printf ("%s, frames of another context: %u of %u right\n", elements[e],
+        o.frames - o.wrong, o.frames);
+  }
+done:
+  if (pool) {
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+  }
+  if (theirs)
+    gst_cuda_stream_unref (theirs);
+  gst_clear_object (&other);
 }
 
 /* ---- the chain between GStreamer's CUDA elements ---------------------- */
@@ -450,6 +485,7 @@ main (int argc, char **argv)
   gst_cuda_memory_init_once ();
   test_writer_on_other_stream ();
   test_shared_stream ();
+  test_other_context ();
   test_chain (argv[1]);
   gst_object_unref (context);
   return test_finish ("cudastreams");
