@@ -724,11 +724,11 @@ gst_cuda_filter_base_finish (GstCudaFilterBase * self, GstBuffer * inbuf,
   if (in_device)
     status = gst_cuda_filter_memory_order_after (inbuf, priv->streams.compute,
         priv->handoff, &in_streamed);
-  if (status == CF_OK && out_device && outbuf != inbuf)
+  if (outbuf == inbuf)
+    out_streamed = in_streamed;
+  else if (status == CF_OK && out_device)
     status = gst_cuda_filter_memory_order_after (outbuf,
         priv->streams.compute, priv->handoff, &out_streamed);
-  else
-    out_streamed = in_streamed;
   if (!gst_cuda_filter_base_check (self, status, "handing a frame on"))
     return FALSE;
   /* Otherwise (1.22's rules) the kernels may still be queued only inside a
