@@ -23,7 +23,8 @@
  *   (the backends round ties apart), in 10 runs.
  *
  * A control run without the flag (the element, rightly, does not wait)
- * shows how many frames a reader that does not wait would read early.
+ * must read frames before their writer finished: the test sees a missing
+ * wait.
  *
  *   test_cudastreams MEDIA_DIR       77 without a GPU
  */
@@ -45,10 +46,10 @@
 #define WIDTH 1920
 #define HEIGHT 1080
 #define N_FRAMES 6
-/* Memsets of poison queued before each frame's last write: about 8 ms of
- * GPU work on an H100, long enough that a reader not waiting reads
- * poison. */
-#define POISON_WRITES 1500
+/* How long each frame's writer holds its stream between writing poison
+ * and writing the frame: a reader that does not wait for the writer reads
+ * poison, every time. */
+#define WRITER_STALL_US 30000
 #define POISON 0x11
 #define CHAIN_RUNS 10
 #define CLIP_REPEATS 10
@@ -123,10 +124,16 @@ stream_pool (GstCudaContext * ctx, GstCudaStream * stream)
   return pool;
 }
 
-/* A frame of `value` in every byte, written on the memory's stream after
- * POISON_WRITES writes of poison, not waited for: as a writer of 1.24+
- * leaves it (flagged NEED_SYNC by the map). `keep_flag` FALSE clears the
- * flag: a writer breaking the rules, for the control run. */
+static void CUDART_CB
+stall_writer (void *data G_GNUC_UNUSED)
+{
+  g_usleep (WRITER_STALL_US);
+}
+
+/* A frame of `value` in every byte, written on the memory's stream after a
+ * write of poison and a stall of the stream, not waited for: as a writer of
+ * 1.24+ leaves it (flagged NEED_SYNC by the map). `keep_flag` FALSE clears
+ * the flag: a writer breaking the rules, for the control run. */
 static GstBuffer *
 write_frame (GstBufferPool * pool, guint8 value, gboolean keep_flag)
 {
@@ -144,8 +151,8 @@ write_frame (GstBufferPool * pool, guint8 value, gboolean keep_flag)
       (gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem)));
   gst_buffer_map (buf, &map, GST_MAP_WRITE | GST_MAP_CUDA);
   gst_cuda_context_push (writer);
-  for (guint k = 0; k < POISON_WRITES; k++)
-    cudaMemsetAsync (map.data, POISON, map.size, stream);
+  cudaMemsetAsync (map.data, POISON, map.size, stream);
+  cudaLaunchHostFunc (stream, stall_writer, NULL);
   cudaMemsetAsync (map.data, value, map.size, stream);
   gst_cuda_context_pop (NULL);
   gst_buffer_unmap (buf, &map);
@@ -260,6 +267,10 @@ test_writer_on_other_stream (void)
         "writer finished", elements[e], flagged.wrong, flagged.frames);
     test_check (flagged.checked_streams == N_FRAMES, "%s: outputs in CUDA "
         "memory", elements[e]);
+    /* the test sees a missing wait: without the flag, frames are read
+     * before their writer finished */
+    test_check (control.wrong > 0, "%s: control without the flag: no frame "
+        "read early", elements[e]);
     printf ("%s, writer on another stream: %u frames right; control "
         "without the flag: %u of %u read before their writer finished\n",
         elements[e], flagged.frames - flagged.wrong, control.wrong,
