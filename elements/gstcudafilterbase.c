@@ -729,8 +729,11 @@ gst_cuda_filter_base_finish (GstCudaFilterBase * self, GstBuffer * inbuf,
   else if (status == CF_OK && out_device)
     status = gst_cuda_filter_memory_order_after (outbuf,
         priv->streams.compute, priv->handoff, &out_streamed);
-  if (!gst_cuda_filter_base_check (self, status, "handing a frame on"))
+  if (!gst_cuda_filter_base_check (self, status, "handing a frame on")) {
+    /* the buffers are unmapped next: nothing queued may still touch them */
+    wait_for (self, TRUE);
     return FALSE;
+  }
   /* Otherwise (1.22's rules) the kernels may still be queued only inside a
    * chain of ours: the input came from an element of ours on the same
    * stream (whose pool rewrites it only through work queued after ours;

@@ -20,24 +20,26 @@ int
 cf_gpu_driver_message (int driver_version, int build_version, char *why,
     size_t size)
 {
+  int major = build_version / 1000, driver_major = driver_version / 1000;
   int need = cf_gpu_min_driver (build_version);
-  int older = cf_gpu_min_driver (build_version - 1000);
+  char needs[64], remedy[96] = "";
 
-  if (driver_version <= 0 || driver_version / 1000 >= build_version / 1000)
+  if (driver_version <= 0 || driver_major >= major)
     return 0;
+  if (need)
+    snprintf (needs, sizeof (needs), "of the %d series or newer", need);
+  else
+    snprintf (needs, sizeof (needs), "for CUDA %d", major);
+  /* a toolkit of the driver's own major version builds the plugin too,
+   * from 12 on */
+  if (cf_gpu_min_driver (driver_major * 1000))
+    snprintf (remedy, sizeof (remedy), ", or build the plugin with a CUDA "
+        "%d toolkit, which this driver runs", driver_major);
   snprintf (why, size, "the NVIDIA driver supports CUDA up to %d.%d, but "
-      "this plugin was built with CUDA %d.%d, which needs a driver %s%d%s: "
-      "install a newer NVIDIA driver%s%s%s",
-      driver_version / 1000, driver_version % 1000 / 10,
-      build_version / 1000, build_version % 1000 / 10,
-      need ? "of the " : "for CUDA ", need ? need : build_version / 1000,
-      need ? " series or newer" : "",
-      older && driver_version / 1000 == build_version / 1000 - 1
-      ? ", or build the plugin with a CUDA " : "",
-      older && driver_version / 1000 == build_version / 1000 - 1
-      ? (build_version / 1000 == 13 ? "12" : "older") : "",
-      older && driver_version / 1000 == build_version / 1000 - 1
-      ? " toolkit, which this driver runs" : "");
+      "this plugin was built with CUDA %d.%d, which needs a driver %s: "
+      "install a newer NVIDIA driver%s", driver_major,
+      driver_version % 1000 / 10, major, build_version % 1000 / 10, needs,
+      remedy);
   return 1;
 }
 
