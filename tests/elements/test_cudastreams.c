@@ -16,6 +16,9 @@
  * - another context: frames of a second context (as another GPU's would
  *   be), still being written on its stream, are read through the host,
  *   right;
+ * - other threads: while one thread pushes such frames, the application's
+ *   thread restarts the pipeline and changes the mask again and again;
+ *   every frame out is whole and nothing fails;
  * - chain: an H.264 clip repeated 10 times (300 frames, every pool buffer
  *   reused many times) through nvh264dec ! cudaconvertscale ! cudaconv2d !
  *   cudaprefixsum ! cudaconvertscale ! cudadownload gives the frames that
@@ -124,10 +127,13 @@ stream_pool (GstCudaContext * ctx, GstCudaStream * stream)
   return pool;
 }
 
+/* How long the writer holds its stream; the restarts use a shorter stall */
+static gulong writer_stall_us = WRITER_STALL_US;
+
 static void CUDART_CB
 stall_writer (void *data G_GNUC_UNUSED)
 {
-  g_usleep (WRITER_STALL_US);
+  g_usleep (writer_stall_us);
 }
 
 /* A frame of `value` in every byte, written on the memory's stream after a
@@ -348,6 +354,139 @@ done:
   gst_clear_object (&other);
 }
 
+/* ---- from other threads while frames flow ----------------------------- */
+
+#define RESTARTS 8
+#define RESTART_FRAMES 400
+
+typedef struct
+{
+  GstElement *src;
+  GstBufferPool *pool;
+  volatile gint stop;
+  gint pushed;
+} Pusher;
+
+/* Frames written on the pool's stream, pushed as fast as they go. */
+static gpointer
+push_frames (gpointer data)
+{
+  Pusher *p = data;
+
+  for (guint k = 0; k < RESTART_FRAMES && !g_atomic_int_get (&p->stop); k++) {
+    GstBuffer *buf = write_frame (p->pool, (guint8) (0x40 + 16 * (k % 8)),
+        TRUE);
+    if (!buf)
+      break;
+    GST_BUFFER_PTS (buf) = k * GST_SECOND / 30;
+    if (gst_app_src_push_buffer (GST_APP_SRC (p->src), buf) == GST_FLOW_OK)
+      g_atomic_int_inc (&p->pushed);
+    else
+      g_usleep (1000);          /* flushing: the pipeline is restarting */
+  }
+  return NULL;
+}
+
+typedef struct
+{
+  gint frames, wrong;
+} Seen;
+
+/* On the streaming thread: each frame one of the values written, whole. */
+static GstFlowReturn
+check_restarted (GstAppSink * sink, gpointer data)
+{
+  Seen *seen = data;
+  GstSample *sample = gst_app_sink_pull_sample (sink);
+  GstMapInfo map;
+  gboolean ok;
+
+  if (!sample)
+    return GST_FLOW_ERROR;
+  gst_buffer_map (gst_sample_get_buffer (sample), &map, GST_MAP_READ);
+  ok = map.size > 0 && map.data[0] >= 0x40 && (map.data[0] - 0x40) % 16 == 0;
+  for (gsize i = 1; ok && i < map.size; i++)
+    ok = map.data[i] == map.data[0];
+  gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
+  gst_sample_unref (sample);
+  g_atomic_int_inc (&seen->frames);
+  if (!ok)
+    g_atomic_int_inc (&seen->wrong);
+  return GST_FLOW_OK;
+}
+
+/* While one thread pushes frames of another stream, the application's
+ * thread restarts the pipeline (READY and back) and changes the mask (to
+ * one that keeps a flat frame flat) again and again: every frame that
+ * comes out is whole, nothing fails, and the pipeline ends cleanly. */
+static void
+test_restarts (void)
+{
+  static const struct
+  {
+    const gchar *desc, *property;
+    gint a, b;
+  } cases[] = {
+    {"cudaconv2d name=f backend=cuda preset=box size=3", "size", 3, 5},
+    {"cudaprefixsum name=f backend=cuda output=box-mean radius=2 "
+          "post-messages=false", "radius", 2, 4},
+  };
+  GstCudaStream *theirs = gst_cuda_stream_new (context);
+  GstBufferPool *pool = stream_pool (context, theirs);
+
+  writer_stall_us = 2000;
+  for (guint c = 0; pool && c < G_N_ELEMENTS (cases); c++) {
+    gchar *desc = g_strdup_printf ("appsrc name=src format=time max-bytes=0 "
+        "! %s ! appsink name=sink sync=false emit-signals=true", cases[c].desc);
+    GstElement *pipe = launch (desc), *f, *sink;
+    GstCaps *caps = frame_caps ();
+    Pusher p = { NULL, pool, 0, 0 };
+    Seen seen = { 0, 0 };
+    GThread *thread;
+
+    p.src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+    f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+    sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+    g_object_set (p.src, "caps", caps, NULL);
+    g_signal_connect (sink, "new-sample", G_CALLBACK (check_restarted),
+        &seen);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    thread = g_thread_new ("pusher", push_frames, &p);
+    for (guint r = 0; r < RESTARTS; r++) {
+      g_usleep (20000);
+      g_object_set (f, cases[c].property, r % 2 ? cases[c].a : cases[c].b,
+          NULL);
+      g_usleep (20000);
+      gst_element_set_state (pipe, GST_STATE_READY);
+      gst_element_set_state (pipe, GST_STATE_PLAYING);
+    }
+    g_atomic_int_set (&p.stop, 1);
+    g_thread_join (thread);
+    test_check (no_error (pipe, cases[c].desc), "%s: no error while "
+        "restarted", cases[c].desc);
+    test_check (gst_element_set_state (pipe, GST_STATE_NULL)
+        == GST_STATE_CHANGE_SUCCESS, "%s: reaches NULL", cases[c].desc);
+    test_check (seen.frames > 0 && seen.wrong == 0, "%s: %d of %d frames "
+        "torn or early while restarted", cases[c].desc, seen.wrong,
+        seen.frames);
+    printf ("%s: %d frames pushed, %d out, %d wrong, %d restarts and mask "
+        "changes from another thread\n", cases[c].desc, p.pushed,
+        seen.frames, seen.wrong, RESTARTS);
+    gst_object_unref (p.src);
+    gst_object_unref (f);
+    gst_object_unref (sink);
+    gst_object_unref (pipe);
+    gst_caps_unref (caps);
+    g_free (desc);
+  }
+  writer_stall_us = WRITER_STALL_US;
+  if (pool) {
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+  }
+  gst_cuda_stream_unref (theirs);
+}
+
 /* ---- the chain between GStreamer's CUDA elements ---------------------- */
 
 /* Every frame of `desc` (appsink named sink), in order. */
@@ -497,6 +636,7 @@ main (int argc, char **argv)
   test_writer_on_other_stream ();
   test_shared_stream ();
   test_other_context ();
+  test_restarts ();
   test_chain (argv[1]);
   gst_object_unref (context);
   return test_finish ("cudastreams");
