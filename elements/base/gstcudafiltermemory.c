@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Video frames in CUDA memory for the plugin's elements; see
- * gstcudafiltermemory.h and the memory part of gstcudafilterbase.h.
+ * gstcudafiltermemory.h; the elements' side is gstcudafilterbasememory.c.
  *
  * Synchronisation: GstCudaMemory (GStreamer 1.22) carries no stream or
  * event, so whoever maps a frame assumes the writer finished it. The
@@ -24,7 +24,6 @@
 
 #include <string.h>
 
-#include "gstcudafilterbase.h"
 #include "gstcudafiltermemory.h"
 
 #ifdef HAVE_GST_CUDA
@@ -37,12 +36,6 @@
 
 /* Buffers the CUDA pools keep: one being written, one being read. */
 #define CUDA_POOL_MIN_BUFFERS 2
-
-#ifdef HAVE_GST_CUDA
-#define CUDA_FEATURE GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY
-#else
-#define CUDA_FEATURE "memory:CUDAMemory"
-#endif
 
 /* GST_VIDEO_CAPS_MAKE pastes literals; the format lists here are values. */
 static GstCaps *
@@ -59,13 +52,13 @@ video_caps_with (const gchar * feature, const gchar * formats)
 }
 
 GstCaps *
-gst_cuda_filter_base_video_caps (const gchar * formats,
+gst_cuda_filter_memory_video_caps (const gchar * formats,
     const gchar * cuda_formats)
 {
   GstCaps *caps = video_caps_with (NULL, formats);
 
 #ifdef HAVE_GST_CUDA
-  caps = gst_caps_merge (video_caps_with (CUDA_FEATURE, cuda_formats), caps);
+  caps = gst_caps_merge (video_caps_with (GST_CUDA_FILTER_MEMORY_FEATURE, cuda_formats), caps);
 #else
   (void) cuda_formats;
 #endif
@@ -80,72 +73,21 @@ gst_cuda_filter_caps_are_cuda (const GstCaps * caps)
   if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
     return FALSE;
   f = gst_caps_get_features (caps, 0);
-  return f && gst_caps_features_contains (f, CUDA_FEATURE);
+  return f && gst_caps_features_contains (f, GST_CUDA_FILTER_MEMORY_FEATURE);
 }
 
 /* GStreamer 1.22's GstCudaMemory lays I420 and YV12 out with its chroma
  * planes overlapping by half a row when the height is odd (their offsets
  * count height / 2 rows, not (height + 1) / 2), so such frames cannot go
  * through CUDA memory intact: caps fixed to them keep system memory. */
-static gboolean
-cuda_memory_holds (const GstStructure * s)
+gboolean
+gst_cuda_filter_memory_holds (const GstStructure * s)
 {
   const gchar *format = gst_structure_get_string (s, "format");
   gint height;
 
   return !(format && (!strcmp (format, "I420") || !strcmp (format, "YV12"))
       && gst_structure_get_int (s, "height", &height) && height % 2 == 1);
-}
-
-GstCaps *
-gst_cuda_filter_base_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
-{
-  GstPad *other = direction == GST_PAD_SINK ? trans->srcpad : trans->sinkpad;
-  gboolean cuda_ok = gst_cuda_filter_base_offers_cuda_memory
-      (GST_CUDA_FILTER_BASE (trans));
-  GstCaps *same = gst_caps_new_empty (), *swapped = gst_caps_new_empty ();
-  GstCaps *templ, *result;
-
-  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-    GstStructure *s = gst_caps_get_structure (caps, i);
-    GstCapsFeatures *f = gst_caps_get_features (caps, i);
-    gboolean is_cuda = f && gst_caps_features_contains (f, CUDA_FEATURE);
-
-    if (!gst_structure_has_name (s, "video/x-raw") || (f
-            && gst_caps_features_is_any (f))) {
-      same = gst_caps_merge_structure_full (same, gst_structure_copy (s),
-          f ? gst_caps_features_copy (f) : NULL);
-      continue;
-    }
-    /* without the GPU, CUDA memory is neither taken nor given */
-    if (is_cuda && (!cuda_ok || !cuda_memory_holds (s)))
-      continue;
-    same = gst_caps_merge_structure_full (same, gst_structure_copy (s),
-        f ? gst_caps_features_copy (f) : NULL);
-    if (is_cuda)
-      swapped = gst_caps_merge_structure_full (swapped,
-          gst_structure_copy (s), gst_caps_features_new_empty ());
-    else if (cuda_ok && cuda_memory_holds (s))
-      swapped = gst_caps_merge_structure_full (swapped,
-          gst_structure_copy (s), gst_caps_features_new (CUDA_FEATURE,
-              NULL));
-  }
-  /* the same memory first: it needs no copy */
-  same = gst_caps_merge (same, swapped);
-  templ = gst_pad_get_pad_template_caps (other);
-  result = gst_caps_intersect_full (same, templ, GST_CAPS_INTERSECT_FIRST);
-  gst_caps_unref (same);
-  gst_caps_unref (templ);
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, result,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (result);
-    result = tmp;
-  }
-  GST_DEBUG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
-      direction == GST_PAD_SINK ? "sink" : "src", caps, result);
-  return result;
 }
 
 GstCaps *
@@ -160,7 +102,7 @@ gst_cuda_filter_memory_prefer (GstCaps * caps, gboolean cuda)
   }
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
     GstCapsFeatures *f = gst_caps_get_features (caps, i);
-    gboolean is_cuda = f && gst_caps_features_contains (f, CUDA_FEATURE);
+    gboolean is_cuda = f && gst_caps_features_contains (f, GST_CUDA_FILTER_MEMORY_FEATURE);
     GstCaps **to = is_cuda == cuda ? &first : &rest;
 
     *to = gst_caps_merge_structure_full (*to, gst_structure_copy
@@ -169,22 +111,6 @@ gst_cuda_filter_memory_prefer (GstCaps * caps, gboolean cuda)
   }
   gst_caps_unref (caps);
   return gst_caps_merge (first, rest);
-}
-
-gboolean
-gst_cuda_filter_memory_peer_shares (GstPad * pad,
-    GstCudaFilterDevice * device)
-{
-  GstPad *peer = gst_pad_get_peer (pad);
-  GstElement *next = peer ? gst_pad_get_parent_element (peer) : NULL;
-  gboolean shares = device && next && GST_IS_CUDA_FILTER_BASE (next)
-      && GST_CUDA_FILTER_BASE_GET_CLASS (next)->shares_stream
-      && gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (next))
-      && gst_cuda_filter_base_device (GST_CUDA_FILTER_BASE (next)) == device;
-
-  gst_clear_object (&next);
-  gst_clear_object (&peer);
-  return shares;
 }
 
 #ifdef HAVE_GST_CUDA_STREAM
@@ -273,10 +199,10 @@ context_of (GstCudaFilterDevice * device)
 }
 
 gboolean
-gst_cuda_filter_base_is_device_buffer (GstCudaFilterBase * self,
+gst_cuda_filter_memory_is_device_buffer (GstCudaFilterDevice * device,
     GstBuffer * buffer)
 {
-  GstCudaContext *context = context_of (gst_cuda_filter_base_device (self));
+  GstCudaContext *context = context_of (device);
   guint n = buffer ? gst_buffer_n_memory (buffer) : 0;
 
   if (!context || n == 0)
@@ -372,26 +298,10 @@ gst_cuda_filter_memory_decide (GstCudaFilterDevice * device,
   return TRUE;
 }
 
-gboolean
-gst_cuda_filter_base_map_frame (GstCudaFilterBase * self,
-    GstVideoFrame * frame, const GstVideoInfo * info, GstBuffer * buffer,
-    GstMapFlags flags, gboolean * on_device)
-{
-  *on_device = gst_cuda_filter_base_is_device_buffer (self, buffer);
-  if (!gst_video_frame_map (frame, info, buffer, flags
-          | (*on_device ? GST_MAP_CUDA : 0)))
-    return FALSE;
-  if (*on_device && !gst_cuda_filter_base_order_before (self, buffer,
-          (flags & GST_MAP_WRITE) != 0)) {
-    gst_video_frame_unmap (frame);
-    return FALSE;
-  }
-  return TRUE;
-}
 #else
 gboolean
-gst_cuda_filter_base_is_device_buffer (GstCudaFilterBase * self G_GNUC_UNUSED,
-    GstBuffer * buffer G_GNUC_UNUSED)
+gst_cuda_filter_memory_is_device_buffer (GstCudaFilterDevice * device
+    G_GNUC_UNUSED, GstBuffer * buffer G_GNUC_UNUSED)
 {
   return FALSE;
 }
@@ -409,12 +319,4 @@ gst_cuda_filter_memory_decide (GstCudaFilterDevice * device G_GNUC_UNUSED,
   return FALSE;
 }
 
-gboolean
-gst_cuda_filter_base_map_frame (GstCudaFilterBase * self G_GNUC_UNUSED,
-    GstVideoFrame * frame, const GstVideoInfo * info, GstBuffer * buffer,
-    GstMapFlags flags, gboolean * on_device)
-{
-  *on_device = FALSE;
-  return gst_video_frame_map (frame, info, buffer, flags);
-}
 #endif

@@ -59,12 +59,6 @@ gst_cuda_conv2d_border_get_type (void)
   return type;
 }
 
-gboolean
-gst_cuda_conv2d_kernel_is_set (const gchar * kernel)
-{
-  return kernel && kernel[strspn (kernel, " \t\r\n")] != '\0';
-}
-
 gint
 gst_cuda_conv2d_gaussian_size (gdouble sigma)
 {
@@ -224,7 +218,7 @@ gst_cuda_conv2d_build_plan (const GstCudaConv2dSettings * s,
   gboolean ok;
 
   *error = NULL;
-  if (gst_cuda_conv2d_kernel_is_set (s->kernel))
+  if (gst_cuda_mask_text_is_set (s->kernel))
     ok = mask_from_kernel (m, s->kernel, error);
   else
     ok = mask_from_preset (m, s, error);

@@ -10,7 +10,6 @@
 #include <sndfile.h>
 
 #include "gstcudaconv1dmask.h"
-#include "gstcudaconv2dmask.h"
 #include "gstcudamaskparse.h"
 #include "gstcudaresponse.h"
 
@@ -372,7 +371,7 @@ gst_cuda_conv1d_build (const GstCudaConv1dSettings * s, gint rate,
   *error = NULL;
   if (note)
     *note = NULL;
-  if (gst_cuda_conv2d_kernel_is_set (s->kernel)) {
+  if (gst_cuda_mask_text_is_set (s->kernel)) {
     ok = from_kernel (s->kernel, channels, t, error);
   } else if (s->impulse.frames > 0) {
     ok = from_impulse (&s->impulse, rate, channels, t, error, note);

@@ -14,6 +14,9 @@ G_BEGIN_DECLS
 gboolean gst_cuda_parse_matrix (const gchar * text, gdouble ** values,
     gint * rows, gint * cols, gchar ** error);
 
+/* TRUE when `text` (a `kernel` property) holds more than blanks. */
+gboolean gst_cuda_mask_text_is_set (const gchar * text);
+
 G_END_DECLS
 
 #endif

@@ -46,7 +46,6 @@
 
 #include "audio_convert.h"
 #include "gstcudaconv1d.h"
-#include "gstcudaconv2dmask.h"
 #include "gstcudamaskparse.h"
 #include "gstcudapin.h"
 #include "gstcudapinnedallocator.h"
@@ -416,12 +415,12 @@ check_settings (GstCudaConv1d * self)
   /* an unreadable file stays the reason until the location changes or a
    * kernel replaces it */
   if (self->location_error
-      && !gst_cuda_conv2d_kernel_is_set (self->settings.kernel))
+      && !gst_cuda_mask_text_is_set (self->settings.kernel))
     return g_strdup (self->location_error);
   if (!self->have_info) {
     gdouble *values = NULL;
     gint rows, cols;
-    if (gst_cuda_conv2d_kernel_is_set (self->settings.kernel)
+    if (gst_cuda_mask_text_is_set (self->settings.kernel)
         && !gst_cuda_parse_matrix (self->settings.kernel, &values, &rows,
             &cols, &error)) {
       gchar *why = error;

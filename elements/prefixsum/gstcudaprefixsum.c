@@ -336,7 +336,7 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstCaps *caps = gst_caps_merge (gst_cuda_filter_base_video_caps
+  GstCaps *caps = gst_caps_merge (gst_cuda_filter_memory_video_caps
       (VIDEO_FORMATS, VIDEO_CUDA_FORMATS), gst_caps_from_string (AUDIO_CAPS));
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_prefix_sum_debug, "cudaprefixsum", 0,

@@ -7,9 +7,37 @@
 
 #include <gst/gst.h>
 
+#include <gst/video/video.h>
+
 #include "gstcudafilterdevice.h"
 
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudamemory.h>
+#endif
+
 G_BEGIN_DECLS
+
+#ifdef HAVE_GST_CUDA
+#define GST_CUDA_FILTER_MEMORY_FEATURE GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY
+#else
+#define GST_CUDA_FILTER_MEMORY_FEATURE "memory:CUDAMemory"
+#endif
+
+/* Template caps: `cuda_formats` in CUDA memory (when the plugin is built
+ * with GStreamer's CUDA library) followed by `formats` in system memory. */
+GstCaps *gst_cuda_filter_memory_video_caps (const gchar * formats,
+    const gchar * cuda_formats);
+
+/* TRUE when `caps` carry the memory:CUDAMemory feature. */
+gboolean gst_cuda_filter_caps_are_cuda (const GstCaps * caps);
+
+/* FALSE for caps whose frames CUDA memory cannot hold intact (I420 and
+ * YV12 of odd height in GStreamer 1.22's layout). */
+gboolean gst_cuda_filter_memory_holds (const GstStructure * s);
+
+/* TRUE when every memory of `buffer` is CUDA memory of `device`'s context. */
+gboolean gst_cuda_filter_memory_is_device_buffer (GstCudaFilterDevice *
+    device, GstBuffer * buffer);
 
 /* Offers a pool of CUDA memory of `device`'s context for `caps` upstream. */
 void gst_cuda_filter_memory_propose (GstCudaFilterDevice * device,
@@ -42,11 +70,6 @@ int gst_cuda_filter_memory_order_before (GstBuffer * buffer, gboolean write,
  * themselves on the GPU, so that no wait on the host is needed for it. */
 int gst_cuda_filter_memory_order_after (GstBuffer * buffer, cf_stream ours,
     cf_event event, gboolean * streamed);
-
-/* TRUE when the peer of `pad` (either direction) is one of the plugin's
- * elements that computes on the stream of `device`. */
-gboolean gst_cuda_filter_memory_peer_shares (GstPad * pad,
-    GstCudaFilterDevice * device);
 
 G_END_DECLS
 

@@ -10,6 +10,7 @@
 
 #include "gpu.h"
 #include "gstcudafilterdevice.h"
+#include "gstcudafiltermemory.h"
 
 G_BEGIN_DECLS
 
@@ -97,12 +98,7 @@ gboolean gst_cuda_filter_base_sync (GstCudaFilterBase * self);
 gboolean gst_cuda_filter_base_finish (GstCudaFilterBase * self,
     GstBuffer * inbuf, GstBuffer * outbuf);
 
-/* ---- video in CUDA memory (gstcudafiltermemory.c) ---------------------- */
-
-/* Template caps: `cuda_formats` in CUDA memory (when the plugin is built
- * with GStreamer's CUDA library) followed by `formats` in system memory. */
-GstCaps *gst_cuda_filter_base_video_caps (const gchar * formats,
-    const gchar * cuda_formats);
+/* ---- video in CUDA memory (gstcudafilterbasememory.c) ------------------ */
 
 /* transform_caps of the video elements: the same memory on the other pad
  * first, then the other memory type, within the pad's template. Other
@@ -120,8 +116,10 @@ gboolean gst_cuda_filter_base_offers_cuda_memory (GstCudaFilterBase * self);
 gboolean gst_cuda_filter_base_is_device_buffer (GstCudaFilterBase * self,
     GstBuffer * buffer);
 
-/* TRUE when `caps` carry the memory:CUDAMemory feature. */
-gboolean gst_cuda_filter_caps_are_cuda (const GstCaps * caps);
+/* TRUE when the peer of `pad` (either direction) is one of the plugin's
+ * elements that computes on the stream of `device`. */
+gboolean gst_cuda_filter_base_peer_shares (GstPad * pad,
+    GstCudaFilterDevice * device);
 
 /* Makes the element's kernels wait, on the GPU, for the work queued on the
  * streams of `buffer`'s CUDA memory that they must come after (GStreamer

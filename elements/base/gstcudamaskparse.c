@@ -91,3 +91,9 @@ gst_cuda_parse_matrix (const gchar * text, gdouble ** values, gint * rows,
   *values = (gdouble *) g_array_free (out, FALSE);
   return TRUE;
 }
+
+gboolean
+gst_cuda_mask_text_is_set (const gchar * text)
+{
+  return text && text[strspn (text, " \t\r\n")] != '\0';
+}

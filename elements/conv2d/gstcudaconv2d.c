@@ -270,7 +270,7 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
   install_output_properties (gobject_class);
 
   gst_cuda_filter_base_class_add_templates (element_class,
-      gst_cuda_filter_base_video_caps (CONV2D_FORMATS,
+      gst_cuda_filter_memory_video_caps (CONV2D_FORMATS,
           CONV2D_CUDA_FORMATS));
   gst_element_class_set_static_metadata (element_class,
       "CUDA 2D convolution", "Filter/Effect/Video",

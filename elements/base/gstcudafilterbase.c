@@ -484,7 +484,7 @@ gst_cuda_filter_base_fixate_caps (GstBaseTransform * trans,
   gboolean cuda = gst_cuda_filter_caps_are_cuda (caps);
 
   if (direction == GST_PAD_SINK && priv->use_cuda
-      && gst_cuda_filter_memory_peer_shares (trans->srcpad, priv->device))
+      && gst_cuda_filter_base_peer_shares (trans->srcpad, priv->device))
     cuda = TRUE;
   othercaps = gst_cuda_filter_memory_prefer (othercaps, cuda);
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_filter_base_parent_class)
@@ -743,7 +743,7 @@ gst_cuda_filter_base_finish (GstCudaFilterBase * self, GstBuffer * inbuf,
    * for. */
   handed_on_device = in_device && out_device && ((in_streamed && out_streamed)
       || (priv->downstream_shares_stream
-          && gst_cuda_filter_memory_peer_shares
+          && gst_cuda_filter_base_peer_shares
           (GST_BASE_TRANSFORM_SINK_PAD (self), priv->device)));
   return wait_for (self, !handed_on_device);
 }
@@ -833,7 +833,7 @@ gst_cuda_filter_base_decide_allocation (GstBaseTransform * trans,
   gst_query_parse_allocation (query, &outcaps, NULL);
   priv->downstream_shares_stream = priv->use_cuda
       && GST_CUDA_FILTER_BASE_GET_CLASS (trans)->shares_stream
-      && gst_cuda_filter_memory_peer_shares (trans->srcpad, priv->device);
+      && gst_cuda_filter_base_peer_shares (trans->srcpad, priv->device);
   if (outcaps && gst_cuda_filter_caps_are_cuda (outcaps)) {
     if (!gst_cuda_filter_memory_decide (priv->device, query, outcaps)) {
       GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS,

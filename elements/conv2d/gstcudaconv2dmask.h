@@ -41,10 +41,6 @@ typedef struct
   cf_border border;
 } GstCudaConv2dSettings;
 
-/* Whether `kernel` holds anything but blanks; an unset kernel (NULL, empty
- * or blank) leaves the mask to the preset. */
-gboolean gst_cuda_conv2d_kernel_is_set (const gchar * kernel);
-
 /* Size a Gaussian of this sigma gets when `size` is 0: 2 * ceil(3 sigma) + 1
  * (the mask then covers +-3 sigma), at most CF_CONV2D_MAX_SIZE. */
 gint gst_cuda_conv2d_gaussian_size (gdouble sigma);
