@@ -84,7 +84,7 @@ live_teardown (void)
   g_ptr_array_set_size (live, 0);
 }
 
-/* ---- helpers ------------------------------------------------------------- */
+/* ---- helpers ------------------------------------------------------------ */
 
 /* Stereo F32 frames, random in [-amp, amp), stamped at frame `first`. */
 static GstBuffer *
@@ -163,7 +163,7 @@ audio_difference (GByteArray * got, GByteArray * want)
   return NULL;
 }
 
-/* ---- contexts (GPU) ------------------------------------------------------ */
+/* ---- contexts (GPU) ----------------------------------------------------- */
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -348,7 +348,7 @@ GST_START_TEST (test_contexts)
 
 GST_END_TEST;
 
-/* ---- cudaconv1d: latency and overlap by state ---------------------------- */
+/* ---- cudaconv1d: latency and overlap by state --------------------------- */
 
 static void
 expect_refused (GstHarness * h, const gchar * when)
@@ -480,7 +480,7 @@ GST_START_TEST (test_latency_race)
 
 GST_END_TEST;
 
-/* ---- cudaconv1d: caps again mid-stream ------------------------------------ */
+/* ---- cudaconv1d: caps again mid-stream ---------------------------------- */
 
 #define PART 6                  /* buffers before the event, and after */
 #define FRAMES 1000
@@ -602,7 +602,7 @@ GST_START_TEST (test_conv1d_new_caps)
 
 GST_END_TEST;
 
-/* ---- cudaprefixsum: level messages across the same caps ------------------- */
+/* ---- cudaprefixsum: level messages across the same caps ----------------- */
 
 static GPtrArray *
 level_run (gint same_caps_at, const gchar * again)
@@ -705,7 +705,7 @@ GST_START_TEST (test_level_same_caps)
 
 GST_END_TEST;
 
-/* ---- cudaconv1d: duration and position ----------------------------------- */
+/* ---- cudaconv1d: duration and position ---------------------------------- */
 
 /* A WAV file of stereo 16-bit frames. */
 static gchar *
@@ -843,7 +843,7 @@ GST_START_TEST (test_conv1d_duration)
 
 GST_END_TEST;
 
-/* ---- suite ----------------------------------------------------------------- */
+/* ---- suite -------------------------------------------------------------- */
 
 static Suite *
 lifecycle_suite (gboolean gpu)

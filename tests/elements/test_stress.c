@@ -73,7 +73,7 @@ live_teardown (void)
   g_ptr_array_set_size (live, 0);
 }
 
-/* ---- what each element gets ------------------------------------------------ */
+/* ---- what each element gets --------------------------------------------- */
 
 typedef struct
 {
@@ -333,7 +333,7 @@ prefixsum_ready (GstElement * e, GRand * r)
           2), "algorithm", pick (r, 6), NULL);
 }
 
-/* ---- the running pipeline ---------------------------------------------------- */
+/* ---- the running pipeline ----------------------------------------------- */
 
 typedef struct
 {
@@ -817,7 +817,7 @@ stress_element (const Kind * kind)
           GST_SEEK_FLAG_FLUSH, 0), "%s: the flushing seek failed",
       kind->factory);
   watchdog_disarm ();
-  change_state (run, GST_STATE_PLAYING);
+  /* the pipeline prerolls again on the known input */
   push_known (run);
   expect_no_problem (run, "after the stress");
 
@@ -896,7 +896,7 @@ GST_START_TEST (test_stress_prefixsum)
 
 GST_END_TEST;
 
-/* ---- tee ------------------------------------------------------------------ */
+/* ---- tee ---------------------------------------------------------------- */
 
 /* Everything an appsink of `p` holds at EOS, as one byte array. */
 static GByteArray *
@@ -945,7 +945,8 @@ tee_check (const gchar * source, const gchar * factory, const gchar * one,
   const gchar *settings[] = { one, two };
   gchar *desc = g_strdup_printf ("%s ! tee name=t "
       "t. ! queue ! %s backend=%s %s ! appsink name=s0 sync=false "
-      "t. ! queue ! %s backend=%s %s ! appsink name=s1 sync=false",
+      "wait-on-eos=false t. ! queue ! %s backend=%s %s ! appsink name=s1 "
+      "sync=false wait-on-eos=false",
       source, factory, backend, one, factory, backend, two);
   GstElement *p = track (gst_parse_launch (desc, NULL));
 
@@ -954,7 +955,8 @@ tee_check (const gchar * source, const gchar * factory, const gchar * one,
   for (gint b = 0; b < 2; b++) {
     gchar *name = g_strdup_printf ("s%d", b);
     gchar *alone = g_strdup_printf ("%s ! %s backend=%s %s ! appsink "
-        "name=s sync=false", source, factory, backend, settings[b]);
+        "name=s sync=false wait-on-eos=false", source, factory, backend,
+        settings[b]);
     GstElement *q = track (gst_parse_launch (alone, NULL));
     GByteArray *got = sink_bytes (p, name), *want;
     guint at = 0;
@@ -1004,7 +1006,7 @@ GST_START_TEST (test_tee_conv1d)
 
 GST_END_TEST;
 
-/* ---- suite ------------------------------------------------------------------- */
+/* ---- suite -------------------------------------------------------------- */
 
 /* A mono impulse response of 512 frames at 48 kHz, 16-bit WAV. */
 static gchar *
