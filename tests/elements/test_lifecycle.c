@@ -433,7 +433,7 @@ GST_START_TEST (test_latency_race)
   const gint buffers = 40, frames = 1024, taps = 4095;
 
   watchdog_arm (240, "the latency race", seed);
-  for (gint run = 0; run < 8; run++) {
+  for (gint run = 0; run < 16; run++) {
     gchar *desc = g_strdup_printf ("audiotestsrc num-buffers=%d "
         "samplesperbuffer=%d wave=white-noise ! " AUDIO_CAPS " ! "
         "cudaconv1d name=f backend=%s mix=0.5 preset=low-pass taps=%d ! "
