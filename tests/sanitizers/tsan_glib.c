@@ -40,8 +40,8 @@
 #include <glib.h>
 #include <sanitizer/tsan_interface.h>
 
-/* GLib's own function of that name, looked up on first use (GObject's
- * constructor takes locks before this library's could run); two threads
+/* GLib's own function of that name, looked up on first use (other
+ * libraries' constructors take locks before this one's could run); two threads
  * may both look it up, hence the atomics. A missing one is a broken setup,
  * better stopped at once than run unannotated. */
 #define REAL(name) \
@@ -125,7 +125,7 @@ g_rec_mutex_unlock (GRecMutex * rec_mutex)
   real (rec_mutex);
 }
 
-/* GRWLock: GObject's type tables and GStreamer's registry. A writer
+/* GRWLock: GObject's type tables, and GStreamer core's. A writer
  * publishes on the lock and takes from readers and writers; readers take
  * from writers only and publish on a second address inside the lock, so
  * that two readers are not ordered against each other (they run at the
