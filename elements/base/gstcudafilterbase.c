@@ -31,6 +31,7 @@
 #include "config.h"
 #endif
 
+#include <gst/audio/audio.h>
 #include <gst/video/video.h>
 
 #include "gstcudafilterbase.h"
@@ -73,6 +74,8 @@ typedef struct
   gboolean fallback_logged;
   /* the source pad's peer computes on our stream (decide_allocation) */
   gboolean downstream_shares_stream;
+  /* the caps set_info last accepted (streaming thread) */
+  GstCaps *incaps, *outcaps;
 #ifdef HAVE_GST_CUDA
   GstCudaContext *context;      /* object lock */
 #endif
@@ -110,6 +113,21 @@ static void gst_cuda_filter_base_set_property (GObject * object,
 static void gst_cuda_filter_base_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
 static gboolean gst_cuda_filter_base_start (GstBaseTransform * trans);
+static gboolean gst_cuda_filter_base_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static GstFlowReturn gst_cuda_filter_base_chain (GstPad * pad,
+    GstObject * parent, GstBuffer * buffer);
+static gboolean gst_cuda_filter_base_sink_event (GstPad * pad,
+    GstObject * parent, GstEvent * event);
+static gboolean gst_cuda_filter_base_sink_query (GstPad * pad,
+    GstObject * parent, GstQuery * query);
+
+/* GstBaseTransform's own sink pad functions, which the base calls with the
+ * element's context pushed */
+static GstPadChainFunction parent_chain;
+static GstPadEventFunction parent_sink_event;
+static GstPadQueryFunction parent_sink_query;
+static gsize parent_functions_read;
 static gboolean gst_cuda_filter_base_stop (GstBaseTransform * trans);
 static void gst_cuda_filter_base_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
@@ -187,6 +205,7 @@ gst_cuda_filter_base_class_init (GstCudaFilterBaseClass * klass)
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_filter_base_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_filter_base_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_filter_base_set_caps);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cuda_filter_base_before_transform);
   trans_class->propose_allocation =
@@ -211,8 +230,32 @@ gst_cuda_filter_base_init (GstCudaFilterBase * self)
 {
   GstCudaFilterBasePrivate *priv = PRIV (self);
 
+  GstPad *sink = GST_BASE_TRANSFORM_SINK_PAD (self);
+
   priv->device_id = DEFAULT_CUDA_DEVICE_ID;
   priv->backend = DEFAULT_BACKEND;
+
+  /* every buffer, event and query that reaches the element runs with its
+   * context pushed, and the thread gets its own context back after */
+  if (g_once_init_enter (&parent_functions_read)) {
+    parent_chain = GST_PAD_CHAINFUNC (sink);
+    parent_sink_event = GST_PAD_EVENTFUNC (sink);
+    parent_sink_query = GST_PAD_QUERYFUNC (sink);
+    g_once_init_leave (&parent_functions_read, 1);
+  }
+  gst_pad_set_chain_function (sink,
+      GST_DEBUG_FUNCPTR (gst_cuda_filter_base_chain));
+  gst_pad_set_event_function (sink,
+      GST_DEBUG_FUNCPTR (gst_cuda_filter_base_sink_event));
+  gst_pad_set_query_function (sink,
+      GST_DEBUG_FUNCPTR (gst_cuda_filter_base_sink_query));
+}
+
+gboolean
+gst_cuda_filter_base_is_running (GstCudaFilterBase * self)
+{
+  return GST_STATE (self) > GST_STATE_READY
+      || GST_STATE_NEXT (self) > GST_STATE_READY || PRIV (self)->started;
 }
 
 static void
@@ -222,6 +265,12 @@ gst_cuda_filter_base_set_property (GObject * object, guint prop_id,
   GstCudaFilterBasePrivate *priv = PRIV (object);
 
   GST_OBJECT_LOCK (object);
+  if (gst_cuda_filter_base_is_running (GST_CUDA_FILTER_BASE (object))) {
+    GST_OBJECT_UNLOCK (object);
+    GST_ELEMENT_WARNING (object, LIBRARY, SETTINGS, ("Refused %s: it can "
+            "change only in the NULL or READY state.", pspec->name), (NULL));
+    return;
+  }
   switch (prop_id) {
     case PROP_CUDA_DEVICE_ID:
       priv->device_id = g_value_get_int (value);
@@ -257,7 +306,7 @@ gst_cuda_filter_base_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (object);
 }
 
-/* Releases the streams and the device (its context current). */
+/* Releases the streams and the device (its context pushed meanwhile). */
 static void
 close_device (GstCudaFilterBasePrivate * priv, gboolean own_compute)
 {
@@ -265,9 +314,11 @@ close_device (GstCudaFilterBasePrivate * priv, gboolean own_compute)
     &priv->streams.compute
   };
 
+  gboolean pushed;
+
   if (!priv->device)
     return;
-  gst_cuda_filter_device_make_current (priv->device);
+  pushed = gst_cuda_filter_device_push (priv->device) == CF_OK;
   for (guint k = 0; k < G_N_ELEMENTS (all); k++) {
     if (*all[k] && (all[k] != &priv->streams.compute || own_compute)) {
       cf_gpu_stream_sync (*all[k]);
@@ -280,24 +331,36 @@ close_device (GstCudaFilterBasePrivate * priv, gboolean own_compute)
   if (priv->handoff)
     cf_gpu_event_destroy (priv->handoff);
   priv->computed = priv->handoff = NULL;
+  if (pushed)
+    gst_cuda_filter_device_pop (priv->device);
   g_clear_pointer (&priv->device, gst_cuda_filter_device_unref);
 }
 
 #ifdef HAVE_GST_CUDA
+static gboolean
+has_context (GstCudaFilterBase * self)
+{
+  gboolean has;
+
+  GST_OBJECT_LOCK (self);
+  has = PRIV (self)->context != NULL;
+  GST_OBJECT_UNLOCK (self);
+  return has;
+}
+
 /* Asks the neighbours (downstream first), then the application and the
  * bins (need-context), for a CUDA context; an answer reaches set_context,
  * which keeps it in priv->context when it is of the right device. */
 static void
 ask_for_context (GstCudaFilterBase * self)
 {
-  GstCudaFilterBasePrivate *priv = PRIV (self);
   GstElement *element = GST_ELEMENT (self);
   GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
   GstPad *pads[] = { GST_BASE_TRANSFORM_SRC_PAD (self),
     GST_BASE_TRANSFORM_SINK_PAD (self)
   };
 
-  for (guint k = 0; k < G_N_ELEMENTS (pads) && !priv->context; k++) {
+  for (guint k = 0; k < G_N_ELEMENTS (pads) && !has_context (self); k++) {
     GstContext *context = NULL;
     if (gst_pad_peer_query (pads[k], query)) {
       gst_query_parse_context (query, &context);
@@ -306,7 +369,7 @@ ask_for_context (GstCudaFilterBase * self)
     }
   }
   gst_query_unref (query);
-  if (!priv->context)
+  if (!has_context (self))
     gst_element_post_message (element, gst_message_new_need_context
         (GST_OBJECT (self), GST_CUDA_CONTEXT_TYPE));
 }
@@ -351,15 +414,24 @@ find_device (GstCudaFilterBase * self, gint device_id)
    * it when its plugin loads, which a pipeline without it never does */
   if (!gst_cuda_load_library ())
     return g_strdup ("GStreamer's CUDA library cannot load libcuda");
-  if (!priv->context)
+  GST_OBJECT_LOCK (self);
+  context = priv->context ? gst_object_ref (priv->context) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (!context) {
     ask_for_context (self);
-  if (!priv->context && !(priv->context = new_primary_context (self,
-              device_id)))
+    GST_OBJECT_LOCK (self);
+    context = priv->context ? gst_object_ref (priv->context) : NULL;
+    GST_OBJECT_UNLOCK (self);
+  }
+  if (!context && (context = new_primary_context (self, device_id))) {
+    GST_OBJECT_LOCK (self);
+    if (!priv->context)
+      priv->context = gst_object_ref (context);
+    GST_OBJECT_UNLOCK (self);
+  }
+  if (!context)
     return g_strdup_printf ("no CUDA context for device %d",
         MAX (device_id, 0));
-  GST_OBJECT_LOCK (self);
-  context = gst_object_ref (priv->context);
-  GST_OBJECT_UNLOCK (self);
   priv->device = gst_cuda_filter_device_for_context (context, &error);
   gst_object_unref (context);
 #else
@@ -400,24 +472,30 @@ open_device (GstCudaFilterBase * self, gint device_id, gboolean * mismatch)
   if ((error = find_device (self, device_id)))
     return error;
   id = gst_cuda_filter_device_id (priv->device);
-  if ((status = gst_cuda_filter_device_make_current (priv->device)) == CF_OK
-      && cf_gpu_check_build (id, why, sizeof (why)) != CF_OK) {
+  if ((status = gst_cuda_filter_device_push (priv->device)) != CF_OK) {
+    close_device (priv, FALSE);
+    return g_strdup_printf ("device %d cannot be used: %s", id,
+        cf_status_name (status));
+  }
+  if (cf_gpu_check_build (id, why, sizeof (why)) != CF_OK) {
+    gst_cuda_filter_device_pop (priv->device);
     close_device (priv, FALSE);
     *mismatch = TRUE;
     return g_strdup (why);
   }
-  if (status != CF_OK
-      || (status = cf_gpu_event_create (&priv->computed)) != CF_OK
+  if ((status = cf_gpu_event_create (&priv->computed)) != CF_OK
       || (status = cf_gpu_event_create (&priv->handoff)) != CF_OK
       || (status = cf_gpu_stream_create (&priv->streams.upload)) != CF_OK
       || (status = cf_gpu_stream_create (&priv->streams.download)) != CF_OK
       || (!shares
           && (status = cf_gpu_stream_create (&priv->streams.compute))
           != CF_OK)) {
+    gst_cuda_filter_device_pop (priv->device);
     close_device (priv, !shares);
     return g_strdup_printf ("device %d cannot be used: %s", id,
         cf_status_name (status));
   }
+  gst_cuda_filter_device_pop (priv->device);
   if (shares)
     priv->streams.compute = gst_cuda_filter_device_stream (priv->device);
   if (cf_gpu_device_name (id, name, sizeof (name)) == CF_OK)
@@ -491,25 +569,10 @@ gst_cuda_filter_base_fixate_caps (GstBaseTransform * trans,
       ->fixate_caps (trans, direction, caps, othercaps);
 }
 
-static gboolean
-gst_cuda_filter_base_start (GstBaseTransform * trans)
-{
-  gboolean ok = choose_backend (trans);
-
-  GST_OBJECT_LOCK (trans);
-  PRIV (trans)->started = ok;
-  GST_OBJECT_UNLOCK (trans);
-  return ok;
-}
-
-static gboolean
-gst_cuda_filter_base_stop (GstBaseTransform * trans)
+static void
+forget_device (GstBaseTransform * trans)
 {
   GstCudaFilterBasePrivate *priv = PRIV (trans);
-
-  GST_OBJECT_LOCK (trans);
-  priv->started = FALSE;
-  GST_OBJECT_UNLOCK (trans);
 
   close_device (priv,
       !GST_CUDA_FILTER_BASE_GET_CLASS (trans)->shares_stream);
@@ -521,7 +584,141 @@ gst_cuda_filter_base_stop (GstBaseTransform * trans)
   gst_clear_object (&priv->context);
   GST_OBJECT_UNLOCK (trans);
 #endif
+}
+
+static gboolean
+gst_cuda_filter_base_start (GstBaseTransform * trans)
+{
+  GstCudaFilterBase *self = GST_CUDA_FILTER_BASE (trans);
+  GstCudaFilterBaseClass *klass = GST_CUDA_FILTER_BASE_GET_CLASS (self);
+  gboolean ok = choose_backend (trans);
+
+  if (ok && klass->start) {
+    ok = gst_cuda_filter_base_push (self);
+    if (ok) {
+      ok = klass->start (self);
+      gst_cuda_filter_base_pop (self);
+    }
+  }
+  if (!ok)
+    forget_device (trans);
+  GST_OBJECT_LOCK (trans);
+  PRIV (trans)->started = ok;
+  GST_OBJECT_UNLOCK (trans);
+  return ok;
+}
+
+static gboolean
+gst_cuda_filter_base_stop (GstBaseTransform * trans)
+{
+  GstCudaFilterBase *self = GST_CUDA_FILTER_BASE (trans);
+  GstCudaFilterBaseClass *klass = GST_CUDA_FILTER_BASE_GET_CLASS (self);
+  GstCudaFilterBasePrivate *priv = PRIV (trans);
+
+  if (klass->stop) {
+    /* without the context the element's device memory leaks, but its
+     * host side is still released */
+    gboolean pushed = gst_cuda_filter_base_push (self);
+    klass->stop (self);
+    if (pushed)
+      gst_cuda_filter_base_pop (self);
+  }
+  gst_clear_caps (&priv->incaps);
+  gst_clear_caps (&priv->outcaps);
+  forget_device (trans);
+  GST_OBJECT_LOCK (trans);
+  priv->started = FALSE;
+  GST_OBJECT_UNLOCK (trans);
   return TRUE;
+}
+
+/* Whether caps `a` and `b` describe the same stream: equal, or spelt
+ * differently (a channel mask given or implied, fields in another order)
+ * with the same parsed info and memory. */
+static gboolean
+same_stream (GstCaps * a, GstCaps * b)
+{
+  GstAudioInfo audio_a, audio_b;
+  GstVideoInfo video_a, video_b;
+
+  if (gst_caps_is_equal (a, b))
+    return TRUE;
+  if (gst_cuda_filter_caps_are_cuda (a) != gst_cuda_filter_caps_are_cuda (b))
+    return FALSE;
+  if (gst_audio_info_from_caps (&audio_a, a)
+      && gst_audio_info_from_caps (&audio_b, b))
+    return gst_audio_info_is_equal (&audio_a, &audio_b);
+  if (gst_video_info_from_caps (&video_a, a)
+      && gst_video_info_from_caps (&video_b, b))
+    return gst_video_info_is_equal (&video_a, &video_b);
+  return FALSE;
+}
+
+/* New caps reach the element once; the same again (a RECONFIGURE, a
+ * repeated caps event) change nothing. */
+static gboolean
+gst_cuda_filter_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstCudaFilterBase *self = GST_CUDA_FILTER_BASE (trans);
+  GstCudaFilterBaseClass *klass = GST_CUDA_FILTER_BASE_GET_CLASS (self);
+  GstCudaFilterBasePrivate *priv = PRIV (trans);
+
+  if (priv->incaps && priv->outcaps && same_stream (incaps, priv->incaps)
+      && same_stream (outcaps, priv->outcaps)) {
+    GST_DEBUG_OBJECT (self, "same caps again: the stream goes on");
+    return TRUE;
+  }
+  gst_clear_caps (&priv->incaps);
+  gst_clear_caps (&priv->outcaps);
+  if (klass->set_info && !klass->set_info (self, incaps, outcaps))
+    return FALSE;
+  priv->incaps = gst_caps_ref (incaps);
+  priv->outcaps = gst_caps_ref (outcaps);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_cuda_filter_base_chain (GstPad * pad, GstObject * parent,
+    GstBuffer * buffer)
+{
+  GstCudaFilterBase *self = GST_CUDA_FILTER_BASE (parent);
+  GstFlowReturn ret;
+
+  if (!gst_cuda_filter_base_push (self)) {
+    gst_buffer_unref (buffer);
+    return GST_FLOW_ERROR;
+  }
+  ret = parent_chain (pad, parent, buffer);
+  gst_cuda_filter_base_pop (self);
+  return ret;
+}
+
+static gboolean
+gst_cuda_filter_base_sink_event (GstPad * pad, GstObject * parent,
+    GstEvent * event)
+{
+  GstCudaFilterBase *self = GST_CUDA_FILTER_BASE (parent);
+  gboolean ret, pushed = gst_cuda_filter_base_push (self);
+
+  /* an event still goes on without the context: EOS and flushes must */
+  ret = parent_sink_event (pad, parent, event);
+  if (pushed)
+    gst_cuda_filter_base_pop (self);
+  return ret;
+}
+
+static gboolean
+gst_cuda_filter_base_sink_query (GstPad * pad, GstObject * parent,
+    GstQuery * query)
+{
+  GstCudaFilterBase *self = GST_CUDA_FILTER_BASE (parent);
+  gboolean ret, pushed = gst_cuda_filter_base_push (self);
+
+  ret = parent_sink_query (pad, parent, query);
+  if (pushed)
+    gst_cuda_filter_base_pop (self);
+  return ret;
 }
 
 gboolean
@@ -555,12 +752,28 @@ gst_cuda_filter_base_device (GstCudaFilterBase * self)
   return PRIV (self)->device;
 }
 
+/* Between start and stop the device does not change; a buffer, event or
+ * query only comes then, or on the CPU backend, or before start (use_cuda
+ * FALSE): nothing to push. */
 gboolean
-gst_cuda_filter_base_enter (GstCudaFilterBase * self)
+gst_cuda_filter_base_push (GstCudaFilterBase * self)
 {
+  GstCudaFilterBasePrivate *priv = PRIV (self);
+
+  if (!priv->use_cuda || !priv->device)
+    return TRUE;
   return gst_cuda_filter_base_check (self,
-      gst_cuda_filter_device_make_current (PRIV (self)->device),
+      gst_cuda_filter_device_push (priv->device),
       "making the CUDA context current");
+}
+
+void
+gst_cuda_filter_base_pop (GstCudaFilterBase * self)
+{
+  GstCudaFilterBasePrivate *priv = PRIV (self);
+
+  if (priv->use_cuda && priv->device)
+    gst_cuda_filter_device_pop (priv->device);
 }
 
 #ifdef HAVE_GST_CUDA
@@ -570,12 +783,24 @@ static void
 gst_cuda_filter_base_set_context (GstElement * element, GstContext * context)
 {
   GstCudaFilterBasePrivate *priv = PRIV (element);
+  GstCudaContext *offered = NULL;
   gint device_id;
 
   GST_OBJECT_LOCK (element);
   device_id = priv->device_id;
   GST_OBJECT_UNLOCK (element);
-  gst_cuda_handle_set_context (element, context, device_id, &priv->context);
+  /* read into a pointer of our own: the held one is guarded by the object
+   * lock against the context query and stop, on other threads */
+  if (gst_cuda_handle_set_context (element, context, device_id, &offered)
+      && offered) {
+    GST_OBJECT_LOCK (element);
+    if (!priv->context) {
+      priv->context = offered;
+      offered = NULL;
+    }
+    GST_OBJECT_UNLOCK (element);
+  }
+  gst_clear_object (&offered);
   GST_ELEMENT_CLASS (gst_cuda_filter_base_parent_class)->set_context
       (element, context);
 }
@@ -680,14 +905,20 @@ wait_for (GstCudaFilterBase * self, gboolean kernels)
 {
   GstCudaFilterBasePrivate *priv = PRIV (self);
   const GstCudaStreams *s = &priv->streams;
-  int status = cf_gpu_stream_sync (s->upload);
+  int status = cf_gpu_stream_sync (s->upload), st;
 
-  if (status == CF_OK && kernels)
-    status = cf_gpu_event_record (priv->computed, s->compute);
-  if (status == CF_OK && kernels)
-    status = cf_gpu_event_sync (priv->computed);
-  if (status == CF_OK)
-    status = cf_gpu_stream_sync (s->download);
+  /* every wait runs even after one failed: the buffers are unmapped next */
+  if (kernels) {
+    st = cf_gpu_event_record (priv->computed, s->compute);
+    if (st == CF_OK)
+      st = cf_gpu_event_sync (priv->computed);
+    /* the event failed: the whole stream, then */
+    if (st != CF_OK)
+      cf_gpu_stream_sync (s->compute);
+    status = status != CF_OK ? status : st;
+  }
+  st = cf_gpu_stream_sync (s->download);
+  status = status != CF_OK ? status : st;
   return gst_cuda_filter_base_check (self, status, "processing a buffer");
 }
 
@@ -703,8 +934,7 @@ gst_cuda_filter_base_order_before (GstCudaFilterBase * self,
 {
   GstCudaFilterBasePrivate *priv = PRIV (self);
 
-  return gst_cuda_filter_base_enter (self)
-      && gst_cuda_filter_base_check (self,
+  return gst_cuda_filter_base_check (self,
       gst_cuda_filter_memory_order_before (buffer, write,
           priv->streams.compute, priv->handoff), "waiting for a frame");
 }

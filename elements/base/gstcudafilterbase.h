@@ -51,6 +51,21 @@ struct _GstCudaFilterBaseClass
    * handed over in CUDA memory need no wait in between. FALSE: on a stream
    * of the element's own (audio, where instances run side by side). */
   gboolean shares_stream;
+
+  /* The lifecycle, owned by the base: each runs with the element's CUDA
+   * context pushed when it is on the GPU (and popped after), so elements
+   * never make a context current themselves. */
+
+  /* After the backend is chosen and the device opened: what the element
+   * needs for a stream. FALSE after posting an error (the device closes). */
+  gboolean (*start) (GstCudaFilterBase * self);
+  /* Before the device closes: what start and the stream made goes. */
+  void (*stop) (GstCudaFilterBase * self);
+  /* New caps, once: caps equal to the current ones (a RECONFIGURE, a
+   * repeated caps event) do not come here, so a running stream keeps its
+   * state. FALSE after posting an error. */
+  gboolean (*set_info) (GstCudaFilterBase * self, GstCaps * incaps,
+      GstCaps * outcaps);
 };
 
 /* For the elements' class_init, the shapes they share. An enum property
@@ -70,9 +85,17 @@ const GstCudaStreams *gst_cuda_filter_base_streams (GstCudaFilterBase * self);
  * when it does not use one. */
 GstCudaFilterDevice *gst_cuda_filter_base_device (GstCudaFilterBase * self);
 
-/* Makes the element's CUDA context current on the calling (streaming)
- * thread. Returns FALSE after posting an error. */
-gboolean gst_cuda_filter_base_enter (GstCudaFilterBase * self);
+/* Called with the object lock: TRUE from the READY to PAUSED change until
+ * back in READY, when properties that shape the stream (latency, backend,
+ * device) are refused, whether or not a buffer has gone through yet. */
+gboolean gst_cuda_filter_base_is_running (GstCudaFilterBase * self);
+
+/* Pushes the element's CUDA context on the calling thread (nothing on the
+ * CPU backend) and pops it. The base does this around its pads' functions
+ * and the lifecycle; threads of an element's own use it too. Push returns
+ * FALSE after posting an error; pop only after a push that succeeded. */
+gboolean gst_cuda_filter_base_push (GstCudaFilterBase * self);
+void gst_cuda_filter_base_pop (GstCudaFilterBase * self);
 
 /* Posts a GST_ELEMENT_ERROR naming the CUDA error and returns FALSE when
  * status is not CF_OK; returns TRUE otherwise. `what` says what failed. */
@@ -87,7 +110,8 @@ gboolean gst_cuda_filter_base_ensure_device (GstCudaFilterBase * self,
     GstCudaDeviceBuffer * buf, gsize size);
 void gst_cuda_filter_base_free_device (GstCudaDeviceBuffer * buf);
 
-/* Waits for all work of the element's streams. */
+/* Waits for all work of the element's streams: before buffers are
+ * unmapped, on every path, success or failure. */
 gboolean gst_cuda_filter_base_sync (GstCudaFilterBase * self);
 
 /* Waits for what must be complete before `outbuf` leaves the element: the

@@ -18,6 +18,7 @@ struct _GstCudaFilterDevice
   GstCudaStream *cuda_stream;   /* owns `stream` */
 #endif
   cf_stream stream;
+  void *handle;                 /* the CUcontext */
 };
 
 /* The live devices, one per context: elements that share a context find
@@ -26,13 +27,15 @@ static GMutex registry_lock;
 static GList *registry;
 
 int
-gst_cuda_filter_device_make_current (GstCudaFilterDevice * dev)
+gst_cuda_filter_device_push (GstCudaFilterDevice * dev)
 {
-#ifdef HAVE_GST_CUDA
-  return cf_gpu_set_context (gst_cuda_context_get_handle (dev->context));
-#else
-  return cf_gpu_set_device (dev->id);
-#endif
+  return cf_gpu_push_context (dev->handle);
+}
+
+void
+gst_cuda_filter_device_pop (GstCudaFilterDevice * dev G_GNUC_UNUSED)
+{
+  cf_gpu_pop_context ();
 }
 
 static gboolean
@@ -53,6 +56,7 @@ static GstCudaFilterDevice *
 lookup (gpointer context, gint id, gchar ** error)
 {
   GstCudaFilterDevice *dev = NULL;
+  gboolean pushed = FALSE;
   int status;
 
   g_mutex_lock (&registry_lock);
@@ -73,8 +77,13 @@ lookup (gpointer context, gint id, gchar ** error)
   dev->id = id;
 #ifdef HAVE_GST_CUDA
   dev->context = gst_object_ref (context);
+  dev->handle = gst_cuda_context_get_handle (context);
+  status = CF_OK;
+#else
+  status = cf_gpu_primary_context (id, &dev->handle);
 #endif
-  status = gst_cuda_filter_device_make_current (dev);
+  if (status == CF_OK)
+    pushed = (status = gst_cuda_filter_device_push (dev)) == CF_OK;
 #ifdef HAVE_GST_CUDA_STREAM
   /* GStreamer's own stream type, so that pools can carry it; a blocking
    * stream (the only kind it makes): GStreamer's copies on the legacy
@@ -90,6 +99,8 @@ lookup (gpointer context, gint id, gchar ** error)
   if (status == CF_OK)
     status = cf_gpu_stream_create (&dev->stream);
 #endif
+  if (pushed)
+    gst_cuda_filter_device_pop (dev);
   if (status != CF_OK) {
     *error = g_strdup_printf ("device %d cannot be used: %s", id,
         cf_status_name (status));
@@ -149,19 +160,18 @@ gst_cuda_filter_device_unref (GstCudaFilterDevice * dev)
   g_mutex_unlock (&registry_lock);
   if (!last)
     return;
-  if (gst_cuda_filter_device_make_current (dev) == CF_OK) {
+  if (gst_cuda_filter_device_push (dev) == CF_OK) {
     cf_gpu_stream_sync (dev->stream);
 #ifndef HAVE_GST_CUDA_STREAM
     cf_gpu_stream_destroy (dev->stream);
 #endif
+    gst_cuda_filter_device_pop (dev);
   }
 #ifdef HAVE_GST_CUDA_STREAM
   gst_cuda_stream_unref (dev->cuda_stream);
 #endif
 #ifdef HAVE_GST_CUDA
   gst_object_unref (dev->context);
-  /* the context may be gone now: this thread must not keep naming it */
-  cf_gpu_set_context (NULL);
 #endif
   g_free (dev);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The GPU the elements compute on: a CUDA context made current around each
- * piece of GPU work, and the stream on which every element of the plugin
+ * The GPU the elements compute on: a CUDA context pushed around each piece
+ * of GPU work, and the stream on which every element of the plugin
  * that shares the context processes frames.
  *
  * With GStreamer's CUDA library (HAVE_GST_CUDA) the context is a
@@ -54,12 +54,14 @@ cf_stream gst_cuda_filter_device_stream (GstCudaFilterDevice * dev);
 GstCudaStream *gst_cuda_filter_device_cuda_stream (GstCudaFilterDevice * dev);
 #endif
 
-/* Makes the context current on the calling thread, as cudaSetDevice makes
- * a device's primary context current: it stays current until something
- * else is made current. GStreamer's CUDA elements push and pop their
- * context around each use, so leaving ours current on a streaming thread
- * disturbs none of them. Returns a cf status. */
-int gst_cuda_filter_device_make_current (GstCudaFilterDevice * dev);
+/* Pushes the context on the calling thread's stack of current contexts,
+ * and pops it: every piece of GPU work runs between the two, as
+ * gst_cuda_context_push and _pop do, so that no thread is left with a
+ * context it did not set (an application's own CUDA work finds its context
+ * as it left it). Push returns a cf status; pop only after a push that
+ * succeeded. */
+int gst_cuda_filter_device_push (GstCudaFilterDevice * dev);
+void gst_cuda_filter_device_pop (GstCudaFilterDevice * dev);
 
 G_END_DECLS
 

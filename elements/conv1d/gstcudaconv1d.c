@@ -142,9 +142,9 @@ static void gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_cuda_conv1d_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
-static gboolean gst_cuda_conv1d_start (GstBaseTransform * trans);
-static gboolean gst_cuda_conv1d_stop (GstBaseTransform * trans);
-static gboolean gst_cuda_conv1d_set_caps (GstBaseTransform * trans,
+static gboolean gst_cuda_conv1d_start (GstCudaFilterBase * base);
+static void gst_cuda_conv1d_stop (GstCudaFilterBase * base);
+static gboolean gst_cuda_conv1d_set_info (GstCudaFilterBase * base,
     GstCaps * incaps, GstCaps * outcaps);
 static gboolean gst_cuda_conv1d_sink_event (GstBaseTransform * trans,
     GstEvent * event);
@@ -334,6 +334,7 @@ gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaFilterBaseClass *base_class = GST_CUDA_FILTER_BASE_CLASS (klass);
 
   gobject_class->finalize = gst_cuda_conv1d_finalize;
   gobject_class->set_property = gst_cuda_conv1d_set_property;
@@ -350,9 +351,9 @@ gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
       "Convolves audio with a mask on the GPU: FIR filters, impulse response "
       "reverb, room correction", "gst-cuda-filters");
 
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_stop);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_set_caps);
+  base_class->start = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_start);
+  base_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_stop);
+  base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_set_info);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_query);
   trans_class->prepare_output_buffer =
@@ -381,7 +382,7 @@ gst_cuda_conv1d_init (GstCudaConv1d * self)
   self->latency = DEFAULT_LATENCY;
   self->algorithm = DEFAULT_ALGORITHM;
   self->overlap = DEFAULT_OVERLAP;
-  gst_cuda_conv1d_outputs_init (self);
+  gst_cuda_conv1d_outputs_init (&self->outputs, GST_CUDA_FILTER_BASE (self));
   self->start_ts = GST_CLOCK_TIME_NONE;
 }
 
@@ -397,7 +398,7 @@ gst_cuda_conv1d_finalize (GObject * object)
   g_free (self->location_error);
   g_free (self->chunk_planes);
   gst_cuda_conv1d_taps_clear (&self->taps);
-  gst_cuda_conv1d_outputs_finalize (self);
+  gst_cuda_conv1d_outputs_finalize (&self->outputs);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -558,7 +559,8 @@ settle_mask_change (GstCudaConv1d * self, guint prop_id,
     }
     *s = saved->settings;
     self->location = saved->location;
-    self->latency = saved->latency;
+    if (prop_id == PROP_LATENCY)
+      self->latency = saved->latency;
     self->algorithm = saved->algorithm;
     return error;
   }
@@ -594,9 +596,10 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
 
   GST_OBJECT_LOCK (self);
   if ((prop_id == PROP_LATENCY || prop_id == PROP_OVERLAP)
-      && self->filtering) {
-    /* the reported latency, the frames dropped and the way outputs leave
-     * are fixed once the first buffer went through */
+      && gst_cuda_filter_base_is_running (GST_CUDA_FILTER_BASE (self))) {
+    /* the reported latency, the history kept, the frames dropped and the
+     * way outputs leave are fixed for a run: the streaming thread reads
+     * them from the copy start took */
     refused = g_strdup ("it can change only in the NULL or READY state");
     GST_OBJECT_UNLOCK (self);
     goto done;
@@ -697,12 +700,7 @@ stream_of (GstCudaConv1d * self)
 static gboolean
 overlapping (GstCudaConv1d * self)
 {
-  gboolean overlap;
-
-  GST_OBJECT_LOCK (self);
-  overlap = self->overlap;
-  GST_OBJECT_UNLOCK (self);
-  return overlap && uses_cuda (self);
+  return self->run_overlap && uses_cuda (self);
 }
 
 /* F64 and S32 streams are filtered in double: a float would round their
@@ -860,9 +858,10 @@ build_taps (GstCudaConv1d * self, GstCudaConv1dTaps * taps,
       GST_AUDIO_INFO_CHANNELS (&self->info), taps, &error, &note);
   if (note)
     GST_INFO_OBJECT (self, "%s", note);
-  if (ok && self->latency >= (guint64) taps->taps && self->latency > 0) {
+  if (ok && self->run_latency >= (guint64) taps->taps
+      && self->run_latency > 0) {
     error = g_strdup_printf ("latency=%" G_GUINT64_FORMAT " is not shorter "
-        "than the mask (%d taps)", self->latency, taps->taps);
+        "than the mask (%d taps)", self->run_latency, taps->taps);
     ok = FALSE;
   }
   if (!ok) {
@@ -917,7 +916,7 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
 
   /* the input is kept as long as the latency, for the dry signal */
   if (!self->fir) {
-    self->history = (gint) self->latency;
+    self->history = (gint) self->run_latency;
     self->chunk = MAX (MIN_CHUNK, self->history);
     if (!alloc_buffers (self))
       return FALSE;
@@ -941,7 +940,7 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
     cf_fir_free (self->fir);
   self->fir = fir;
   GST_OBJECT_LOCK (self);
-  self->filtering = TRUE;
+  self->tail_frames = taps.taps - 1 - (gint) self->run_latency;
   GST_OBJECT_UNLOCK (self);
   GST_INFO_OBJECT (self, "%d taps x %d masks, %s path%s (block %d)",
       taps.taps, taps.masks, cfg.path == CF_FIR_FFT ? "FFT" : "direct",
@@ -949,22 +948,27 @@ apply_settings (GstCudaConv1d * self, gint typical_frames)
   return TRUE;
 }
 
-static void
+/* Forgets the stream: no history, the next buffer starts the timeline.
+ * FALSE after posting an error. */
+static gboolean
 reset_stream (GstCudaConv1d * self)
 {
+  gsize stage;
+
   self->start_ts = GST_CLOCK_TIME_NONE;
   self->start_offset = GST_BUFFER_OFFSET_NONE;
   self->frames_in = self->frames_out = 0;
-  if (self->fir) {
-    cf_fir_reset (self->fir);
-    if (uses_cuda (self))
-      cf_gpu_memset (self->buf.stage, 0, self->buf.es
-          * GST_AUDIO_INFO_CHANNELS (&self->info) * self->buf.stage_pitch,
-          stream_of (self));
-    else
-      memset (self->buf.stage, 0, self->buf.es
-          * GST_AUDIO_INFO_CHANNELS (&self->info) * self->buf.stage_pitch);
+  if (!self->fir)
+    return TRUE;
+  cf_fir_reset (self->fir);
+  stage = self->buf.es * GST_AUDIO_INFO_CHANNELS (&self->info)
+      * self->buf.stage_pitch;
+  if (!uses_cuda (self)) {
+    memset (self->buf.stage, 0, stage);
+    return TRUE;
   }
+  return GST_CUDA_FILTER_CHECK (self, cf_gpu_memset (self->buf.stage, 0,
+          stage, stream_of (self)), "clearing the history");
 }
 
 /* ---- filtering ---------------------------------------------------------------- */
@@ -1094,6 +1098,19 @@ keep_history (GstCudaConv1d * self, gint frames)
   return st;
 }
 
+/* After a chunk's work was queued (status `st`): on success, waits for it
+ * unless the output thread does; on failure always, since the caller
+ * unmaps the buffers next and copies into them may still be queued. */
+static gboolean
+finish_chunk (GstCudaConv1d * self, int st)
+{
+  if (uses_cuda (self) && (st != CF_OK || !self->queued_output)) {
+    int synced = cf_gpu_stream_sync (stream_of (self));
+    st = st != CF_OK ? st : synced;
+  }
+  return GST_CUDA_FILTER_CHECK (self, st, "filtering audio");
+}
+
 /* One chunk of `frames` frames: samples from `in` (planes, or one
  * interleaved run), filtered, mixed, and the last `frames - drop` written to
  * `out` at frame `out_at`. `in` NULL filters silence (the tail). */
@@ -1128,12 +1145,8 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
       && !mixing && !(self->queued_output && frames >= OVERLAP_SPLIT))
     st = cf_fir_process_interleaved (self->fir, &layout, mapped_in,
         mapped_out, frames);
-  if (st != CF_ERR_UNSUPPORTED) {
-    /* an output the output thread pushes is waited for there */
-    if (st == CF_OK && !self->queued_output)
-      st = cf_gpu_stream_sync (stream);
-    return GST_CUDA_FILTER_CHECK (self, st, "filtering audio");
-  }
+  if (st != CF_ERR_UNSUPPORTED)
+    return finish_chunk (self, st);
   st = CF_OK;
 
   /* 1. samples in, as float or double: after the history kept for the dry signal,
@@ -1149,7 +1162,7 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
     st = cf_fir_process (self->fir, x, x_pitch, b->wet, b->wet_pitch,
         frames);
   if (st == CF_OK && mixing) {
-    const void *dry = sample_at (self, x, -(gssize) self->latency);
+    const void *dry = sample_at (self, x, -(gssize) self->run_latency);
     st = cuda ? cf_audio_mix_cuda (channels, frames, dry, b->stage_pitch,
         b->wet, b->wet_pitch, b->wet, b->wet_pitch, self->dry_gain, dry1,
         self->wet_gain, wet1, b->es == 8, stream) : cf_audio_mix_cpu
@@ -1166,17 +1179,15 @@ filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
   if (st == CF_OK && self->history > 0)
     st = keep_history (self, frames);
 
-  if (st == CF_OK && cuda && !self->queued_output)
-    st = cf_gpu_stream_sync (stream);
-  return GST_CUDA_FILTER_CHECK (self, st, "filtering audio");
+  return finish_chunk (self, st);
 }
 
 /* Frames of the next `frames` generated that are still to be dropped. */
 static gint
 frames_to_drop (GstCudaConv1d * self, gint frames)
 {
-  guint64 left = self->frames_out < self->latency
-      ? self->latency - self->frames_out : 0;
+  guint64 left = self->frames_out < self->run_latency
+      ? self->run_latency - self->frames_out : 0;
   return (gint) MIN ((guint64) frames, left);
 }
 
@@ -1186,8 +1197,8 @@ static void
 stamp (GstCudaConv1d * self, GstBuffer * buf, gint frames)
 {
   gint rate = GST_AUDIO_INFO_RATE (&self->info);
-  guint64 index = self->frames_out > self->latency
-      ? self->frames_out - self->latency : 0;
+  guint64 index = self->frames_out > self->run_latency
+      ? self->frames_out - self->run_latency : 0;
   GstClockTime start = self->start_ts;
 
   if (GST_CLOCK_TIME_IS_VALID (start)) {
@@ -1279,16 +1290,14 @@ filter_frames (GstCudaConv1d * self, gpointer * in, gint frames,
 static GstFlowReturn
 drain (GstCudaConv1d * self)
 {
-  GstFlowReturn ret = gst_cuda_conv1d_wait_sent (self);
+  GstFlowReturn ret = gst_cuda_conv1d_wait_sent (&self->outputs);
   gint left;
 
   if (ret != GST_FLOW_OK)
     return ret;
   if (!self->fir || !GST_CLOCK_TIME_IS_VALID (self->start_ts)
-      || self->frames_in == 0) {
-    reset_stream (self);
-    return GST_FLOW_OK;
-  }
+      || self->frames_in == 0)
+    return reset_stream (self) ? GST_FLOW_OK : GST_FLOW_ERROR;
   left = self->taps.taps - 1;
   while (left > 0 && ret == GST_FLOW_OK) {
     gint n = MIN (left, self->chunk), kept = n - frames_to_drop (self, n);
@@ -1299,8 +1308,14 @@ drain (GstCudaConv1d * self)
     if (!buf)
       return GST_FLOW_ERROR;
     stamp (self, buf, kept);
+    if (kept > 0 && !gst_audio_buffer_map (&abuf, &self->info, buf,
+            GST_MAP_WRITE)) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map an audio "
+              "buffer for the tail."), (NULL));
+      gst_buffer_unref (buf);
+      return GST_FLOW_ERROR;
+    }
     if (kept > 0) {
-      gst_audio_buffer_map (&abuf, &self->info, buf, GST_MAP_WRITE);
       ok = filter_frames (self, NULL, n, abuf.planes, self->dry_gain,
           self->wet_gain);
       gst_audio_buffer_unmap (&abuf);
@@ -1318,16 +1333,17 @@ drain (GstCudaConv1d * self)
     else
       gst_buffer_unref (buf);
   }
-  reset_stream (self);
+  if (!reset_stream (self) && ret == GST_FLOW_OK)
+    ret = GST_FLOW_ERROR;
   return ret;
 }
 
 /* ---- GstBaseTransform ---------------------------------------------------------- */
 
 static gboolean
-gst_cuda_conv1d_start (GstBaseTransform * trans)
+gst_cuda_conv1d_start (GstCudaFilterBase * base)
 {
-  GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
+  GstCudaConv1d *self = GST_CUDA_CONV1D (base);
   gchar *error;
 
   GST_OBJECT_LOCK (self);
@@ -1339,27 +1355,25 @@ gst_cuda_conv1d_start (GstBaseTransform * trans)
     g_free (error);
     return FALSE;
   }
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
-    return FALSE;
   GST_OBJECT_LOCK (self);
   self->started = TRUE;
+  /* fixed for the run: refused by state from now on */
+  self->run_latency = self->latency;
+  self->run_overlap = self->overlap;
   /* gain and mix set before the start hold from the first frame: only
    * changes while running glide */
   self->dry_gain = 1.0 - self->mix;
   self->wet_gain = self->gain * self->mix;
   GST_OBJECT_UNLOCK (self);
-  reset_stream (self);
-  return TRUE;
+  return reset_stream (self);
 }
 
-static gboolean
-gst_cuda_conv1d_stop (GstBaseTransform * trans)
+static void
+gst_cuda_conv1d_stop (GstCudaFilterBase * base)
 {
-  GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
+  GstCudaConv1d *self = GST_CUDA_CONV1D (base);
 
-  if (uses_cuda (self))
-    gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
-  gst_cuda_conv1d_stop_outputs (self);
+  gst_cuda_conv1d_stop_outputs (&self->outputs);
   if (self->fir)
     cf_fir_free (self->fir);
   self->fir = NULL;
@@ -1371,18 +1385,17 @@ gst_cuda_conv1d_stop (GstBaseTransform * trans)
   }
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
-  self->filtering = FALSE;
+  self->tail_frames = 0;
   self->have_info = FALSE;
   self->rebuild = TRUE;
   GST_OBJECT_UNLOCK (self);
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
 static gboolean
-gst_cuda_conv1d_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+gst_cuda_conv1d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
     GstCaps * outcaps G_GNUC_UNUSED)
 {
-  GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
+  GstCudaConv1d *self = GST_CUDA_CONV1D (base);
   GstAudioInfo info;
   gchar *error;
 
@@ -1393,9 +1406,6 @@ gst_cuda_conv1d_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
   /* a running stream ends here: its tail goes out in the old format */
   if (self->fir && drain (self) != GST_FLOW_OK)
-    return FALSE;
-  if (uses_cuda (self) && !gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE
-          (self)))
     return FALSE;
 
   /* as many chunk starts as planes: any channel count */
@@ -1424,8 +1434,7 @@ gst_cuda_conv1d_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GST_OBJECT_LOCK (self);
   self->rebuild = TRUE;
   GST_OBJECT_UNLOCK (self);
-  reset_stream (self);
-  return TRUE;
+  return reset_stream (self);
 }
 
 static gboolean
@@ -1434,26 +1443,63 @@ gst_cuda_conv1d_sink_event (GstBaseTransform * trans, GstEvent * event)
   GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
 
   switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_EOS:
-      /* the tail of the convolution goes out before the EOS */
-      if (uses_cuda (self))
-        gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
-      drain (self);
+    case GST_EVENT_EOS:{
+      /* the tail of the convolution goes out before the EOS; after an
+       * error (posted) or a flush, the EOS goes no further */
+      GstFlowReturn ret = drain (self);
+      if (ret <= GST_FLOW_NOT_NEGOTIATED || ret == GST_FLOW_FLUSHING) {
+        GST_DEBUG_OBJECT (self, "tail not pushed (%s): EOS dropped",
+            gst_flow_get_name (ret));
+        gst_event_unref (event);
+        return FALSE;
+      }
       break;
+    }
     case GST_EVENT_FLUSH_START:
-      gst_cuda_conv1d_discard (self);
+      gst_cuda_conv1d_discard (&self->outputs);
       break;
     case GST_EVENT_FLUSH_STOP:
-      gst_cuda_conv1d_resume (self);
-      reset_stream (self);
+      gst_cuda_conv1d_resume (&self->outputs);
+      if (!reset_stream (self)) {
+        gst_event_unref (event);
+        return FALSE;
+      }
       break;
     default:
       /* queued outputs go before any event that follows their input */
       if (GST_EVENT_IS_SERIALIZED (event))
-        gst_cuda_conv1d_wait_sent (self);
+        gst_cuda_conv1d_wait_sent (&self->outputs);
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* The tail pushed at EOS counts in the duration: the stream out is longer
+ * than the stream in by taps - 1 - latency frames. */
+static void
+add_tail (GstCudaConv1d * self, GstQuery * query)
+{
+  GstFormat format;
+  gint64 duration;
+  gint tail, rate, bpf;
+
+  gst_query_parse_duration (query, &format, &duration);
+  GST_OBJECT_LOCK (self);
+  tail = self->have_info ? self->tail_frames : 0;
+  rate = GST_AUDIO_INFO_RATE (&self->info);
+  bpf = GST_AUDIO_INFO_BPF (&self->info);
+  GST_OBJECT_UNLOCK (self);
+  if (duration < 0 || tail <= 0)
+    return;
+  if (format == GST_FORMAT_TIME)
+    duration += gst_util_uint64_scale_int (tail, GST_SECOND, rate);
+  else if (format == GST_FORMAT_DEFAULT)
+    duration += tail;
+  else if (format == GST_FORMAT_BYTES)
+    duration += (gint64) tail * bpf;
+  else
+    return;
+  gst_query_set_duration (query, format, duration);
 }
 
 static gboolean
@@ -1461,23 +1507,36 @@ gst_cuda_conv1d_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
   GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
+  gboolean have_info, live;
+  GstClockTime min, max, ours;
 
-  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
-      && self->have_info) {
-    gboolean live;
-    GstClockTime min, max, ours;
-    if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
-      return FALSE;
-    gst_query_parse_latency (query, &live, &min, &max);
-    GST_OBJECT_LOCK (self);
-    ours = gst_util_uint64_scale_round (self->latency, GST_SECOND,
-        GST_AUDIO_INFO_RATE (&self->info));
-    GST_OBJECT_UNLOCK (self);
-    min += ours;
-    if (GST_CLOCK_TIME_IS_VALID (max))
-      max += ours;
-    gst_query_set_latency (query, live, min, max);
-    return TRUE;
+  if (direction != GST_PAD_SRC)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+        query);
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_LATENCY:
+      GST_OBJECT_LOCK (self);
+      have_info = self->have_info;
+      ours = have_info ? gst_util_uint64_scale_round (self->latency,
+          GST_SECOND, GST_AUDIO_INFO_RATE (&self->info)) : 0;
+      GST_OBJECT_UNLOCK (self);
+      if (!have_info)
+        break;
+      if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
+        return FALSE;
+      gst_query_parse_latency (query, &live, &min, &max);
+      min += ours;
+      if (GST_CLOCK_TIME_IS_VALID (max))
+        max += ours;
+      gst_query_set_latency (query, live, min, max);
+      return TRUE;
+    case GST_QUERY_DURATION:
+      if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
+        return FALSE;
+      add_tail (self, query);
+      return TRUE;
+    default:
+      break;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
@@ -1509,9 +1568,6 @@ gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform * trans,
 
   if (!self->have_info)
     return GST_FLOW_NOT_NEGOTIATED;
-  if (uses_cuda (self) && !gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE
-          (self)))
-    return GST_FLOW_ERROR;
 
   /* a DISCONT, or a timestamp 5 ms off the sample count, ends the stream */
   if (GST_CLOCK_TIME_IS_VALID (self->start_ts) && GST_CLOCK_TIME_IS_VALID (ts)) {
@@ -1545,7 +1601,7 @@ gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform * trans,
   for (gint done = 0; done < frames; done += self->chunk) {
     gint n = MIN (self->chunk, frames - done);
     guint64 out = self->frames_out + done;
-    guint64 left = out < self->latency ? self->latency - out : 0;
+    guint64 left = out < self->run_latency ? self->run_latency - out : 0;
     kept -= (gint) MIN ((guint64) n, left);
   }
   *outbuf = new_output (self, kept);
@@ -1575,7 +1631,7 @@ gst_cuda_conv1d_generate_output (GstBaseTransform * trans,
     gst_buffer_unref (in);
     return ret;
   }
-  ret = gst_cuda_conv1d_send (self, in, *outbuf);
+  ret = gst_cuda_conv1d_send (&self->outputs, in, *outbuf);
   *outbuf = NULL;
   return ret;
 }

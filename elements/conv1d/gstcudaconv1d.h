@@ -54,13 +54,15 @@ struct _GstCudaConv1d
   gchar *settings_error;        /* why the settings make no mask, or NULL */
   gchar *location_error;        /* why `location` could not be read, or NULL */
   gboolean started;             /* bad settings are refused, not stored */
-  gboolean filtering;           /* a filter runs: the latency is fixed */
+  gint tail_frames;             /* frames pushed after the input ends */
   gboolean rebuild;             /* the mask must be rebuilt before the next
                                  * buffer */
   GstAudioInfo info;
   gboolean have_info;
 
   /* streaming thread */
+  guint64 run_latency;          /* `latency` and `overlap` for this run */
+  gboolean run_overlap;
   GstCudaConv1dTaps taps;
   cf_fir *fir;
   gint chunk;                   /* frames per chunk at most */

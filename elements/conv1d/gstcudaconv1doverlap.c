@@ -5,10 +5,7 @@
 #include "config.h"
 #endif
 
-#include "gstcudaconv1d.h"
-
-GST_DEBUG_CATEGORY_EXTERN (gst_cuda_conv1d_debug);
-#define GST_CAT_DEFAULT gst_cuda_conv1d_debug
+#include "gstcudaconv1doverlap.h"
 
 /* Outputs on their way at most: one on the GPU while the next is queued
  * behind it is all the overlap there is; more would only hold more
@@ -24,10 +21,10 @@ typedef struct
 } Output;
 
 void
-gst_cuda_conv1d_outputs_init (GstCudaConv1d * self)
+gst_cuda_conv1d_outputs_init (GstCudaConv1dOutputs * o,
+    GstCudaFilterBase * owner)
 {
-  GstCudaConv1dOutputs *o = &self->outputs;
-
+  o->owner = owner;
   g_mutex_init (&o->lock);
   g_cond_init (&o->cond);
   g_queue_init (&o->queue);
@@ -36,9 +33,8 @@ gst_cuda_conv1d_outputs_init (GstCudaConv1d * self)
 }
 
 void
-gst_cuda_conv1d_outputs_finalize (GstCudaConv1d * self)
+gst_cuda_conv1d_outputs_finalize (GstCudaConv1dOutputs * o)
 {
-  GstCudaConv1dOutputs *o = &self->outputs;
 
   g_mutex_clear (&o->lock);
   g_cond_clear (&o->cond);
@@ -49,9 +45,10 @@ gst_cuda_conv1d_outputs_finalize (GstCudaConv1d * self)
 static gpointer
 push_outputs (gpointer data)
 {
-  GstCudaConv1d *self = data;
-  GstCudaConv1dOutputs *o = &self->outputs;
-  gboolean current = gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
+  GstCudaConv1dOutputs *o = data;
+  /* the thread is the element's own: its context stays pushed until the
+   * thread ends */
+  gboolean current = gst_cuda_filter_base_push (o->owner);
 
   g_mutex_lock (&o->lock);
   for (;;) {
@@ -74,11 +71,11 @@ push_outputs (gpointer data)
     g_mutex_unlock (&o->lock);
     if (drop) {
       gst_buffer_unref (head->out);
-    } else if (!GST_CUDA_FILTER_CHECK (self, st, "filtering audio")) {
+    } else if (!GST_CUDA_FILTER_CHECK (o->owner, st, "filtering audio")) {
       gst_buffer_unref (head->out);
       ret = GST_FLOW_ERROR;
     } else {
-      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), head->out);
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (o->owner), head->out);
     }
     gst_clear_buffer (&head->in);
 
@@ -91,15 +88,17 @@ push_outputs (gpointer data)
     g_cond_broadcast (&o->cond);
   }
   g_mutex_unlock (&o->lock);
+  if (current)
+    gst_cuda_filter_base_pop (o->owner);
   return NULL;
 }
 
 GstFlowReturn
-gst_cuda_conv1d_send (GstCudaConv1d * self, GstBuffer * in, GstBuffer * made)
+gst_cuda_conv1d_send (GstCudaConv1dOutputs * o, GstBuffer * in,
+    GstBuffer * made)
 {
-  GstCudaConv1dOutputs *o = &self->outputs;
   cf_stream stream =
-      gst_cuda_filter_base_streams (GST_CUDA_FILTER_BASE (self))->compute;
+      gst_cuda_filter_base_streams (o->owner)->compute;
   cf_event done;
   GstFlowReturn ret;
   Output *item;
@@ -112,7 +111,7 @@ gst_cuda_conv1d_send (GstCudaConv1d * self, GstBuffer * in, GstBuffer * made)
     st = cf_gpu_event_create (&done);
   if (st == CF_OK)
     st = cf_gpu_event_record (done, stream);
-  if (!GST_CUDA_FILTER_CHECK (self, st, "filtering audio")) {
+  if (!GST_CUDA_FILTER_CHECK (o->owner, st, "filtering audio")) {
     if (done)
       cf_gpu_event_destroy (done);
     gst_buffer_unref (made);
@@ -133,7 +132,7 @@ gst_cuda_conv1d_send (GstCudaConv1d * self, GstBuffer * in, GstBuffer * made)
     g_queue_push_tail (&o->queue, item);
     item = NULL;
     if (!o->thread)
-      o->thread = g_thread_new ("cudaconv1d-out", push_outputs, self);
+      o->thread = g_thread_new ("cudaconv1d-out", push_outputs, o);
     g_cond_broadcast (&o->cond);
   }
   g_mutex_unlock (&o->lock);
@@ -149,9 +148,8 @@ gst_cuda_conv1d_send (GstCudaConv1d * self, GstBuffer * in, GstBuffer * made)
 }
 
 GstFlowReturn
-gst_cuda_conv1d_wait_sent (GstCudaConv1d * self)
+gst_cuda_conv1d_wait_sent (GstCudaConv1dOutputs * o)
 {
-  GstCudaConv1dOutputs *o = &self->outputs;
   GstFlowReturn ret;
 
   g_mutex_lock (&o->lock);
@@ -163,9 +161,8 @@ gst_cuda_conv1d_wait_sent (GstCudaConv1d * self)
 }
 
 void
-gst_cuda_conv1d_discard (GstCudaConv1d * self)
+gst_cuda_conv1d_discard (GstCudaConv1dOutputs * o)
 {
-  GstCudaConv1dOutputs *o = &self->outputs;
 
   g_mutex_lock (&o->lock);
   o->discarding = TRUE;
@@ -174,9 +171,8 @@ gst_cuda_conv1d_discard (GstCudaConv1d * self)
 }
 
 void
-gst_cuda_conv1d_resume (GstCudaConv1d * self)
+gst_cuda_conv1d_resume (GstCudaConv1dOutputs * o)
 {
-  GstCudaConv1dOutputs *o = &self->outputs;
 
   g_mutex_lock (&o->lock);
   o->discarding = TRUE;
@@ -188,9 +184,8 @@ gst_cuda_conv1d_resume (GstCudaConv1d * self)
 }
 
 void
-gst_cuda_conv1d_stop_outputs (GstCudaConv1d * self)
+gst_cuda_conv1d_stop_outputs (GstCudaConv1dOutputs * o)
 {
-  GstCudaConv1dOutputs *o = &self->outputs;
   GThread *thread;
   cf_event done;
 

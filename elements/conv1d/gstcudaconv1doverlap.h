@@ -6,20 +6,17 @@
  * buffer's work, in order, and pushes its output downstream as soon as it
  * is done. The GPU filters buffer n while the host takes in buffer n + 1,
  * and no output waits for the next input: no latency is added beyond the
- * output thread's wake-up. A module of the element (gstcudaconv1d.c owns
- * it and calls these).
+ * output thread's wake-up. The element owns a GstCudaConv1dOutputs and
+ * calls these; the module knows the element only as a GstCudaFilterBase.
  */
 #ifndef __GST_CUDA_CONV1D_OVERLAP_H__
 #define __GST_CUDA_CONV1D_OVERLAP_H__
 
 #include <gst/gst.h>
 
-#include "gpu.h"
+#include "gstcudafilterbase.h"
 
 G_BEGIN_DECLS
-
-/* the element's type, from gstcudaconv1d.h (which includes this) */
-struct _GstCudaConv1d;
 
 typedef struct
 {
@@ -32,30 +29,32 @@ typedef struct
   gboolean stopping;            /* the thread ends */
   gboolean discarding;          /* a flush: outputs are dropped, not pushed */
   GstFlowReturn ret;            /* the first push that failed, for upstream */
+  GstCudaFilterBase *owner;     /* whose source pad and stream */
 } GstCudaConv1dOutputs;
 
-void gst_cuda_conv1d_outputs_init (struct _GstCudaConv1d *self);
-void gst_cuda_conv1d_outputs_finalize (struct _GstCudaConv1d *self);
+void gst_cuda_conv1d_outputs_init (GstCudaConv1dOutputs * o,
+    GstCudaFilterBase * owner);
+void gst_cuda_conv1d_outputs_finalize (GstCudaConv1dOutputs * o);
 
 /* `made`, the output of `in` (both taken), whose work is queued on the
  * element's stream: the output thread pushes it once that work is done.
  * Waits while GST_CUDA_CONV1D_QUEUED outputs are on their way. Returns the
  * flow of the pushes so far. */
-GstFlowReturn gst_cuda_conv1d_send (struct _GstCudaConv1d *self,
+GstFlowReturn gst_cuda_conv1d_send (GstCudaConv1dOutputs * o,
     GstBuffer * in, GstBuffer * made);
 
 /* Waits until every queued output has been pushed (before the streaming
  * thread pushes a tail or an event itself); returns their flow. */
-GstFlowReturn gst_cuda_conv1d_wait_sent (struct _GstCudaConv1d *self);
+GstFlowReturn gst_cuda_conv1d_wait_sent (GstCudaConv1dOutputs * o);
 
 /* A flush starts: what is queued is dropped, not pushed. */
-void gst_cuda_conv1d_discard (struct _GstCudaConv1d *self);
+void gst_cuda_conv1d_discard (GstCudaConv1dOutputs * o);
 
 /* The flush ends: once what was queued is gone, outputs go out again. */
-void gst_cuda_conv1d_resume (struct _GstCudaConv1d *self);
+void gst_cuda_conv1d_resume (GstCudaConv1dOutputs * o);
 
 /* At stop: what is queued dropped, the thread ended, the events freed. */
-void gst_cuda_conv1d_stop_outputs (struct _GstCudaConv1d *self);
+void gst_cuda_conv1d_stop_outputs (GstCudaConv1dOutputs * o);
 
 G_END_DECLS
 

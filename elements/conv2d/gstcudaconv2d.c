@@ -137,9 +137,9 @@ static void gst_cuda_conv2d_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_cuda_conv2d_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
-static gboolean gst_cuda_conv2d_start (GstBaseTransform * trans);
-static gboolean gst_cuda_conv2d_stop (GstBaseTransform * trans);
-static gboolean gst_cuda_conv2d_set_caps (GstBaseTransform * trans,
+static gboolean gst_cuda_conv2d_start (GstCudaFilterBase * base);
+static void gst_cuda_conv2d_stop (GstCudaFilterBase * base);
+static gboolean gst_cuda_conv2d_set_info (GstCudaFilterBase * base,
     GstCaps * incaps, GstCaps * outcaps);
 static GstFlowReturn gst_cuda_conv2d_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
@@ -261,6 +261,7 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaFilterBaseClass *base_class = GST_CUDA_FILTER_BASE_CLASS (klass);
 
   gobject_class->finalize = gst_cuda_conv2d_finalize;
   gobject_class->set_property = gst_cuda_conv2d_set_property;
@@ -277,9 +278,9 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
       "Convolves video frames with a 2D mask on the GPU: blur, sharpen, "
       "edges, emboss, any mask", "gst-cuda-filters");
 
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_stop);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_set_caps);
+  base_class->start = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_start);
+  base_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_stop);
+  base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_set_info);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_transform);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_filter_base_transform_caps);
@@ -553,9 +554,9 @@ gst_cuda_conv2d_get_property (GObject * object, guint prop_id,
 /* ---- state ------------------------------------------------------------------ */
 
 static gboolean
-gst_cuda_conv2d_start (GstBaseTransform * trans)
+gst_cuda_conv2d_start (GstCudaFilterBase * base)
 {
-  GstCudaConv2d *self = GST_CUDA_CONV2D (trans);
+  GstCudaConv2d *self = GST_CUDA_CONV2D (base);
   gchar *error;
 
   GST_OBJECT_LOCK (self);
@@ -567,8 +568,6 @@ gst_cuda_conv2d_start (GstBaseTransform * trans)
     g_free (error);
     return FALSE;
   }
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
-    return FALSE;
   GST_OBJECT_LOCK (self);
   self->started = TRUE;
   GST_OBJECT_UNLOCK (self);
@@ -576,13 +575,12 @@ gst_cuda_conv2d_start (GstBaseTransform * trans)
   return TRUE;
 }
 
-static gboolean
-gst_cuda_conv2d_stop (GstBaseTransform * trans)
+static void
+gst_cuda_conv2d_stop (GstCudaFilterBase * base)
 {
-  GstCudaConv2d *self = GST_CUDA_CONV2D (trans);
+  GstCudaConv2d *self = GST_CUDA_CONV2D (base);
 
   if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self))) {
-    gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
     gst_cuda_strips_clear (&self->strips);
     gst_cuda_filter_base_free_device (&self->d_src);
     gst_cuda_filter_base_free_device (&self->d_dst);
@@ -597,7 +595,6 @@ gst_cuda_conv2d_stop (GstBaseTransform * trans)
   }
   GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->plan, g_free);
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
 /* Where each plane goes in the scratch copies of frames in host memory,
@@ -617,16 +614,15 @@ lay_out_device_planes (GstCudaConv2d * self, const GstVideoInfo * info)
     total += self->d_pitch[p] * f.height;
   }
   self->d_total = total;
-  return gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self))
-      && GST_CUDA_FILTER_CHECK (self, gst_cuda_strips_init (&self->strips),
+  return GST_CUDA_FILTER_CHECK (self, gst_cuda_strips_init (&self->strips),
       "creating events");
 }
 
 static gboolean
-gst_cuda_conv2d_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+gst_cuda_conv2d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
     GstCaps * outcaps G_GNUC_UNUSED)
 {
-  GstCudaConv2d *self = GST_CUDA_CONV2D (trans);
+  GstCudaConv2d *self = GST_CUDA_CONV2D (base);
   GstVideoInfo info;
   gchar *error;
 
@@ -864,8 +860,6 @@ process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
   const GstCudaStreams *streams = gst_cuda_filter_base_streams (base);
   gboolean fell_back = FALSE;
 
-  if (!gst_cuda_filter_base_enter (base))
-    return GST_FLOW_ERROR;
   if ((!in_on_device && !gst_cuda_filter_base_ensure_device (base,
               &self->d_src, self->d_total))
       || (!out_on_device && !gst_cuda_filter_base_ensure_device (base,

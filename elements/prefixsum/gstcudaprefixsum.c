@@ -163,9 +163,9 @@ static void gst_cuda_prefix_sum_set_property (GObject * object,
     guint prop_id, const GValue * value, GParamSpec * pspec);
 static void gst_cuda_prefix_sum_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
-static gboolean gst_cuda_prefix_sum_start (GstBaseTransform * trans);
-static gboolean gst_cuda_prefix_sum_stop (GstBaseTransform * trans);
-static gboolean gst_cuda_prefix_sum_set_caps (GstBaseTransform * trans,
+static gboolean gst_cuda_prefix_sum_start (GstCudaFilterBase * base);
+static void gst_cuda_prefix_sum_stop (GstCudaFilterBase * base);
+static gboolean gst_cuda_prefix_sum_set_info (GstCudaFilterBase * base,
     GstCaps * incaps, GstCaps * outcaps);
 static GstFlowReturn gst_cuda_prefix_sum_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
@@ -336,6 +336,7 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaFilterBaseClass *base_class = GST_CUDA_FILTER_BASE_CLASS (klass);
   GstCaps *caps = gst_caps_merge (gst_cuda_filter_memory_video_caps
       (VIDEO_FORMATS, VIDEO_CUDA_FORMATS), gst_caps_from_string (AUDIO_CAPS));
 
@@ -361,9 +362,9 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
       "of audio in the messages of the level element",
       "gst-cuda-filters");
 
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_stop);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_set_caps);
+  base_class->start = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_start);
+  base_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_stop);
+  base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_set_info);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_transform);
   trans_class->transform_ip =
       GST_DEBUG_FUNCPTR (gst_cuda_prefix_sum_transform_ip);
@@ -549,12 +550,10 @@ gst_cuda_prefix_sum_get_property (GObject * object, guint prop_id,
 /* ---- state ---------------------------------------------------------------------- */
 
 static gboolean
-gst_cuda_prefix_sum_start (GstBaseTransform * trans)
+gst_cuda_prefix_sum_start (GstCudaFilterBase * base)
 {
-  GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (trans);
+  GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (base);
 
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
-    return FALSE;
   GST_OBJECT_LOCK (self);
   self->started = TRUE;
   GST_OBJECT_UNLOCK (self);
@@ -562,14 +561,12 @@ gst_cuda_prefix_sum_start (GstBaseTransform * trans)
   return TRUE;
 }
 
-static gboolean
-gst_cuda_prefix_sum_stop (GstBaseTransform * trans)
+static void
+gst_cuda_prefix_sum_stop (GstCudaFilterBase * base)
 {
-  GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (trans);
+  GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (base);
   gboolean cuda = gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self));
 
-  if (cuda)
-    gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
   /* first: queued level work may still read the device buffers */
   gst_cuda_prefix_sum_free_audio (self);
   if (cuda) {
@@ -588,7 +585,6 @@ gst_cuda_prefix_sum_stop (GstBaseTransform * trans)
   self->have_info = FALSE;
   self->have_audio = FALSE;
   GST_OBJECT_UNLOCK (self);
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
 /* The channels measured: the colour components of packed RGB, else the
@@ -651,10 +647,11 @@ set_audio_caps (GstCudaPrefixSum * self, GstCaps * caps)
 }
 
 static gboolean
-gst_cuda_prefix_sum_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+gst_cuda_prefix_sum_set_info (GstCudaFilterBase * base, GstCaps * incaps,
     GstCaps * outcaps)
 {
-  GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (trans);
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (base);
+  GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (base);
   GstVideoInfo info;
   GstCudaPrefixSumOutput output;
   gboolean attach, in_place;
@@ -1107,8 +1104,7 @@ ensure_workspace (GstCudaPrefixSum * self, const Side * in, const Side * out,
   gsize sum_pitch, sq_pitch, per;
 
   table_layout (self, &sum_pitch, &sq_pitch, &per);
-  if (!gst_cuda_filter_base_enter (base)
-      || (!in->on_device && !gst_cuda_filter_base_ensure_device (base,
+  if ((!in->on_device && !gst_cuda_filter_base_ensure_device (base,
               &self->d_in, pitch * h))
       || (tables && !block && !gst_cuda_filter_base_ensure_device (base,
               &self->d_tables, per * self->n_channels))

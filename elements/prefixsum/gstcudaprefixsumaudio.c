@@ -67,8 +67,7 @@ take_queued (GstCudaPrefixSum * self, gboolean post)
     return TRUE;
   self->level_n_queued = self->level_n_blocks = 0;
   self->level_queued_total = 0;
-  if (!gst_cuda_filter_base_enter (base)
-      || !GST_CUDA_FILTER_CHECK (self, cf_gpu_stream_sync
+  if (!GST_CUDA_FILTER_CHECK (self, cf_gpu_stream_sync
           (gst_cuda_filter_base_streams (base)->compute), "measuring audio"))
     return FALSE;
   for (guint k = 0; k < n; k++) {
@@ -95,8 +94,7 @@ drop_queued (GstCudaPrefixSum * self)
     return;
   self->level_n_queued = self->level_n_blocks = 0;
   self->level_queued_total = 0;
-  if (gst_cuda_filter_base_enter (base))
-    cf_gpu_stream_sync (gst_cuda_filter_base_streams (base)->compute);
+  cf_gpu_stream_sync (gst_cuda_filter_base_streams (base)->compute);
 }
 
 /* Whether a buffer of `frames` frames can join the queue as it stands: a
@@ -165,8 +163,7 @@ queue_buffer (GstCudaPrefixSum * self, const guint8 * data, guint frames,
     cf_reduce_layout l = block_layout (self, blocks[b]);
     work = MAX (work, cf_reduce_workspace_size (&l));
   }
-  if (!gst_cuda_filter_base_enter (base)
-      || !gst_cuda_filter_base_ensure_device (base, &self->d_in, bytes)
+  if (!gst_cuda_filter_base_ensure_device (base, &self->d_in, bytes)
       || !gst_cuda_filter_base_ensure_device (base, &self->d_work, work)
       || !ensure_slots (self, bytes))
     return FALSE;
@@ -354,9 +351,8 @@ gst_cuda_prefix_sum_flush_audio (GstCudaPrefixSum * self)
 void
 gst_cuda_prefix_sum_free_audio (GstCudaPrefixSum * self)
 {
-  /* page-locked memory goes back in the context it came from */
-  if (self->level_staging || self->level_queued_stats)
-    gst_cuda_filter_base_enter (GST_CUDA_FILTER_BASE (self));
+  /* page-locked memory goes back in the context it came from (pushed by
+   * the base around stop) */
   drop_queued (self);
   g_clear_pointer (&self->level_staging, cf_gpu_host_free);
   g_clear_pointer (&self->level_queued_stats, cf_gpu_host_free);

@@ -48,14 +48,19 @@ free_block (GstCudaTableBlock * block)
 }
 
 /* The last block came back after the element let go: the device memory
- * goes, on whichever thread that is, with the pool's context current. */
+ * goes, on whichever thread that is, with the pool's context pushed. */
 static void
 pool_unref (GstCudaTablePool * pool)
 {
+  gboolean pushed;
+
   if (!g_atomic_int_dec_and_test (&pool->refcount))
     return;
-  gst_cuda_filter_device_make_current (pool->device);
+  pushed = gst_cuda_filter_device_push (pool->device) == CF_OK;
+
   g_slist_free_full (pool->free_blocks, (GDestroyNotify) free_block);
+  if (pushed)
+    gst_cuda_filter_device_pop (pool->device);
   gst_cuda_filter_device_unref (pool->device);
   g_mutex_clear (&pool->lock);
   g_free (pool);
@@ -73,7 +78,7 @@ gst_cuda_table_pool_acquire (GstCudaTablePool * pool, int *status)
 {
   GstCudaTableBlock *block = NULL;
 
-  *status = gst_cuda_filter_device_make_current (pool->device);
+  *status = gst_cuda_filter_device_push (pool->device);
   if (*status != CF_OK)
     return NULL;
   g_mutex_lock (&pool->lock);
@@ -98,9 +103,11 @@ gst_cuda_table_pool_acquire (GstCudaTablePool * pool, int *status)
       *status = cf_gpu_event_create (&block->written);
     if (*status != CF_OK) {
       free_block (block);
+      gst_cuda_filter_device_pop (pool->device);
       return NULL;
     }
   }
+  gst_cuda_filter_device_pop (pool->device);
   block->pool = pool;
   g_atomic_int_inc (&pool->refcount);
   return block;
@@ -127,8 +134,11 @@ gst_cuda_table_block_host (GstCudaTableBlock * block)
   g_mutex_lock (&block->lock);
   if (!block->host) {
     gpointer copy = g_malloc (block->size);
-    int status = gst_cuda_filter_device_make_current (block->pool->device);
+    GstCudaFilterDevice *device = block->pool->device;
+    int status = gst_cuda_filter_device_push (device);
+    gboolean pushed = status == CF_OK;
 
+    /* the application's thread, often: its own context comes back */
     if (status == CF_OK)
       status = cf_gpu_event_sync (block->written);
     /* to pageable memory the copy is complete when the call returns */
@@ -137,6 +147,8 @@ gst_cuda_table_block_host (GstCudaTableBlock * block)
           block->size, block->size, 1, CF_COPY_DEVICE_TO_HOST, NULL);
     if (status == CF_OK)
       status = cf_gpu_stream_sync (NULL);
+    if (pushed)
+      gst_cuda_filter_device_pop (device);
     if (status == CF_OK)
       block->host = copy;
     else

@@ -57,11 +57,18 @@ int cf_gpu_set_device (int device);
 /* Makes a CUDA driver context (a CUcontext) current on the calling thread,
  * as cuCtxSetCurrent does: the runtime calls after it work in that context. */
 int cf_gpu_set_context (void *context);
+/* Pushes `context` on the calling thread's stack of current contexts (the
+ * runtime calls after it work in it) and pops it again: code that pushes
+ * and pops leaves the thread as it found it. */
+int cf_gpu_push_context (void *context);
+int cf_gpu_pop_context (void);
+/* The calling thread's current context (NULL: none). */
+int cf_gpu_current_context (void **context);
 /* A number that names the calling thread's current context for the
  * process's whole life (cuCtxGetId), unlike its address. */
 int cf_gpu_context_id (unsigned long long *id);
-/* The primary context of `device` (the runtime's own, alive for the whole
- * process), made current; its CUcontext in *context. */
+/* The primary context of `device` (the runtime's own), retained for the
+ * whole process and not made current; its CUcontext in *context. */
 int cf_gpu_primary_context (int device, void **context);
 
 int cf_gpu_stream_create (cf_stream * stream);

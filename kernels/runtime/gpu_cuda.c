@@ -92,17 +92,47 @@ driver_entry (const char *name, void **fn)
       : cudaErrorSymbolNotFound;
 }
 
+/* A driver call of one pointer argument; CUresult and cudaError_t differ:
+ * any failure reads as a bad context. */
+static int
+context_call (const char *name, void **fn, void *arg)
+{
+  int err = driver_entry (name, fn);
+
+  if (err != cudaSuccess)
+    return err;
+  return ((int (*)(void *)) *fn) (arg) == 0 ? cudaSuccess
+      : cudaErrorInvalidResourceHandle;
+}
+
 int
 cf_gpu_set_context (void *context)
 {
   static void *set_current;
-  int err = driver_entry ("cuCtxSetCurrent", &set_current);
+  return context_call ("cuCtxSetCurrent", &set_current, context);
+}
 
-  if (err != cudaSuccess)
-    return err;
-  /* CUresult and cudaError_t differ; any failure is a bad context */
-  return ((int (*)(void *)) set_current) (context) == 0 ? cudaSuccess
-      : cudaErrorInvalidResourceHandle;
+int
+cf_gpu_push_context (void *context)
+{
+  static void *push;
+  return context_call ("cuCtxPushCurrent", &push, context);
+}
+
+int
+cf_gpu_pop_context (void)
+{
+  static void *pop;
+  void *popped = NULL;
+  return context_call ("cuCtxPopCurrent", &pop, &popped);
+}
+
+int
+cf_gpu_current_context (void **context)
+{
+  static void *get_current;
+  *context = NULL;
+  return context_call ("cuCtxGetCurrent", &get_current, context);
 }
 
 int
@@ -125,17 +155,22 @@ cf_gpu_context_id (unsigned long long *id)
 int
 cf_gpu_primary_context (int device, void **context)
 {
-  static void *get_current;
-  int err = driver_entry ("cuCtxGetCurrent", &get_current);
+  static void *get_device, *retain;
+  int handle = 0, err = cudaFree (NULL);     /* initialises the runtime */
 
-  /* the runtime makes the primary context current and keeps it */
+  *context = NULL;
   if (err == cudaSuccess)
-    err = cudaSetDevice (device);
+    err = driver_entry ("cuDeviceGet", &get_device);
   if (err == cudaSuccess)
-    err = cudaFree (NULL);
-  if (err == cudaSuccess && ((int (*)(void **)) get_current) (context) != 0)
-    err = cudaErrorInvalidResourceHandle;
-  return err;
+    err = driver_entry ("cuDevicePrimaryCtxRetain", &retain);
+  if (err != cudaSuccess)
+    return err;
+  /* retained once more for every call, never released: the primary
+   * context lives as long as the process */
+  if (((int (*)(int *, int)) get_device) (&handle, device) != 0
+      || ((int (*)(void **, int)) retain) (context, handle) != 0)
+    return cudaErrorInvalidDevice;
+  return cudaSuccess;
 }
 
 int

@@ -29,6 +29,9 @@ int cf_gpu_set_device (int d) { (void) d; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_create (cf_stream * s) { *s = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_destroy (cf_stream s) { (void) s; return CF_ERR_NO_CUDA; }
 int cf_gpu_set_context (void *c) { (void) c; return CF_ERR_NO_CUDA; }
+int cf_gpu_push_context (void *c) { (void) c; return CF_ERR_NO_CUDA; }
+int cf_gpu_pop_context (void) { return CF_ERR_NO_CUDA; }
+int cf_gpu_current_context (void **c) { *c = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_context_id (unsigned long long *i) { *i = 0; return CF_ERR_NO_CUDA; }
 int cf_gpu_primary_context (int d, void **c) { (void) d; *c = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_sync (cf_stream s) { (void) s; return CF_ERR_NO_CUDA; }

@@ -539,6 +539,17 @@ typedef struct
 } Conv;
 
 /* Takes `e`. */
+/* A cudaconv1d for `backend` with `latency`, which can change only in
+ * NULL or READY: set before the harness starts it. */
+static GstElement *
+make_conv_latency (const gchar * backend, guint64 latency)
+{
+  GstElement *e = make_conv (backend);
+
+  g_object_set (e, "latency", latency, NULL);
+  return e;
+}
+
 static void
 conv_start (Conv * c, GstElement * e)
 {
@@ -1971,9 +1982,8 @@ GST_START_TEST (test_latency)
 
   /* reported: upstream's latency plus latency / rate */
   audio_info (&info, GST_AUDIO_FORMAT_F32LE, FALSE, 1, 44100);
-  conv_start (&c, make_conv (backend));
-  g_object_set (c.conv, "kernel", "1 2 3 4 5 6 7 8 9 10 11", "latency",
-      (guint64) 5, NULL);
+  conv_start (&c, make_conv_latency (backend, (guint64) 5));
+  g_object_set (c.conv, "kernel", "1 2 3 4 5 6 7 8 9 10 11", NULL);
   conv_set_caps (&c, &info);
   gst_harness_set_upstream_latency (c.h, 3 * GST_MSECOND);
   got = gst_harness_query_latency (c.h);
@@ -2013,9 +2023,8 @@ GST_START_TEST (test_latency)
           "kernel \"%s\" [%s]", too_long[k].latency, too_long[k].kernel,
           backend);
       audio_info (&info, GST_AUDIO_FORMAT_F32LE, FALSE, 1, RATE);
-      conv_start (&c, make_conv (backend));
-      g_object_set (c.conv, "kernel", too_long[k].kernel, "latency",
-          too_long[k].latency, NULL);
+      conv_start (&c, make_conv_latency (backend, too_long[k].latency));
+      g_object_set (c.conv, "kernel", too_long[k].kernel, NULL);
       expect_not_negotiated (&c, &info, "latency", what);
       conv_stop (&c, what);
       g_free (what);
@@ -2039,8 +2048,8 @@ GST_START_TEST (test_latency)
     guint64 latency;
 
     fir = fir_parse (kernel);
-    conv_start (&c, make_conv (backend));
-    g_object_set (c.conv, "kernel", kernel, "latency", (guint64) 5, NULL);
+    conv_start (&c, make_conv_latency (backend, (guint64) 5));
+    g_object_set (c.conv, "kernel", kernel, NULL);
     conv_set_caps (&c, &s->info);
     out_init_for (&o, s);
     push_range (&c, s, 0, 2, 0, "latency 5");
@@ -2159,9 +2168,8 @@ GST_START_TEST (test_gain_mix)
 
     g_array_append_vals (cuts, ramp_cuts, G_N_ELEMENTS (ramp_cuts));
     s = stream_new (GST_AUDIO_FORMAT_F32LE, FALSE, 2, RATE, cuts);
-    conv_start (&c, make_conv (backend));
-    g_object_set (c.conv, "kernel", kernel, "latency", (guint64) latency,
-        NULL);
+    conv_start (&c, make_conv_latency (backend, (guint64) latency));
+    g_object_set (c.conv, "kernel", kernel, NULL);
     conv_set_caps (&c, &s->info);
     out_init_for (&o, s);
     push_range (&c, s, 0, 2, 0, what);
@@ -2289,9 +2297,8 @@ run_mask_change (const gchar * backend, const MaskChange * mc, guint k,
 
   g_array_append_vals (a, cuts, n_cuts);
   s = stream_new (GST_AUDIO_FORMAT_F32LE, mc->planar, mc->channels, RATE, a);
-  conv_start (&c, make_conv (backend));
+  conv_start (&c, make_conv_latency (backend, mc->latency));
   before = apply_mask (c.conv, &mc->before);
-  g_object_set (c.conv, "latency", (guint64) mc->latency, NULL);
   conv_set_caps (&c, &s->info);
   out_init_for (&o, s);
   fail_unless (log_start (), "this GStreamer logs nothing");
@@ -2429,8 +2436,8 @@ run_two_streams (const gchar * backend, BreakKind kind, gboolean relative,
 
   b->start = relative ? a->start + gst_util_uint64_scale_int (a->frames,
       GST_SECOND, RATE) + when : (GstClockTime) when;
-  conv_start (&c, make_conv (backend));
-  g_object_set (c.conv, "kernel", kernel, "latency", (guint64) 7, NULL);
+  conv_start (&c, make_conv_latency (backend, (guint64) 7));
+  g_object_set (c.conv, "kernel", kernel, NULL);
   conv_set_caps (&c, &a->info);
   out_init_for (&oa, a);
   out_init_for (&ob, b);
