@@ -77,7 +77,7 @@ GST_DEBUG_CATEGORY (gst_cuda_conv1d_debug);
 #define DIRECT_MAX_TAPS_CPU 64
 /* `overlap`: from this many frames a buffer, the conversions run as
  * kernels of their own (their GPU time, 27 µs at 4096 frames, is below the
- * one launch's 28-30 µs; docs/performance.md). */
+ * one launch's 28-30 µs; docs/performance-log.md, "An output thread"). */
 #define OVERLAP_SPLIT 4096
 /* Frames filtered at a time; buffers longer are cut. */
 #define MIN_CHUNK 4096

@@ -238,7 +238,8 @@ launch_shape (const Launch & L, const M & m)
 
 /* Tiles of 128 columns, one row a thread below 4 Mpx and two rows from
  * there: 16 x 8 and 16 x 16 threads measured fastest of six shapes at 720p,
- * 1080p and 4K (docs/performance.md). At 1080p the 128-column tiles divide
+ * 1080p and 4K (docs/performance-log.md, "Fewer instructions and fuller SMs
+ * for the byte and word tiles"). At 1080p the 128-column tiles divide
  * the width and fill the SMs in one round; 256-column ones left half
  * their last column of tiles idle and 2% of the blocks for a second round. */
 constexpr long BYTES_TWO_ROWS_FROM = 4l << 20;

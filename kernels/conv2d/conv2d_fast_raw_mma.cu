@@ -40,8 +40,8 @@
  * a multiply-add a tap, sample and channel and the conversions on the
  * float tiles. The fixed part (the copies, the rounding and packing, the
  * stores) is about the float tiles', so these tiles win from 5 mask rows
- * on (docs/performance.md, "Sums on the tensor cores from the plane's own
- * bytes"). */
+ * on (docs/performance-log.md, "Sums on the tensor cores from the plane's
+ * own bytes"). */
 #include "conv2d_async_tile.cuh"
 
 #include <algorithm>

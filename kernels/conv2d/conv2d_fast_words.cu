@@ -285,7 +285,8 @@ launch_shape (const Launch & L, const M & m)
 
 /* 64 x 16 output tiles of 128 threads: of six shapes (128 or 64 columns,
  * 128 or 256 threads, 1 or 2 rows a thread) the fastest at 1080p and 4K,
- * 4-5% ahead of the 128 x 16 tiles of 256 threads (docs/performance.md). */
+ * 4-5% ahead of the 128 x 16 tiles of 256 threads (docs/performance-log.md,
+ * "Fewer instructions and fuller SMs for the byte and word tiles"). */
 using WordsShape = WordsTile<16, 8, 2>;
 
 template <int KW, int KH, typename M>

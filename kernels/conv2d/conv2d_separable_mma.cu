@@ -33,8 +33,8 @@
  *
  * Against the word kernel at 4K, 15 x 15: 48 against 58 us; the cost is
  * flat in the factors' length (47 us at 3 x 3), so it runs from 11 taps
- * (docs/performance.md, "Both separable passes on the tensor cores, from
- * the plane's bytes"). */
+ * (docs/performance-log.md, "Both separable passes on the tensor cores,
+ * from the plane's bytes"). */
 #include "conv2d_async_tile.cuh"
 
 #include <cmath>

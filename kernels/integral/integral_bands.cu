@@ -35,7 +35,8 @@ constexpr int BAND = 8;                 /* rows per band */
 constexpr int CPT = 4;                  /* table entries per thread */
 constexpr int TILE_THREADS = 128;       /* most threads of a tile: twice
                                          * the tiles of 256, measured
-                                         * faster (docs/performance.md) */
+                                         * faster (docs/performance-log.md,
+                                         * "Bands of rows") */
 constexpr int ENDS_THREADS = 512;       /* most threads scanning a last row:
                                          * 4 blocks an SM, all 270 bands
                                          * of 4K at once */
