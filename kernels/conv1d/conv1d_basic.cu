@@ -3,7 +3,7 @@
 #include "cf_fault.h"
 #include "conv1d_common.cuh"
 
-namespace cf1 {
+namespace cf_conv1d {
 
 constexpr int BASIC_THREADS = 256;
 
@@ -24,18 +24,18 @@ conv1d_basic_kernel (Signal s, const __grid_constant__ Taps<CAP> t)
   s.y[c * s.y_pitch + n] = acc;
 }
 
-}  /* namespace cf1 */
-
 template <int CAP>
 int
-cf_conv1d_basic (const cf1::Signal & s, const cf1::Taps<CAP> & t, int channels,
+cf_conv1d_basic (const Signal & s, const Taps<CAP> & t, int channels,
     cudaStream_t stream)
 {
-  dim3 grid (cf1::div_up (s.frames, cf1::BASIC_THREADS), channels);
-  cf1::conv1d_basic_kernel<CAP><<<grid, cf1::BASIC_THREADS, 0, stream>>> (s, t);
+  dim3 grid (div_up (s.frames, BASIC_THREADS), channels);
+  conv1d_basic_kernel<CAP><<<grid, BASIC_THREADS, 0, stream>>> (s, t);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 
-#define INSTANTIATE(CAP) template int cf_conv1d_basic<CAP> (const cf1::Signal &, \
-    const cf1::Taps<CAP> &, int, cudaStream_t);
-CF1_FOR_EACH_TAPS_CLASS (INSTANTIATE)
+#define INSTANTIATE(CAP) template int cf_conv1d_basic<CAP> (const Signal &, \
+    const Taps<CAP> &, int, cudaStream_t);
+CF_CONV1D_FOR_EACH_TAPS_CLASS (INSTANTIATE)
+
+}  /* namespace cf_conv1d */

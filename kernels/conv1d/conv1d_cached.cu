@@ -4,7 +4,7 @@
 #include "cf_fault.h"
 #include "conv1d_common.cuh"
 
-namespace cf1 {
+namespace cf_conv1d {
 
 constexpr int CACHED_OUT = 256;
 
@@ -32,18 +32,18 @@ conv1d_cached_kernel (Signal s, const __grid_constant__ Taps<CAP> t)
   s.y[c * s.y_pitch + n0 + n] = acc;
 }
 
-}  /* namespace cf1 */
-
 template <int CAP>
 int
-cf_conv1d_cached (const cf1::Signal & s, const cf1::Taps<CAP> & t, int channels,
+cf_conv1d_cached (const Signal & s, const Taps<CAP> & t, int channels,
     cudaStream_t stream)
 {
-  dim3 grid (cf1::div_up (s.frames, cf1::CACHED_OUT), channels);
-  cf1::conv1d_cached_kernel<CAP><<<grid, cf1::CACHED_OUT, 0, stream>>> (s, t);
+  dim3 grid (div_up (s.frames, CACHED_OUT), channels);
+  conv1d_cached_kernel<CAP><<<grid, CACHED_OUT, 0, stream>>> (s, t);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 
-#define INSTANTIATE(CAP) template int cf_conv1d_cached<CAP> (const cf1::Signal &, \
-    const cf1::Taps<CAP> &, int, cudaStream_t);
-CF1_FOR_EACH_TAPS_CLASS (INSTANTIATE)
+#define INSTANTIATE(CAP) template int cf_conv1d_cached<CAP> (const Signal &, \
+    const Taps<CAP> &, int, cudaStream_t);
+CF_CONV1D_FOR_EACH_TAPS_CLASS (INSTANTIATE)
+
+}  /* namespace cf_conv1d */

@@ -6,7 +6,7 @@
 
 #include "conv1d.h"
 
-namespace cf1 {
+namespace cf_conv1d {
 
 /* Where a launch reads and writes: channel c of the input starts at
  * x + c * x_pitch with taps - 1 history frames before its first current
@@ -34,7 +34,7 @@ struct Taps
 };
 
 /* Capacities, smallest first; every variant is built for each. */
-#define CF1_FOR_EACH_TAPS_CLASS(X) X (256) X (2048) \
+#define CF_CONV1D_FOR_EACH_TAPS_CLASS(X) X (256) X (2048) \
   X (CF_CONV1D_MAX_DIRECT_TAPS)
 
 /* Taps of channel c's mask. */
@@ -51,17 +51,17 @@ div_up (int a, int b)
   return (unsigned) ((a + b - 1) / b);
 }
 
-}  /* namespace cf1 */
+template <int CAP>
+int cf_conv1d_basic (const Signal & s, const Taps<CAP> & t,
+    int channels, cudaStream_t stream);
+template <int CAP>
+int cf_conv1d_tiled (const Signal & s, const Taps<CAP> & t,
+    int channels, cudaStream_t stream);
+template <int CAP>
+int cf_conv1d_cached (const Signal & s, const Taps<CAP> & t,
+    int channels, cudaStream_t stream);
+template <int CAP>
+int cf_conv1d_fast (const Signal & s, const Taps<CAP> & t,
+    int channels, cudaStream_t stream);
 
-template <int CAP>
-int cf_conv1d_basic (const cf1::Signal & s, const cf1::Taps<CAP> & t,
-    int channels, cudaStream_t stream);
-template <int CAP>
-int cf_conv1d_tiled (const cf1::Signal & s, const cf1::Taps<CAP> & t,
-    int channels, cudaStream_t stream);
-template <int CAP>
-int cf_conv1d_cached (const cf1::Signal & s, const cf1::Taps<CAP> & t,
-    int channels, cudaStream_t stream);
-template <int CAP>
-int cf_conv1d_fast (const cf1::Signal & s, const cf1::Taps<CAP> & t,
-    int channels, cudaStream_t stream);
+}  /* namespace cf_conv1d */

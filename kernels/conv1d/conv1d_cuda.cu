@@ -4,13 +4,15 @@
 
 #include "conv1d_common.cuh"
 
+namespace cf_conv1d {
+
 /* The variant, with the masks in a parameter of capacity CAP. */
 template <int CAP>
 static int
 launch (cf_conv1d_algorithm algorithm, const cf_conv1d_mask * m,
-    const cf1::Signal & s, int channels, cudaStream_t stream)
+    const Signal & s, int channels, cudaStream_t stream)
 {
-  cf1::Taps<CAP> t;
+  Taps<CAP> t;
 
   t.taps = m->taps;
   t.masks = m->masks;
@@ -27,6 +29,8 @@ launch (cf_conv1d_algorithm algorithm, const cf_conv1d_mask * m,
   }
 }
 
+}  /* namespace cf_conv1d */
+
 extern "C" int
 cf_conv1d_cuda (cf_conv1d_algorithm algorithm, const cf_conv1d_mask * m,
     int channels, const float *d_x, size_t x_pitch, float *d_y,
@@ -34,7 +38,7 @@ cf_conv1d_cuda (cf_conv1d_algorithm algorithm, const cf_conv1d_mask * m,
 {
   int status = cf_conv1d_mask_check (m, channels);
   size_t total;
-  cf1::Signal s;
+  cf_conv1d::Signal s;
 
   if (status != CF_OK)
     return status;
@@ -55,8 +59,9 @@ cf_conv1d_cuda (cf_conv1d_algorithm algorithm, const cf_conv1d_mask * m,
   s.y_pitch = y_pitch;
   s.frames = frames;
 #define SMALLEST_FITTING(CAP) if (total <= (CAP)) \
-    return launch<CAP> (algorithm, m, s, channels, (cudaStream_t) stream);
-  CF1_FOR_EACH_TAPS_CLASS (SMALLEST_FITTING)
+    return cf_conv1d::launch<CAP> (algorithm, m, s, channels, \
+        (cudaStream_t) stream);
+  CF_CONV1D_FOR_EACH_TAPS_CLASS (SMALLEST_FITTING)
 #undef SMALLEST_FITTING
   return CF_ERR_UNSUPPORTED;
 }

@@ -60,7 +60,7 @@ cf_conv1d_cuda_f64 (const cf_conv1d_mask * m, int channels,
     return CF_ERR_INVALID;
   if (frames == 0)
     return CF_OK;
-  dim3 grid (cf1::div_up (frames, OUT), channels);
+  dim3 grid (cf_conv1d::div_up (frames, OUT), channels);
   conv1d_f64_kernel<<<grid, OUT, 0, (cudaStream_t) stream>>> (d_x, x_pitch,
       d_y, y_pitch, frames, m->h64, m->taps, m->masks);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());

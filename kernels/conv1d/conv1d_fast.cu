@@ -18,7 +18,7 @@
 #include "cf_fault.h"
 #include "conv1d_common.cuh"
 
-namespace cf1 {
+namespace cf_conv1d {
 
 constexpr int FAST_THREADS = 256;
 constexpr int FAST_RUN = 8;     /* outputs per thread */
@@ -77,23 +77,21 @@ conv1d_fast_kernel (Signal s, const __grid_constant__ Taps<CAP> t)
       y[r] = acc[r];
 }
 
-}  /* namespace cf1 */
-
 template <int CAP>
 int
-cf_conv1d_fast (const cf1::Signal & s, const cf1::Taps<CAP> & t, int channels,
+cf_conv1d_fast (const Signal & s, const Taps<CAP> & t, int channels,
     cudaStream_t stream)
 {
-  int padded_taps = (t.taps + cf1::FAST_RUN - 1) / cf1::FAST_RUN
-      * cf1::FAST_RUN;
+  int padded_taps = (t.taps + FAST_RUN - 1) / FAST_RUN * FAST_RUN;
   size_t bytes = sizeof (float)
-      * (cf1::pad8 (cf1::FAST_OUT + padded_taps - 1) + 1);
-  dim3 grid (cf1::div_up (s.frames, cf1::FAST_OUT), channels);
-  cf1::conv1d_fast_kernel<CAP><<<grid, cf1::FAST_THREADS, bytes, stream>>> (s,
-      t);
+      * (pad8 (FAST_OUT + padded_taps - 1) + 1);
+  dim3 grid (div_up (s.frames, FAST_OUT), channels);
+  conv1d_fast_kernel<CAP><<<grid, FAST_THREADS, bytes, stream>>> (s, t);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 
-#define INSTANTIATE(CAP) template int cf_conv1d_fast<CAP> (const cf1::Signal &, \
-    const cf1::Taps<CAP> &, int, cudaStream_t);
-CF1_FOR_EACH_TAPS_CLASS (INSTANTIATE)
+#define INSTANTIATE(CAP) template int cf_conv1d_fast<CAP> (const Signal &, \
+    const Taps<CAP> &, int, cudaStream_t);
+CF_CONV1D_FOR_EACH_TAPS_CLASS (INSTANTIATE)
+
+}  /* namespace cf_conv1d */

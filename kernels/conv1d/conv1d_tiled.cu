@@ -5,7 +5,7 @@
 #include "cf_fault.h"
 #include "conv1d_common.cuh"
 
-namespace cf1 {
+namespace cf_conv1d {
 
 constexpr int TILED_OUT = 256;  /* outputs per block, one per thread */
 
@@ -35,19 +35,19 @@ conv1d_tiled_kernel (Signal s, const __grid_constant__ Taps<CAP> t)
   s.y[c * s.y_pitch + n0 + n] = acc;
 }
 
-}  /* namespace cf1 */
-
 template <int CAP>
 int
-cf_conv1d_tiled (const cf1::Signal & s, const cf1::Taps<CAP> & t, int channels,
+cf_conv1d_tiled (const Signal & s, const Taps<CAP> & t, int channels,
     cudaStream_t stream)
 {
-  size_t bytes = sizeof (float) * (cf1::TILED_OUT + t.taps - 1);
-  dim3 grid (cf1::div_up (s.frames, cf1::TILED_OUT), channels);
-  cf1::conv1d_tiled_kernel<CAP><<<grid, cf1::TILED_OUT, bytes, stream>>> (s, t);
+  size_t bytes = sizeof (float) * (TILED_OUT + t.taps - 1);
+  dim3 grid (div_up (s.frames, TILED_OUT), channels);
+  conv1d_tiled_kernel<CAP><<<grid, TILED_OUT, bytes, stream>>> (s, t);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 
-#define INSTANTIATE(CAP) template int cf_conv1d_tiled<CAP> (const cf1::Signal &, \
-    const cf1::Taps<CAP> &, int, cudaStream_t);
-CF1_FOR_EACH_TAPS_CLASS (INSTANTIATE)
+#define INSTANTIATE(CAP) template int cf_conv1d_tiled<CAP> (const Signal &, \
+    const Taps<CAP> &, int, cudaStream_t);
+CF_CONV1D_FOR_EACH_TAPS_CLASS (INSTANTIATE)
+
+}  /* namespace cf_conv1d */

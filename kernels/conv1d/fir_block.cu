@@ -17,6 +17,8 @@
 #include "fft_shared.cuh"
 #include "fir_steady.cuh"
 
+namespace cf_fir {
+
 namespace {
 
 using cf_fft::cadd;
@@ -470,3 +472,5 @@ template int cf_fir_block<double> (const cf_fir_layout &, double *, size_t,
     double2 *, const double2 *, double *, size_t,
     const cf_fir_interleaved *, const double2 *, double2 *, long long, int,
     double, cudaStream_t);
+
+}  /* namespace cf_fir */

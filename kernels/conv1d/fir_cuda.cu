@@ -17,6 +17,8 @@
 #include "fir_steady.cuh"
 #include "fir_ops.h"
 
+/* The backend fir.c holds through fir_ops.h: a C type, so outside the
+ * namespace. */
 struct cf_fir_backend
 {
   cudaStream_t stream;
@@ -34,6 +36,8 @@ struct cf_fir_backend
   int clusters;                 /* interleaved samples in the kernel: 1 yes,
                                  * 0 no, -1 not asked yet */
 };
+
+namespace cf_fir {
 
 constexpr int THREADS = 256;
 
@@ -473,8 +477,12 @@ cuda_block (cf_fir_backend * be, const cf_fir_layout * l, void *stage,
       (float) scale, be->stream);
 }
 
+}  /* namespace cf_fir */
+
 extern "C" const cf_fir_ops cf_fir_cuda_ops = {
-  cuda_open, cuda_close, cuda_alloc, cuda_release, cuda_zero, cuda_upload,
-  cuda_move, cuda_direct, cuda_rfft, cuda_irfft, cuda_gather, cuda_mac,
-  cuda_add_tails, cuda_keep_tail, cuda_block,
+  cf_fir::cuda_open, cf_fir::cuda_close, cf_fir::cuda_alloc,
+  cf_fir::cuda_release, cf_fir::cuda_zero, cf_fir::cuda_upload,
+  cf_fir::cuda_move, cf_fir::cuda_direct, cf_fir::cuda_rfft,
+  cf_fir::cuda_irfft, cf_fir::cuda_gather, cf_fir::cuda_mac,
+  cf_fir::cuda_add_tails, cf_fir::cuda_keep_tail, cf_fir::cuda_block,
 };

@@ -6,6 +6,8 @@
 
 #include "fir_ops.h"
 
+namespace cf_fir {
+
 /* Complex numbers of each sample type, laid out as cuFFT's. */
 template <typename T> struct Complex;
 template <> struct Complex<float> { using type = float2; };
@@ -55,3 +57,5 @@ int cf_fir_block (const cf_fir_layout & l, T * stage, size_t stage_pitch,
     const typename Complex<T>::type * twiddles,
     typename Complex<T>::type * older, long long first, int chained,
     T scale, cudaStream_t stream);
+
+}  /* namespace cf_fir */

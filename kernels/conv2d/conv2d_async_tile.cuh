@@ -13,7 +13,7 @@
 
 #include <algorithm>
 
-namespace cf {
+namespace cf_conv2d {
 
 /* The 16 / P pixels of a 16-byte chunk from pixel gx of `row` (NULL: a row
  * outside a CONSTANT border) through the border mode, every load issued
@@ -172,4 +172,4 @@ resident_blocks (const void *kernel, int threads, size_t shared, int tiles,
   return std::min (tiles, sms * per_sm);
 }
 
-}  /* namespace cf */
+}  /* namespace cf_conv2d */

@@ -3,7 +3,7 @@
  * baseline the tiled variants are measured against. */
 #include "conv2d_common.cuh"
 
-namespace cf {
+namespace cf_conv2d {
 
 constexpr int BASIC_BX = 32, BASIC_BY = 8;
 
@@ -45,10 +45,10 @@ struct Basic
   }
 };
 
-}  /* namespace cf */
-
 int
-cf_conv2d_basic (const cf::Launch & launch, const cf_plane_format * f)
+cf_conv2d_basic (const Launch & launch, const cf_plane_format * f)
 {
-  return cf::dispatch_layout<cf::Basic> (f, launch);
+  return dispatch_layout<Basic> (f, launch);
 }
+
+}  /* namespace cf_conv2d */

@@ -5,7 +5,7 @@
  * No idle threads, a simpler load phase, a branch per tap. */
 #include "conv2d_common.cuh"
 
-namespace cf {
+namespace cf_conv2d {
 
 constexpr int CACHED_BX = 32, CACHED_BY = 16;
 
@@ -61,10 +61,10 @@ struct Cached
   }
 };
 
-}  /* namespace cf */
-
 int
-cf_conv2d_cached (const cf::Launch & launch, const cf_plane_format * f)
+cf_conv2d_cached (const Launch & launch, const cf_plane_format * f)
 {
-  return cf::dispatch_layout<cf::Cached> (f, launch);
+  return dispatch_layout<Cached> (f, launch);
 }
+
+}  /* namespace cf_conv2d */

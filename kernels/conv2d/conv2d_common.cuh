@@ -11,7 +11,7 @@
 
 #include "conv2d.h"
 
-namespace cf {
+namespace cf_conv2d {
 
 /* Where a launch reads and writes. */
 struct Image
@@ -382,29 +382,27 @@ launch_status ()
   return (int) cudaGetLastError ();
 }
 
-}  /* namespace cf */
-
 /* Per-variant entry points, called by cf_conv2d_cuda() once it has checked
  * the arguments. */
-int cf_conv2d_basic (const cf::Launch & launch, const cf_plane_format * f);
-int cf_conv2d_tiled (const cf::Launch & launch, const cf_plane_format * f);
-int cf_conv2d_cached (const cf::Launch & launch, const cf_plane_format * f);
-int cf_conv2d_fast (const cf::Launch & launch, const cf_plane_format * f);
-int cf_conv2d_separable (const cf::Launch & launch, const cf_plane_format * f);
-int cf_conv2d_wide (const cf::Launch & launch, const cf_plane_format * f);
+int cf_conv2d_basic (const Launch & launch, const cf_plane_format * f);
+int cf_conv2d_tiled (const Launch & launch, const cf_plane_format * f);
+int cf_conv2d_cached (const Launch & launch, const cf_plane_format * f);
+int cf_conv2d_fast (const Launch & launch, const cf_plane_format * f);
+int cf_conv2d_separable (const Launch & launch, const cf_plane_format * f);
+int cf_conv2d_wide (const Launch & launch, const cf_plane_format * f);
 /* The fast variant's kernel for one-byte planes, masks up to 5 x 5 (one
  * mask) (conv2d_fast_bytes.cu);
  * CF_ERR_UNSUPPORTED otherwise. */
-int cf_conv2d_fast_bytes (const cf::Launch & launch, const cf::Mask & m);
+int cf_conv2d_fast_bytes (const Launch & launch, const Mask & m);
 /* The fast variant's kernel for four-byte pixels of 8-bit samples, masks up
  * to 5 x 5 (one mask) (conv2d_fast_words.cu); CF_ERR_UNSUPPORTED
  * otherwise. */
-int cf_conv2d_fast_words (const cf::Launch & launch, const cf::Mask & m);
+int cf_conv2d_fast_words (const Launch & launch, const Mask & m);
 /* The fast variant's kernel for one-byte planes or four-byte pixels
  * (`channels` 1 or 4) of 8-bit samples, one mask 9 to 25 taps wide, up to
  * 25 high, on compute capability 8.0 and up: sums on the tensor cores
  * (conv2d_fast_mma.cu); CF_ERR_UNSUPPORTED otherwise. */
-int cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m,
+int cf_conv2d_fast_mma (const Launch & launch, const Mask & m,
     int channels);
 /* The fast variant's kernel for one-byte planes (masks up to 9 x 9) or
  * four-byte pixels (up to 5 x 5) of 8-bit samples, one mask of odd sides
@@ -412,21 +410,23 @@ int cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m,
  * compute capability 8.0 and up: sums on the tensor cores straight from
  * the plane's bytes (conv2d_fast_raw_mma.cu); CF_ERR_UNSUPPORTED
  * otherwise. */
-int cf_conv2d_fast_raw_mma (const cf::Launch & launch, const cf::Mask & m,
+int cf_conv2d_fast_raw_mma (const Launch & launch, const Mask & m,
     int channels);
 /* Whether cf_conv2d_fast_raw_mma () takes a mask of kw x kh on this launch
  * of one-byte planes or four-byte pixels (`channels` 1 or 4). */
-bool cf_conv2d_raw_mma_takes (const cf::Launch & launch, int kw, int kh,
+bool cf_conv2d_raw_mma_takes (const Launch & launch, int kw, int kh,
     int channels);
 /* The separable variant's kernel for four-byte pixels of 8-bit samples
  * (conv2d_separable_words.cu). */
-int cf_conv2d_separable_words (const cf::Launch & launch,
-    const cf::SepMask & m);
+int cf_conv2d_separable_words (const Launch & launch,
+    const SepMask & m);
 /* The separable variant's kernel for four-byte pixels of 8-bit samples with
  * factors of 11 to 17 taps, 16-byte aligned source rows and 8-byte aligned
  * destination rows, on compute capability 8.0 and up: both passes on the
  * tensor cores, the column pass straight from the plane's bytes
  * (conv2d_separable_mma.cu); CF_ERR_UNSUPPORTED otherwise. */
-int cf_conv2d_separable_mma (const cf::Launch & launch,
-    const cf::SepMask & m);
-bool cf_conv2d_separable_mma_takes (const cf::Launch & launch, int k);
+int cf_conv2d_separable_mma (const Launch & launch,
+    const SepMask & m);
+bool cf_conv2d_separable_mma_takes (const Launch & launch, int k);
+
+}  /* namespace cf_conv2d */

@@ -6,7 +6,7 @@
 
 #include "conv2d_common.cuh"
 
-namespace cf {
+namespace cf_conv2d {
 
 Mask
 make_mask (const cf_conv2d_plan * plan)
@@ -96,10 +96,8 @@ allow_shared (const void *kernel, size_t bytes)
   return (int) err;
 }
 
-}  /* namespace cf */
-
 static int
-run_variant (cf_conv2d_algorithm algorithm, const cf::Launch & launch,
+run_variant (cf_conv2d_algorithm algorithm, const Launch & launch,
     const cf_plane_format * f)
 {
   switch (algorithm) {
@@ -116,6 +114,8 @@ run_variant (cf_conv2d_algorithm algorithm, const cf::Launch & launch,
   }
 }
 
+}  /* namespace cf_conv2d */
+
 extern "C" int
 cf_conv2d_cuda (cf_conv2d_algorithm algorithm, const cf_conv2d_plan * plan,
     const cf_plane_format * f, const void *d_src, size_t src_stride,
@@ -125,7 +125,7 @@ cf_conv2d_cuda (cf_conv2d_algorithm algorithm, const cf_conv2d_plan * plan,
   int status = cf_plane_format_check (f);
   size_t pixel_bytes;
   uintptr_t align;
-  cf::Launch launch;
+  cf_conv2d::Launch launch;
 
   if (status != CF_OK)
     return status;
@@ -155,7 +155,7 @@ cf_conv2d_cuda (cf_conv2d_algorithm algorithm, const cf_conv2d_plan * plan,
   launch.stream = (cudaStream_t) stream;
 
   if (algorithm != CF_CONV2D_AUTO)
-    return run_variant (algorithm, launch, f);
+    return cf_conv2d::run_variant (algorithm, launch, f);
 
   /* auto: the preferred variant, then the general fast one, then the cached
    * one, which fits any device's shared memory. Rank-1 masks on 8-bit
@@ -166,12 +166,12 @@ cf_conv2d_cuda (cf_conv2d_algorithm algorithm, const cf_conv2d_plan * plan,
   cf_conv2d_algorithm preferred = cf_conv2d_choose (plan, f);
   if (preferred == CF_CONV2D_SEPARABLE && f->channels == 1
       && f->sample == CF_SAMPLE_U8
-      && cf_conv2d_raw_mma_takes (launch, plan->kw, plan->kh, 1))
+      && cf_conv2d::cf_conv2d_raw_mma_takes (launch, plan->kw, plan->kh, 1))
     preferred = CF_CONV2D_FAST;
-  status = run_variant (preferred, launch, f);
+  status = cf_conv2d::run_variant (preferred, launch, f);
   if (status == CF_ERR_UNSUPPORTED)
-    status = run_variant (CF_CONV2D_FAST, launch, f);
+    status = cf_conv2d::run_variant (CF_CONV2D_FAST, launch, f);
   if (status == CF_ERR_UNSUPPORTED)
-    status = run_variant (CF_CONV2D_CACHED, launch, f);
+    status = cf_conv2d::run_variant (CF_CONV2D_CACHED, launch, f);
   return status;
 }

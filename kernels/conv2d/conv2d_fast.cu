@@ -19,7 +19,7 @@
  * overhead), one store per pixel, KW * KH multiply-adds per channel. */
 #include "conv2d_tile.cuh"
 
-namespace cf {
+namespace cf_conv2d {
 
 constexpr int FAST_BX = 16, FAST_BY = 16;       /* 256 threads */
 constexpr int FAST_TW = FAST_BX * RUN;  /* 128 output columns per tile */
@@ -143,10 +143,10 @@ struct Fast
   }
 };
 
-}  /* namespace cf */
-
 int
-cf_conv2d_fast (const cf::Launch & launch, const cf_plane_format * f)
+cf_conv2d_fast (const Launch & launch, const cf_plane_format * f)
 {
-  return cf::dispatch_layout<cf::Fast> (f, launch);
+  return dispatch_layout<Fast> (f, launch);
 }
+
+}  /* namespace cf_conv2d */

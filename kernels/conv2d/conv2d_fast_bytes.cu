@@ -16,7 +16,7 @@
  * multiply-adds, one byte stored. */
 #include "conv2d_tile.cuh"
 
-namespace cf {
+namespace cf_conv2d {
 
 constexpr int BYTES_PX = 8;             /* output pixels per thread: a word */
 /* Bytes kept each side of the tile's columns: a 16-byte chunk, so that the
@@ -270,11 +270,10 @@ struct LaunchBytes
   }
 };
 
-}  /* namespace cf */
-
-
 int
-cf_conv2d_fast_bytes (const cf::Launch & launch, const cf::Mask & m)
+cf_conv2d_fast_bytes (const Launch & launch, const Mask & m)
 {
-  return cf::small_mask<cf::LaunchBytes> (launch, m);
+  return small_mask<LaunchBytes> (launch, m);
 }
+
+}  /* namespace cf_conv2d */

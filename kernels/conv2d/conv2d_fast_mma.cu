@@ -34,7 +34,7 @@
 #include <cmath>
 #include <cuda_fp16.h>
 
-namespace cf {
+namespace cf_conv2d {
 
 constexpr int MMA_TW = 64;              /* output columns a block */
 constexpr int MMA_TH = 64;              /* output rows a block */
@@ -303,19 +303,17 @@ launch_mma (const Launch & L, const MmaMask & m)
   return launch_status ();
 }
 
-}  /* namespace cf */
-
 int
-cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m,
+cf_conv2d_fast_mma (const Launch & launch, const Mask & m,
     int channels)
 {
   int device = 0, major = 0;
   const long pixels = (long) launch.im.width
       * (launch.im.row_end - launch.im.row_begin);
-  const int one_byte_min = pixels >= cf::MMA_LARGE_LAUNCH_PIXELS
-      ? cf::MMA_MIN_SIZE_ONE_BYTE_LARGE_LAUNCH : cf::MMA_MIN_SIZE_ONE_BYTE;
-  if (launch.plan->magnitude || m.kw > cf::MMA_MAX_SIZE
-      || m.kh > cf::MMA_MAX_SIZE || m.kw < cf::MMA_MIN_SIZE
+  const int one_byte_min = pixels >= MMA_LARGE_LAUNCH_PIXELS
+      ? MMA_MIN_SIZE_ONE_BYTE_LARGE_LAUNCH : MMA_MIN_SIZE_ONE_BYTE;
+  if (launch.plan->magnitude || m.kw > MMA_MAX_SIZE
+      || m.kh > MMA_MAX_SIZE || m.kw < MMA_MIN_SIZE
       || (channels == 1 && (m.kw < one_byte_min || m.kh < one_byte_min)))
     return CF_ERR_UNSUPPORTED;
   /* half MMAs of this shape need compute capability 8.0 */
@@ -323,10 +321,12 @@ cf_conv2d_fast_mma (const cf::Launch & launch, const cf::Mask & m,
       || cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
           device) != cudaSuccess || major < 8)
     return CF_ERR_UNSUPPORTED;
-  const cf::MmaMask mm = cf::mma_mask (m);
+  const MmaMask mm = mma_mask (m);
   if (channels == 1)
-    return m.kw + 7 <= 16 ? cf::launch_mma<1, 1> (launch, mm)
-        : cf::launch_mma<1, 2> (launch, mm);
-  return m.kw + 7 <= 16 ? cf::launch_mma<4, 1> (launch, mm)
-      : cf::launch_mma<4, 2> (launch, mm);
+    return m.kw + 7 <= 16 ? launch_mma<1, 1> (launch, mm)
+        : launch_mma<1, 2> (launch, mm);
+  return m.kw + 7 <= 16 ? launch_mma<4, 1> (launch, mm)
+      : launch_mma<4, 2> (launch, mm);
 }
+
+}  /* namespace cf_conv2d */

@@ -48,7 +48,7 @@
 #include <cmath>
 #include <cuda_fp16.h>
 
-namespace cf {
+namespace cf_conv2d {
 
 /* The geometry for pixels of P bytes. */
 template <int P>
@@ -369,15 +369,13 @@ raw_mma_rows (const Launch & L, const RawMmaMask & m, int kh)
   }
 }
 
-}  /* namespace cf */
-
 bool
-cf_conv2d_raw_mma_takes (const cf::Launch & launch, int kw, int kh,
+cf_conv2d_raw_mma_takes (const Launch & launch, int kw, int kh,
     int channels)
 {
   const int p = channels == 4 ? 4 : 1;
-  const int max_size = 2 * (p == 4 ? cf::RawMma<4>::MAX_RX
-      : cf::RawMma<1>::MAX_RX) + 1;
+  const int max_size = 2 * (p == 4 ? RawMma<4>::MAX_RX
+      : RawMma<1>::MAX_RX) + 1;
   /* 16-byte rows in and out */
   const bool aligned = launch.im.chunk_loads
       && (((uintptr_t) launch.im.dst | launch.im.dst_stride) & 15) == 0;
@@ -405,12 +403,14 @@ cf_conv2d_raw_mma_takes (const cf::Launch & launch, int kw, int kh,
 }
 
 int
-cf_conv2d_fast_raw_mma (const cf::Launch & launch, const cf::Mask & m,
+cf_conv2d_fast_raw_mma (const Launch & launch, const Mask & m,
     int channels)
 {
   if (!cf_conv2d_raw_mma_takes (launch, m.kw, m.kh, channels))
     return CF_ERR_UNSUPPORTED;
-  const cf::RawMmaMask rm = cf::raw_mma_mask (m);
-  return channels == 4 ? cf::raw_mma_rows<4> (launch, rm, m.kh)
-      : cf::raw_mma_rows<1> (launch, rm, m.kh);
+  const RawMmaMask rm = raw_mma_mask (m);
+  return channels == 4 ? raw_mma_rows<4> (launch, rm, m.kh)
+      : raw_mma_rows<1> (launch, rm, m.kh);
 }
+
+}  /* namespace cf_conv2d */

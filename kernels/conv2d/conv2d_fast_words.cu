@@ -20,7 +20,7 @@
  * 3 KW KH multiply-adds, 4 bytes stored. */
 #include "conv2d_tile.cuh"
 
-namespace cf {
+namespace cf_conv2d {
 
 constexpr int WORDS_PX = 4;             /* output pixels per thread: 16 bytes */
 /* Pixels kept each side of the tile's columns: a 16-byte chunk, so that the
@@ -310,10 +310,10 @@ struct LaunchWords
   }
 };
 
-}  /* namespace cf */
-
 int
-cf_conv2d_fast_words (const cf::Launch & launch, const cf::Mask & m)
+cf_conv2d_fast_words (const Launch & launch, const Mask & m)
 {
-  return cf::small_mask<cf::LaunchWords> (launch, m);
+  return small_mask<LaunchWords> (launch, m);
 }
+
+}  /* namespace cf_conv2d */

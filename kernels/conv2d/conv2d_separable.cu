@@ -14,7 +14,7 @@
  * parameter covers every shape. */
 #include "conv2d_tile.cuh"
 
-namespace cf {
+namespace cf_conv2d {
 
 constexpr int SEP_TW = 64;      /* output columns per tile: 8 runs */
 constexpr int SEP_TH = 32;      /* output rows per tile */
@@ -168,10 +168,10 @@ struct Separable
   }
 };
 
-}  /* namespace cf */
-
 int
-cf_conv2d_separable (const cf::Launch & launch, const cf_plane_format * f)
+cf_conv2d_separable (const Launch & launch, const cf_plane_format * f)
 {
-  return cf::dispatch_layout<cf::Separable> (f, launch);
+  return dispatch_layout<Separable> (f, launch);
 }
+
+}  /* namespace cf_conv2d */

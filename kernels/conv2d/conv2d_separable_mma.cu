@@ -40,7 +40,7 @@
 #include <cmath>
 #include <cuda_fp16.h>
 
-namespace cf {
+namespace cf_conv2d {
 
 struct SepMmaTile
 {
@@ -378,10 +378,8 @@ launch_separable_mma (const Launch & L, const SepMmaMask & m)
   return launch_status ();
 }
 
-}  /* namespace cf */
-
 bool
-cf_conv2d_separable_mma_takes (const cf::Launch & launch, int k)
+cf_conv2d_separable_mma_takes (const Launch & launch, int k)
 {
   int device = 0, major = 0;
   /* 16-byte copies of the source rows, 8-byte stores; half MMAs of this
@@ -391,22 +389,24 @@ cf_conv2d_separable_mma_takes (const cf::Launch & launch, int k)
   /* flat in the factors' length where the word kernel grows: from 11
    * taps it is the faster (4K 9 x 9 46.9 against 45.8 us, 15 x 15 48.2
    * against 58.5) */
-  return aligned && k >= 11 && k <= cf::SEP_MMA_MAX_K
+  return aligned && k >= 11 && k <= SEP_MMA_MAX_K
       && cudaGetDevice (&device) == cudaSuccess
       && cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
           device) == cudaSuccess && major >= 8;
 }
 
 int
-cf_conv2d_separable_mma (const cf::Launch & launch, const cf::SepMask & mask)
+cf_conv2d_separable_mma (const Launch & launch, const SepMask & mask)
 {
   if (!cf_conv2d_separable_mma_takes (launch, mask.k))
     return CF_ERR_UNSUPPORTED;
-  const cf::SepMmaMask m = cf::sep_mma_mask (mask);
+  const SepMmaMask m = sep_mma_mask (mask);
   switch (mask.k) {
-#define CASE(k) case k: return cf::launch_separable_mma<k> (launch, m);
+#define CASE(k) case k: return launch_separable_mma<k> (launch, m);
     CASE (11) CASE (13) CASE (15) CASE (17)
 #undef CASE
     default: return CF_ERR_UNSUPPORTED;
   }
 }
+
+}  /* namespace cf_conv2d */

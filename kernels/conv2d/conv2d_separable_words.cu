@@ -27,7 +27,7 @@
  * 16 rows (fewer conversions, 62.5 us at 80 registers). */
 #include "conv2d_tile.cuh"
 
-namespace cf {
+namespace cf_conv2d {
 
 constexpr int SW_THREADS = 256;
 constexpr int SW_PX = 8;                /* row pass: output pixels a thread */
@@ -215,25 +215,25 @@ launch_separable_words (const Launch & L, const SepMask & m)
   return launch_status ();
 }
 
-}  /* namespace cf */
-
 int
-cf_conv2d_separable_words (const cf::Launch & launch, const cf::SepMask & mask)
+cf_conv2d_separable_words (const Launch & launch, const SepMask & mask)
 {
   /* the scale rides on the column taps, the offset starts the row sums;
    * the column pass takes its samples as subnormals (subnormal_byte()), so
    * the column taps carry 2^E and the row taps undo it */
-  cf::SepMask m = mask;
-  const int E = cf::subnormal_tap_exp (cf::largest_scaled (m.col, m.k,
+  SepMask m = mask;
+  const int E = subnormal_tap_exp (largest_scaled (m.col, m.k,
           m.scale));
   for (int j = 0; j < m.k; j++) {
-    m.col[j] = cf::scaled_float ((double) m.col[j] * m.scale, E);
-    m.row[j] = cf::scaled_float (m.row[j], cf::SUBNORMAL_EXP - E);
+    m.col[j] = scaled_float ((double) m.col[j] * m.scale, E);
+    m.row[j] = scaled_float (m.row[j], SUBNORMAL_EXP - E);
   }
   switch (m.k) {
-#define CASE(k) case k: return cf::launch_separable_words<k> (launch, m);
+#define CASE(k) case k: return launch_separable_words<k> (launch, m);
     CF_ODD_SIZES (CASE)
 #undef CASE
     default: return CF_ERR_INVALID;
   }
 }
+
+}  /* namespace cf_conv2d */

@@ -8,7 +8,7 @@
 #include <cuda_fp16.h>
 #include <type_traits>
 
-namespace cf {
+namespace cf_conv2d {
 
 /* Each thread works on 8 consecutive tile columns, so the threads of a warp
  * start 8 cells apart; one pad cell after every 8 makes that stride 9 cells,
@@ -674,4 +674,4 @@ small_mask (const Launch & launch, const Mask & m)
   }
 }
 
-}  /* namespace cf */
+}  /* namespace cf_conv2d */

@@ -6,7 +6,7 @@
  * (all but the output tile's) during the compute phase. */
 #include "conv2d_common.cuh"
 
-namespace cf {
+namespace cf_conv2d {
 
 constexpr int TILED_IN = 32;    /* input tile edge, = block edge */
 
@@ -55,10 +55,10 @@ struct Tiled
   }
 };
 
-}  /* namespace cf */
-
 int
-cf_conv2d_tiled (const cf::Launch & launch, const cf_plane_format * f)
+cf_conv2d_tiled (const Launch & launch, const cf_plane_format * f)
 {
-  return cf::dispatch_layout<cf::Tiled> (f, launch);
+  return dispatch_layout<Tiled> (f, launch);
 }
+
+}  /* namespace cf_conv2d */

@@ -22,7 +22,7 @@
  * bound the mask: KH x PX x channels accumulators (x 2 for magnitude). */
 #include "conv2d_tile.cuh"
 
-namespace cf {
+namespace cf_conv2d {
 
 constexpr int WIDE_ROWS = 4;    /* output rows per thread */
 constexpr int WIDE_WARPS = 4;   /* warps per block, one above the other */
@@ -252,10 +252,10 @@ struct Wide
   }
 };
 
-}  /* namespace cf */
-
 int
-cf_conv2d_wide (const cf::Launch & launch, const cf_plane_format * f)
+cf_conv2d_wide (const Launch & launch, const cf_plane_format * f)
 {
-  return cf::dispatch_layout<cf::Wide> (f, launch);
+  return dispatch_layout<Wide> (f, launch);
 }
+
+}  /* namespace cf_conv2d */

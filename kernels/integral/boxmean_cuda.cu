@@ -8,7 +8,7 @@
 #include "boxmean.h"
 #include "boxmean_common.h"
 
-namespace cfb
+namespace cf_boxmean
 {
 
 template <typename IN, typename SUM>
@@ -56,7 +56,7 @@ box_kernel (cf_integral_layout l, const uint8_t * in, const uint8_t * sum,
   }
 }
 
-}                               /* namespace cfb */
+}                               /* namespace cf_boxmean */
 
 extern "C" int
 cf_box_cuda (const cf_integral_layout * l, const void *d_in,
@@ -74,11 +74,11 @@ cf_box_cuda (const cf_integral_layout * l, const void *d_in,
   dim3 grid ((l->width + 31) / 32, (rows.row_end - rows.row_begin + 7) / 8,
       cf_integral_channels (l));
   if (l->type == CF_INTEGRAL_U8)
-    cfb::box_kernel<uint8_t, uint32_t><<<grid, block, 0,
+    cf_boxmean::box_kernel<uint8_t, uint32_t><<<grid, block, 0,
         (cudaStream_t) stream>>> (*l, (const uint8_t *) d_in,
         (const uint8_t *) d_sum, rows, (uint8_t *) d_out);
   else
-    cfb::box_kernel<uint16_t, uint64_t><<<grid, block, 0,
+    cf_boxmean::box_kernel<uint16_t, uint64_t><<<grid, block, 0,
         (cudaStream_t) stream>>> (*l, (const uint8_t *) d_in,
         (const uint8_t *) d_sum, rows, (uint8_t *) d_out);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());

@@ -36,7 +36,7 @@
 #include "boxmean_common.h"
 #include "boxmean_words.h"
 
-namespace cfb
+namespace cf_boxmean
 {
 
 constexpr int DX = 64;          /* output pixels a tile */
@@ -220,7 +220,7 @@ launch_channels (const cf_integral_layout & l, const void *in,
   }
 }
 
-}                               /* namespace cfb */
+}                               /* namespace cf_boxmean */
 
 extern "C" int
 cf_box_direct_cuda (const cf_integral_layout * l, const void *d_in,
@@ -241,14 +241,14 @@ cf_box_direct_cuda (const cf_integral_layout * l, const void *d_in,
   const bool words = l->type == CF_INTEGRAL_U8 && step == 4
       && (p->copy_others || channels == 4)
       && (in_pixel | out_pixel | l->in_pitch | p->out_pitch) % 4 == 0;
-  if (words && cf_box_words_cuda (*l, (const uint8_t *) d_in, rows,
+  if (words && cf_boxmean::cf_box_words_cuda (*l, (const uint8_t *) d_in, rows,
           (uint8_t *) d_out, (cudaStream_t) stream))
     return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
   if (l->type == CF_INTEGRAL_U8)
-    cfb::launch_channels<uint8_t> (*l, d_in, rows, d_out, words,
+    cf_boxmean::launch_channels<uint8_t> (*l, d_in, rows, d_out, words,
         (cudaStream_t) stream);
   else
-    cfb::launch_channels<uint16_t> (*l, d_in, rows, d_out, words,
+    cf_boxmean::launch_channels<uint16_t> (*l, d_in, rows, d_out, words,
         (cudaStream_t) stream);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }

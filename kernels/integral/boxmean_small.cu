@@ -19,7 +19,7 @@
 
 #include "boxmean_words.cuh"
 
-namespace cfw
+namespace cf_boxmean
 {
 
 constexpr int SMALL_BX = 16;    /* threads along a row, 4 pixels each */
@@ -193,4 +193,4 @@ launch_small (const WordsArgs & a, int keep, cudaStream_t stream)
     launch_radius<SMALL_R, 0> (a, stream);
 }
 
-}                               /* namespace cfw */
+}                               /* namespace cf_boxmean */

@@ -42,7 +42,7 @@
 #include "boxmean_words.cuh"
 #include "boxmean_words.h"
 
-namespace cfw
+namespace cf_boxmean
 {
 
 /* Tiles of 64 x 32, 8 pixels a thread: against 64 x 16 with 4 a thread
@@ -264,8 +264,6 @@ launch_keep (const WordsArgs & a, cudaStream_t stream)
   }
 }
 
-}                               /* namespace cfw */
-
 bool
 cf_box_words_cuda (const cf_integral_layout & l, const uint8_t * in,
     const cf_box_params & p, uint8_t * out, cudaStream_t stream)
@@ -286,7 +284,7 @@ cf_box_words_cuda (const cf_integral_layout & l, const uint8_t * in,
     keep = 0;
   else
     return false;
-  cfw::WordsArgs a;
+  WordsArgs a;
   a.in = in - p.pixel_start;
   a.out = out - p.pixel_start;
   a.in_pitch = l.in_pitch;
@@ -302,19 +300,21 @@ cf_box_words_cuda (const cf_integral_layout & l, const uint8_t * in,
   a.row_end = p.row_end;
   a.threshold = p.threshold;
   a.offset = p.offset;
-  a.mean = cfw::words_mean ((2 * p.radius + 1) * (2 * p.radius + 1));
-  a.by_chunks = cfw::quotient_multiplier (cfw::tile_words (p.radius) / 4);
-  a.by_cols = cfw::quotient_multiplier (cfw::DX + 2 * p.radius);
+  a.mean = words_mean ((2 * p.radius + 1) * (2 * p.radius + 1));
+  a.by_chunks = quotient_multiplier (tile_words (p.radius) / 4);
+  a.by_cols = quotient_multiplier (DX + 2 * p.radius);
   if (p.radius == 1)
-    cfw::launch_small (a, keep, stream);
+    launch_small (a, keep, stream);
   else if (keep == 4)
-    cfw::launch_keep<4> (a, stream);
+    launch_keep<4> (a, stream);
   else if (keep == 3)
-    cfw::launch_keep<3> (a, stream);
+    launch_keep<3> (a, stream);
   else
-    cfw::launch_keep<0> (a, stream);
+    launch_keep<0> (a, stream);
   return true;
 }
+
+}                               /* namespace cf_boxmean */
 
 extern "C" long
 cf_box_words_division_errors (void)
@@ -322,9 +322,9 @@ cf_box_words_division_errors (void)
   long errors = 0;
   for (uint32_t r = 1; r <= CF_BOX_DIRECT_MAX_RADIUS; r++) {
     const uint32_t count = (2 * r + 1) * (2 * r + 1);
-    const cfw::WordsMean m = cfw::words_mean (count);
+    const cf_boxmean::WordsMean m = cf_boxmean::words_mean (count);
     for (uint32_t sum = 0; sum <= 255 * count; sum++) {
-      const uint32_t got = cfw::window_mean (sum + m.half, m);
+      const uint32_t got = cf_boxmean::window_mean (sum + m.half, m);
       errors += got != (uint32_t) cf_box_round_mean (sum, count);
     }
   }

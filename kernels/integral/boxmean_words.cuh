@@ -12,7 +12,7 @@
 #include "boxmean.h"
 #include "boxmean_common.h"
 
-namespace cfw
+namespace cf_boxmean
 {
 
 /* the largest radius whose window sums, and their means' numerators,
@@ -287,6 +287,6 @@ store_words (const WordsArgs & a, uint32_t * out_row, int x,
  * `keep` (4: none) */
 void launch_small (const WordsArgs & a, int keep, cudaStream_t stream);
 
-}                               /* namespace cfw */
+}                               /* namespace cf_boxmean */
 
 #endif

@@ -7,6 +7,9 @@
 
 #include "boxmean.h"
 
+namespace cf_boxmean
+{
+
 /* Launches the box means or thresholds of `p` on pixels of four 8-bit
  * samples, each one 4-byte word (three filtered and the fourth copied,
  * or all four filtered; rows and pixels 4-byte aligned), and returns
@@ -16,5 +19,7 @@
 bool cf_box_words_cuda (const cf_integral_layout & layout,
     const uint8_t * in, const cf_box_params & p, uint8_t * out,
     cudaStream_t stream);
+
+}                               /* namespace cf_boxmean */
 
 #endif

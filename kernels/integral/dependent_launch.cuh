@@ -6,12 +6,13 @@
  * and in at least one block before it ends (so that its end still means
  * the earlier one's end to whatever follows on the stream). The earlier
  * kernel calls let_next_start once all of its blocks are running. On older
- * GPUs both calls do nothing and launches queue as usual. */
+ * GPUs both calls do nothing and launches queue as usual. Written for the
+ * integral image, whose namespace it keeps; the reductions use it too. */
 #pragma once
 
 #include <cuda_runtime.h>
 
-namespace cfi
+namespace cf_integral
 {
 
 __device__ __forceinline__ void
@@ -60,4 +61,4 @@ launch_after (void (*kernel) (Params...), dim3 grid, dim3 block,
   cudaLaunchKernelEx (&cfg, kernel, args...);
 }
 
-}                               /* namespace cfi */
+}                               /* namespace cf_integral */

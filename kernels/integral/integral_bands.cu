@@ -28,7 +28,7 @@
 #include "integral_bands.h"
 #include "integral_columns.cuh"
 
-namespace cfi
+namespace cf_integral
 {
 
 constexpr int BAND = 8;                 /* rows per band */
@@ -569,24 +569,24 @@ run (const cf_integral_layout * l, const void *in, void *sum, void *squares,
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 
-}                               /* namespace cfi */
-
 int
 cf_integral_bands (const cf_integral_layout * l, const void *d_in,
     void *d_sum, void *d_squares, cudaStream_t stream)
 {
   /* bands are the grid's second dimension */
-  if ((l->height + cfi::BAND - 1) / cfi::BAND > 65535)
+  if ((l->height + BAND - 1) / BAND > 65535)
     return CF_ERR_UNSUPPORTED;
   switch (l->type) {
     case CF_INTEGRAL_U8:
-      return cfi::run<uint8_t, uint32_t, uint64_t> (l, d_in, d_sum,
+      return run<uint8_t, uint32_t, uint64_t> (l, d_in, d_sum,
           d_squares, stream);
     case CF_INTEGRAL_U16:
-      return cfi::run<uint16_t, uint64_t, uint64_t> (l, d_in, d_sum,
+      return run<uint16_t, uint64_t, uint64_t> (l, d_in, d_sum,
           d_squares, stream);
     default:
-      return cfi::run<float, double, double> (l, d_in, d_sum, d_squares,
+      return run<float, double, double> (l, d_in, d_sum, d_squares,
           stream);
   }
 }
+
+}                               /* namespace cf_integral */

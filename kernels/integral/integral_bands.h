@@ -7,5 +7,10 @@
 
 #include "integral.h"
 
+namespace cf_integral
+{
+
 int cf_integral_bands (const cf_integral_layout * layout, const void *d_in,
     void *d_sum, void *d_squares, cudaStream_t stream);
+
+}                               /* namespace cf_integral */

@@ -9,7 +9,7 @@
 
 #include "dependent_launch.cuh"
 
-namespace cfi
+namespace cf_integral
 {
 
 constexpr int SEGMENTS = 32;            /* per column */
@@ -116,4 +116,4 @@ scan_columns (uint8_t * table, size_t pitch, int width, RowSet rows,
       dim3 (COLUMNS, SEGMENTS), stream, table, pitch, width, rows);
 }
 
-}                               /* namespace cfi */
+}                               /* namespace cf_integral */

@@ -10,7 +10,7 @@
 #include "integral_bands.h"
 #include "integral_columns.cuh"
 
-namespace cfi
+namespace cf_integral
 {
 
 /* The scan path: the samples of channel `step` widened (and squared) into
@@ -71,7 +71,7 @@ table_with_scan (const cf_integral_layout * l, cf_scan_algorithm a,
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 
-}                               /* namespace cfi */
+}                               /* namespace cf_integral */
 
 extern "C" int
 cf_integral_cuda (const cf_integral_layout * l, const void *d_in,
@@ -79,7 +79,8 @@ cf_integral_cuda (const cf_integral_layout * l, const void *d_in,
 {
   if (cf_integral_args_check (l, d_in, d_sum, d_squares) != CF_OK)
     return CF_ERR_INVALID;
-  return cf_integral_bands (l, d_in, d_sum, d_squares, (cudaStream_t) stream);
+  return cf_integral::cf_integral_bands (l, d_in, d_sum, d_squares,
+      (cudaStream_t) stream);
 }
 
 extern "C" size_t
@@ -115,16 +116,17 @@ cf_integral_cuda_with_scan (const cf_integral_layout * l,
       || algorithm >= CF_SCAN_N_ALGORITHMS)
     return CF_ERR_INVALID;
   if (l->type == CF_INTEGRAL_U8)
-    st = cfi::table_with_scan<uint8_t, uint32_t> (l, algorithm, CF_SCAN_U32,
-        d_in, 0, (uint8_t *) d_sum, l->sum_pitch, work, s);
+    st = cf_integral::table_with_scan<uint8_t, uint32_t> (l, algorithm,
+        CF_SCAN_U32, d_in, 0, (uint8_t *) d_sum, l->sum_pitch, work, s);
   else
-    st = cfi::table_with_scan<uint16_t, uint64_t> (l, algorithm, CF_SCAN_U64,
-        d_in, 0, (uint8_t *) d_sum, l->sum_pitch, work, s);
+    st = cf_integral::table_with_scan<uint16_t, uint64_t> (l, algorithm,
+        CF_SCAN_U64, d_in, 0, (uint8_t *) d_sum, l->sum_pitch, work, s);
   if (st == CF_OK && d_squares)
     st = l->type == CF_INTEGRAL_U8
-        ? cfi::table_with_scan<uint8_t, uint64_t> (l, algorithm, CF_SCAN_U64,
-        d_in, 1, (uint8_t *) d_squares, l->squares_pitch, work, s)
-        : cfi::table_with_scan<uint16_t, uint64_t> (l, algorithm,
+        ? cf_integral::table_with_scan<uint8_t, uint64_t> (l, algorithm,
+        CF_SCAN_U64, d_in, 1, (uint8_t *) d_squares, l->squares_pitch, work,
+        s)
+        : cf_integral::table_with_scan<uint16_t, uint64_t> (l, algorithm,
         CF_SCAN_U64, d_in, 1, (uint8_t *) d_squares, l->squares_pitch, work,
         s);
   return st;

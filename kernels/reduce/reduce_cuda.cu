@@ -19,7 +19,7 @@
 #include "dependent_launch.cuh"
 #include "reduce.h"
 
-namespace cfr
+namespace cf_reduce
 {
 
 constexpr int THREADS = 256;
@@ -189,7 +189,7 @@ reduce_items (const uint8_t * data, cf_reduce_layout l, Partial * partials,
   const size_t stride = (size_t) gridDim.x * THREADS;
   Partial p[1] = { empty () };
 
-  cfi::let_next_start ();
+  cf_integral::let_next_start ();
   if (l.rows == 1) {
     /* one row (audio, or a plane without row padding): no index division */
     const T *row = (const T *) data + c;
@@ -327,7 +327,7 @@ reduce_vectors (const T * data, size_t samples, Partial * partials,
   Sums<T> a[C], b[C];
   Partial p[C];
 
-  cfi::let_next_start ();
+  cf_integral::let_next_start ();
   for (; k + (LOADS - 1) * stride < vectors; k += LOADS * stride) {
     uint4 x[LOADS];
 #pragma unroll
@@ -371,7 +371,7 @@ fold_partials (const Partial * partials, int blocks, cf_stats * out)
   const int c = blockIdx.x;
   Partial p[1] = { empty () };
 
-  cfi::wait_for_previous ();
+  cf_integral::wait_for_previous ();
   for (int b = threadIdx.x; b < blocks; b += THREADS)
     p[0].merge (partials[(size_t) c * blocks + b]);
   fold_one<TREE> (p);
@@ -453,19 +453,20 @@ run (bool tree, const cf_reduce_layout * l, const void *data, cf_stats * out,
     reduce_items<T, false><<<grid, THREADS, 0, stream>>> ((const uint8_t *)
         data, flat, partials, out);
   if (blocks > 1)
-    cfi::launch_after (fold_partials<false>, dim3 (l->channels), dim3 (THREADS),
-        stream, (const Partial *) partials, blocks, out);
+    cf_integral::launch_after (fold_partials<false>, dim3 (l->channels),
+        dim3 (THREADS), stream, (const Partial *) partials, blocks, out);
   return (cudaError_t) cf_fault_check (CF_FAULT_LAUNCH, cudaGetLastError ());
 }
 
-}                               /* namespace cfr */
+}                               /* namespace cf_reduce */
 
 extern "C" size_t
 cf_reduce_workspace_size (const cf_reduce_layout * l)
 {
   if (cf_reduce_layout_check (l) != CF_OK)
     return 0;
-  return sizeof (cfr::Partial) * (size_t) cfr::blocks_for (l) * l->channels;
+  return sizeof (cf_reduce::Partial) * (size_t) cf_reduce::blocks_for (l)
+      * l->channels;
 }
 
 extern "C" int
@@ -482,7 +483,7 @@ cf_reduce_cuda_variant (cf_reduce_algorithm algorithm,
     void *workspace, cf_stream stream)
 {
   cudaStream_t s = (cudaStream_t) stream;
-  cfr::Partial *p = (cfr::Partial *) workspace;
+  cf_reduce::Partial *p = (cf_reduce::Partial *) workspace;
   const bool tree = algorithm == CF_REDUCE_TREE;
   cudaError_t err;
 
@@ -492,22 +493,22 @@ cf_reduce_cuda_variant (cf_reduce_algorithm algorithm,
     return CF_ERR_INVALID;
   switch (l->type) {
     case CF_REDUCE_U8:
-      err = cfr::run<uint8_t> (tree, l, d_data, d_out, p, s);
+      err = cf_reduce::run<uint8_t> (tree, l, d_data, d_out, p, s);
       break;
     case CF_REDUCE_U16:
-      err = cfr::run<uint16_t> (tree, l, d_data, d_out, p, s);
+      err = cf_reduce::run<uint16_t> (tree, l, d_data, d_out, p, s);
       break;
     case CF_REDUCE_S16:
-      err = cfr::run<int16_t> (tree, l, d_data, d_out, p, s);
+      err = cf_reduce::run<int16_t> (tree, l, d_data, d_out, p, s);
       break;
     case CF_REDUCE_S32:
-      err = cfr::run<int32_t> (tree, l, d_data, d_out, p, s);
+      err = cf_reduce::run<int32_t> (tree, l, d_data, d_out, p, s);
       break;
     case CF_REDUCE_F32:
-      err = cfr::run<float> (tree, l, d_data, d_out, p, s);
+      err = cf_reduce::run<float> (tree, l, d_data, d_out, p, s);
       break;
     default:
-      err = cfr::run<double> (tree, l, d_data, d_out, p, s);
+      err = cf_reduce::run<double> (tree, l, d_data, d_out, p, s);
       break;
   }
   return (int) err;

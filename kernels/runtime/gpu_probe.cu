@@ -15,10 +15,14 @@
 #error "CF_GPU_ARCHS (the -gencode architectures) must be defined"
 #endif
 
+namespace {
+
 __global__ void
 cf_probe_kernel ()
 {
 }
+
+}  /* namespace */
 
 extern "C" int
 cf_gpu_build_version (void)

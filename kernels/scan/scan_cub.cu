@@ -10,7 +10,7 @@
 
 #include "scan_cub.cuh"
 
-namespace cfs
+namespace cf_scan
 {
 
 template <typename T>
@@ -59,15 +59,15 @@ cub_scan (const T * in, T * out, size_t n, bool inclusive, void *ws,
   return scan<T> (ws, &bytes, in, out, n, inclusive, stream);
 }
 
-#define CFS_INSTANTIATE(T) \
+#define CF_SCAN_INSTANTIATE(T) \
   template size_t cub_workspace<T> (size_t); \
   template cudaError_t cub_scan<T> (const T *, T *, size_t, bool, void *, \
       cudaStream_t);
-CFS_INSTANTIATE (float)
-CFS_INSTANTIATE (double)
-CFS_INSTANTIATE (int32_t)
-CFS_INSTANTIATE (uint32_t)
-CFS_INSTANTIATE (uint64_t)
-#undef CFS_INSTANTIATE
+CF_SCAN_INSTANTIATE (float)
+CF_SCAN_INSTANTIATE (double)
+CF_SCAN_INSTANTIATE (int32_t)
+CF_SCAN_INSTANTIATE (uint32_t)
+CF_SCAN_INSTANTIATE (uint64_t)
+#undef CF_SCAN_INSTANTIATE
 
-}                               /* namespace cfs */
+}                               /* namespace cf_scan */

@@ -7,7 +7,7 @@
 
 #include <cuda_runtime.h>
 
-namespace cfs
+namespace cf_scan
 {
 
 /* What sums are accumulated in: double for floats, unsigned for integers. */
@@ -26,4 +26,4 @@ template <typename T>
 cudaError_t cub_scan (const T * in, T * out, size_t n, bool inclusive,
     void *ws, cudaStream_t stream);
 
-}                               /* namespace cfs */
+}                               /* namespace cf_scan */

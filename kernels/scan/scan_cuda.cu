@@ -30,7 +30,7 @@
 #include "scan.h"
 #include "scan_cub.cuh"
 
-namespace cfs
+namespace cf_scan
 {
 
 constexpr int THREADS = 256;
@@ -694,7 +694,7 @@ run (cf_scan_algorithm algorithm, bool inclusive, const void *in, void *out,
   }
 }
 
-}                               /* namespace cfs */
+}                               /* namespace cf_scan */
 
 extern "C" size_t
 cf_scan_workspace_size (cf_scan_algorithm algorithm, cf_scan_type type,
@@ -702,15 +702,15 @@ cf_scan_workspace_size (cf_scan_algorithm algorithm, cf_scan_type type,
 {
   switch (type) {
     case CF_SCAN_F32:
-      return cfs::workspace_of<float> (algorithm, n);
+      return cf_scan::workspace_of<float> (algorithm, n);
     case CF_SCAN_F64:
-      return cfs::workspace_of<double> (algorithm, n);
+      return cf_scan::workspace_of<double> (algorithm, n);
     case CF_SCAN_I32:
-      return cfs::workspace_of<int32_t> (algorithm, n);
+      return cf_scan::workspace_of<int32_t> (algorithm, n);
     case CF_SCAN_U32:
-      return cfs::workspace_of<uint32_t> (algorithm, n);
+      return cf_scan::workspace_of<uint32_t> (algorithm, n);
     default:
-      return cfs::workspace_of<uint64_t> (algorithm, n);
+      return cf_scan::workspace_of<uint64_t> (algorithm, n);
   }
 }
 
@@ -724,29 +724,29 @@ cf_scan_cuda (cf_scan_algorithm algorithm, cf_scan_type type, int inclusive,
 
   if (algorithm >= CF_SCAN_N_ALGORITHMS || type >= CF_SCAN_N_TYPES
       || (n > 0 && (!d_in || !d_out || !workspace))
-      || cfs::tiles_of (n) > 0xffffffffu)
+      || cf_scan::tiles_of (n) > 0xffffffffu)
     return CF_ERR_INVALID;
   if (n == 0)
     return CF_OK;
   switch (type) {
     case CF_SCAN_F32:
-      err = cfs::run<float> (algorithm, inclusive, d_in, d_out, n, workspace,
-          s);
+      err = cf_scan::run<float> (algorithm, inclusive, d_in, d_out, n,
+          workspace, s);
       break;
     case CF_SCAN_F64:
-      err = cfs::run<double> (algorithm, inclusive, d_in, d_out, n,
+      err = cf_scan::run<double> (algorithm, inclusive, d_in, d_out, n,
           workspace, s);
       break;
     case CF_SCAN_I32:
-      err = cfs::run<int32_t> (algorithm, inclusive, d_in, d_out, n,
+      err = cf_scan::run<int32_t> (algorithm, inclusive, d_in, d_out, n,
           workspace, s);
       break;
     case CF_SCAN_U32:
-      err = cfs::run<uint32_t> (algorithm, inclusive, d_in, d_out, n,
+      err = cf_scan::run<uint32_t> (algorithm, inclusive, d_in, d_out, n,
           workspace, s);
       break;
     default:
-      err = cfs::run<uint64_t> (algorithm, inclusive, d_in, d_out, n,
+      err = cf_scan::run<uint64_t> (algorithm, inclusive, d_in, d_out, n,
           workspace, s);
       break;
   }
