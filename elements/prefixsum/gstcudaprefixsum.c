@@ -62,7 +62,7 @@
 #include "boxmean.h"
 #include "gstcudaintegralmeta.h"
 #include "gstcudapin.h"
-#include "gstcudaprefixsumaudio.h"
+#include "gstcudaprefixsum.h"
 #include "reduce.h"
 
 GST_DEBUG_CATEGORY (gst_cuda_prefix_sum_debug);
@@ -396,9 +396,7 @@ static void
 gst_cuda_prefix_sum_finalize (GObject * object)
 {
   g_free (GST_CUDA_PREFIX_SUM (object)->tables);
-  gst_cuda_level_clear (&GST_CUDA_PREFIX_SUM (object)->level);
-  g_free (GST_CUDA_PREFIX_SUM (object)->level_blocks);
-  g_free (GST_CUDA_PREFIX_SUM (object)->level_stats);
+  gst_cuda_prefix_sum_audio_free (&GST_CUDA_PREFIX_SUM (object)->audio);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -568,7 +566,7 @@ gst_cuda_prefix_sum_stop (GstCudaFilterBase * base)
   gboolean cuda = gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self));
 
   /* first: queued level work may still read the device buffers */
-  gst_cuda_prefix_sum_free_audio (self);
+  gst_cuda_prefix_sum_audio_free (&self->audio);
   if (cuda) {
     gst_cuda_strips_clear (&self->strips);
     gst_cuda_filter_base_free_device (&self->d_in);
@@ -607,25 +605,31 @@ describe_channels (GstCudaPrefixSum * self, const GstVideoInfo * info)
   }
 }
 
+/* The settings an audio buffer is measured with. */
+static void
+audio_settings (GstCudaPrefixSum * self, GstCudaPrefixSumAudioSettings * set)
+{
+  GST_OBJECT_LOCK (self);
+  set->post = self->post_messages;
+  set->interval = self->interval;
+  set->peak_ttl = self->peak_ttl;
+  set->peak_falloff = self->peak_falloff;
+  GST_OBJECT_UNLOCK (self);
+}
+
 /* Audio: the level statistics restart for the new stream. */
 static gboolean
 set_audio_caps (GstCudaPrefixSum * self, GstCaps * caps)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstCudaPrefixSumAudioSettings set;
   GstCudaPrefixSumOutput output;
   GstAudioInfo info;
-  GstClockTime interval;
 
   GST_OBJECT_LOCK (self);
   output = self->output;
-  interval = self->interval;
   GST_OBJECT_UNLOCK (self);
-  if (!gst_audio_info_from_caps (&info, caps)
-      || !gst_cuda_level_reduce_type (&info, &self->audio_type)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Cannot measure caps %" GST_PTR_FORMAT ".", caps), (NULL));
-    return FALSE;
-  }
+  audio_settings (self, &set);
   if (output != GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("output=%s works on video "
             "only; audio passes through (output=passthrough).",
@@ -633,10 +637,13 @@ set_audio_caps (GstCudaPrefixSum * self, GstCaps * caps)
             "adaptive-threshold"), (NULL));
     return FALSE;
   }
-  /* the channel count may change: no room sized for the old one stays */
-  gst_cuda_prefix_sum_free_audio (self);
-  gst_cuda_level_init (&self->level, &info, interval);
-  self->level_interval = interval;
+  if (!gst_audio_info_from_caps (&info, caps)
+      || !gst_cuda_prefix_sum_audio_configure (&self->audio,
+          GST_CUDA_FILTER_BASE (self), &info, &set)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Cannot measure caps %" GST_PTR_FORMAT ".", caps), (NULL));
+    return FALSE;
+  }
   GST_OBJECT_LOCK (self);
   self->have_info = FALSE;
   self->have_audio = TRUE;
@@ -1554,9 +1561,12 @@ gst_cuda_prefix_sum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (trans);
 
-  if (self->have_audio)
-    return gst_cuda_prefix_sum_measure_audio (self, buf);
-  return measure (self, buf, NULL);
+  GstCudaPrefixSumAudioSettings set;
+
+  if (!self->have_audio)
+    return measure (self, buf, NULL);
+  audio_settings (self, &set);
+  return gst_cuda_prefix_sum_audio_measure (&self->audio, buf, &set);
 }
 
 static gboolean
@@ -1565,11 +1575,14 @@ gst_cuda_prefix_sum_sink_event (GstBaseTransform * trans, GstEvent * event)
   GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (trans);
 
   if (self->have_audio) {
+    GstCudaPrefixSumAudioSettings set;
+
+    audio_settings (self, &set);
     /* the last, partial interval has its message, as with level */
     if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
-      gst_cuda_prefix_sum_finish_audio (self);
+      gst_cuda_prefix_sum_audio_finish (&self->audio, set.post);
     else if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-      gst_cuda_prefix_sum_flush_audio (self);
+      gst_cuda_prefix_sum_audio_flush (&self->audio);
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }

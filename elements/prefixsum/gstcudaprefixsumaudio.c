@@ -25,31 +25,28 @@
 
 #include "gstcudaprefixsumaudio.h"
 
-GST_DEBUG_CATEGORY_EXTERN (gst_cuda_prefix_sum_debug);
-#define GST_CAT_DEFAULT gst_cuda_prefix_sum_debug
-
 static cf_reduce_layout
-block_layout (GstCudaPrefixSum * self, guint frames)
+block_layout (GstCudaPrefixSumAudio * a, guint frames)
 {
   cf_reduce_layout l;
 
-  l.type = self->audio_type;
+  l.type = a->type;
   l.width = (int) frames;
   l.rows = 1;
-  l.channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
-  l.pitch = (gsize) frames * GST_AUDIO_INFO_BPF (&self->level.info);
+  l.channels = GST_AUDIO_INFO_CHANNELS (&a->level.info);
+  l.pitch = (gsize) frames * GST_AUDIO_INFO_BPF (&a->level.info);
   return l;
 }
 
 static void
-post_level (GstCudaPrefixSum * self, gboolean post)
+post_level (GstCudaPrefixSumAudio * a, gboolean post)
 {
-  GstStructure *s = gst_cuda_level_take_message (&self->level,
-      &GST_BASE_TRANSFORM (self)->segment);
+  GstStructure *s = gst_cuda_level_take_message (&a->level,
+      &GST_BASE_TRANSFORM (a->owner)->segment);
 
   if (s && post)
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_element (GST_OBJECT (self), s));
+    gst_element_post_message (GST_ELEMENT (a->owner),
+        gst_message_new_element (GST_OBJECT (a->owner), s));
   else if (s)
     gst_structure_free (s);
 }
@@ -57,26 +54,26 @@ post_level (GstCudaPrefixSum * self, gboolean post)
 /* Waits for the queued buffers' sums and adds their blocks, in order,
  * posting the messages they end. */
 static gboolean
-take_queued (GstCudaPrefixSum * self, gboolean post)
+take_queued (GstCudaPrefixSumAudio * a, gboolean post)
 {
-  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
-  guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
-  guint n = self->level_n_queued, block = 0;
+  GstCudaFilterBase *base = a->owner;
+  guint channels = GST_AUDIO_INFO_CHANNELS (&a->level.info);
+  guint n = a->n_queued, block = 0;
 
   if (n == 0)
     return TRUE;
-  self->level_n_queued = self->level_n_blocks = 0;
-  self->level_queued_total = 0;
-  if (!GST_CUDA_FILTER_CHECK (self, cf_gpu_stream_sync
+  a->n_queued = a->n_blocks = 0;
+  a->queued_total = 0;
+  if (!GST_CUDA_FILTER_CHECK (a->owner, cf_gpu_stream_sync
           (gst_cuda_filter_base_streams (base)->compute), "measuring audio"))
     return FALSE;
   for (guint k = 0; k < n; k++) {
-    guint unread = self->level_queued_frames[k];
-    for (guint b = 0; b < self->level_queued_n[k]; b++, block++) {
-      guint frames = self->level_queued_blocks[block];
-      if (gst_cuda_level_add_block (&self->level, frames, unread,
-              self->level_queued_stats + (gsize) block * channels))
-        post_level (self, post);
+    guint unread = a->queued_frames[k];
+    for (guint b = 0; b < a->queued_n[k]; b++, block++) {
+      guint frames = a->queued_blocks[block];
+      if (gst_cuda_level_add_block (&a->level, frames, unread,
+              a->queued_stats + (gsize) block * channels))
+        post_level (a, post);
       unread -= frames;
     }
   }
@@ -86,14 +83,14 @@ take_queued (GstCudaPrefixSum * self, gboolean post)
 /* Forgets the queued buffers (a flush, new caps), once the GPU is done
  * with their slots. */
 static void
-drop_queued (GstCudaPrefixSum * self)
+drop_queued (GstCudaPrefixSumAudio * a)
 {
-  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
+  GstCudaFilterBase *base = a->owner;
 
-  if (self->level_n_queued == 0)
+  if (a->n_queued == 0)
     return;
-  self->level_n_queued = self->level_n_blocks = 0;
-  self->level_queued_total = 0;
+  a->n_queued = a->n_blocks = 0;
+  a->queued_total = 0;
   cf_gpu_stream_sync (gst_cuda_filter_base_streams (base)->compute);
 }
 
@@ -101,113 +98,113 @@ drop_queued (GstCudaPrefixSum * self)
  * slot free and big enough, device memory that need not grow while queued
  * work reads it. */
 static gboolean
-queue_has_room (GstCudaPrefixSum * self, guint frames)
+queue_has_room (GstCudaPrefixSumAudio * a, guint frames)
 {
-  cf_reduce_layout l = block_layout (self, frames);
-  gsize bytes = (gsize) frames * GST_AUDIO_INFO_BPF (&self->level.info);
+  cf_reduce_layout l = block_layout (a, frames);
+  gsize bytes = (gsize) frames * GST_AUDIO_INFO_BPF (&a->level.info);
 
-  if (self->level_n_queued == 0)
+  if (a->n_queued == 0)
     return TRUE;
-  return self->level_n_queued < GST_CUDA_LEVEL_QUEUE
-      && bytes <= self->level_slot_bytes && bytes <= self->d_in.size
-      && cf_reduce_workspace_size (&l) <= self->d_work.size;
+  return a->n_queued < GST_CUDA_LEVEL_QUEUE
+      && bytes <= a->slot_bytes && bytes <= a->d_in.size
+      && cf_reduce_workspace_size (&l) <= a->d_work.size;
 }
 
 /* Page-locked slots of `bytes` for the samples, and room for the sums;
  * they grow only while nothing is queued. */
 static gboolean
-ensure_slots (GstCudaPrefixSum * self, gsize bytes)
+ensure_slots (GstCudaPrefixSumAudio * a, gsize bytes)
 {
-  guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
+  guint channels = GST_AUDIO_INFO_CHANNELS (&a->level.info);
   void *staging = NULL, *stats = NULL;
 
-  if (bytes <= self->level_slot_bytes && self->level_queued_stats)
+  if (bytes <= a->slot_bytes && a->queued_stats)
     return TRUE;
-  g_clear_pointer (&self->level_staging, cf_gpu_host_free);
-  g_clear_pointer (&self->level_queued_stats, cf_gpu_host_free);
-  self->level_slot_bytes = 0;
-  if (!GST_CUDA_FILTER_CHECK (self, cf_gpu_host_alloc (&staging,
+  g_clear_pointer (&a->staging, cf_gpu_host_free);
+  g_clear_pointer (&a->queued_stats, cf_gpu_host_free);
+  a->slot_bytes = 0;
+  if (!GST_CUDA_FILTER_CHECK (a->owner, cf_gpu_host_alloc (&staging,
               bytes * GST_CUDA_LEVEL_QUEUE), "allocating page-locked memory")
-      || !GST_CUDA_FILTER_CHECK (self, cf_gpu_host_alloc (&stats,
+      || !GST_CUDA_FILTER_CHECK (a->owner, cf_gpu_host_alloc (&stats,
               sizeof (cf_stats) * channels * G_N_ELEMENTS
-              (self->level_queued_blocks)), "allocating page-locked memory")) {
+              (a->queued_blocks)), "allocating page-locked memory")) {
     if (staging)
       cf_gpu_host_free (staging);
     return FALSE;
   }
-  self->level_staging = staging;
-  self->level_queued_stats = stats;
-  self->level_queued_dev = cf_gpu_host_device_pointer (stats);
-  self->level_slot_bytes = bytes;
-  return self->level_queued_dev != NULL
-      || GST_CUDA_FILTER_CHECK (self, CF_ERR_INVALID, "mapping page-locked "
+  a->staging = staging;
+  a->queued_stats = stats;
+  a->queued_dev = cf_gpu_host_device_pointer (stats);
+  a->slot_bytes = bytes;
+  return a->queued_dev != NULL
+      || GST_CUDA_FILTER_CHECK (a->owner, CF_ERR_INVALID, "mapping page-locked "
       "memory");
 }
 
 /* Stages a buffer of `frames` frames (its `n` blocks planned) in the next
  * slot and queues its copy and one reduction a block, without waiting. */
 static gboolean
-queue_buffer (GstCudaPrefixSum * self, const guint8 * data, guint frames,
+queue_buffer (GstCudaPrefixSumAudio * a, const guint8 * data, guint frames,
     const guint * blocks, guint n)
 {
-  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
+  GstCudaFilterBase *base = a->owner;
   cf_stream stream = gst_cuda_filter_base_streams (base)->compute;
-  guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
-  gsize bpf = GST_AUDIO_INFO_BPF (&self->level.info);
+  guint channels = GST_AUDIO_INFO_CHANNELS (&a->level.info);
+  gsize bpf = GST_AUDIO_INFO_BPF (&a->level.info);
   gsize bytes = (gsize) frames * bpf, offset = 0, work = 256;
-  guint k = self->level_n_queued;
+  guint k = a->n_queued;
   guint8 *slot;
   int st = CF_OK;
 
   for (guint b = 0; b < n; b++) {
-    cf_reduce_layout l = block_layout (self, blocks[b]);
+    cf_reduce_layout l = block_layout (a, blocks[b]);
     work = MAX (work, cf_reduce_workspace_size (&l));
   }
-  if (!gst_cuda_filter_base_ensure_device (base, &self->d_in, bytes)
-      || !gst_cuda_filter_base_ensure_device (base, &self->d_work, work)
-      || !ensure_slots (self, bytes))
+  if (!gst_cuda_filter_base_ensure_device (base, &a->d_in, bytes)
+      || !gst_cuda_filter_base_ensure_device (base, &a->d_work, work)
+      || !ensure_slots (a, bytes))
     return FALSE;
   /* the buffer may go back upstream as soon as this returns: its samples
    * are copied on the CPU into the slot, which the queued copy reads */
-  slot = self->level_staging + (gsize) k * self->level_slot_bytes;
+  slot = a->staging + (gsize) k * a->slot_bytes;
   memcpy (slot, data, bytes);
-  st = cf_gpu_copy_2d (self->d_in.ptr, bytes, slot, bytes, bytes, 1,
+  st = cf_gpu_copy_2d (a->d_in.ptr, bytes, slot, bytes, bytes, 1,
       CF_COPY_HOST_TO_DEVICE, stream);
   for (guint b = 0; b < n && st == CF_OK; b++) {
-    cf_reduce_layout l = block_layout (self, blocks[b]);
-    guint at = self->level_n_blocks + b;
-    st = cf_reduce_cuda (&l, (const guint8 *) self->d_in.ptr + offset,
-        self->level_queued_dev + (gsize) at * channels, self->d_work.ptr,
+    cf_reduce_layout l = block_layout (a, blocks[b]);
+    guint at = a->n_blocks + b;
+    st = cf_reduce_cuda (&l, (const guint8 *) a->d_in.ptr + offset,
+        a->queued_dev + (gsize) at * channels, a->d_work.ptr,
         stream);
-    self->level_queued_blocks[at] = blocks[b];
+    a->queued_blocks[at] = blocks[b];
     offset += blocks[b] * bpf;
   }
-  if (!GST_CUDA_FILTER_CHECK (self, st, "measuring audio"))
+  if (!GST_CUDA_FILTER_CHECK (a->owner, st, "measuring audio"))
     return FALSE;
-  self->level_queued_frames[k] = frames;
-  self->level_queued_n[k] = n;
-  self->level_n_queued = k + 1;
-  self->level_n_blocks += n;
-  self->level_queued_total += frames;
+  a->queued_frames[k] = frames;
+  a->queued_n[k] = n;
+  a->n_queued = k + 1;
+  a->n_blocks += n;
+  a->queued_total += frames;
   return TRUE;
 }
 
 static gboolean
-reduce_blocks_cpu (GstCudaPrefixSum * self, const guint8 * data,
+reduce_blocks_cpu (GstCudaPrefixSumAudio * a, const guint8 * data,
     const guint * blocks, guint n, cf_stats * stats)
 {
-  guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
-  gsize bpf = GST_AUDIO_INFO_BPF (&self->level.info);
+  guint channels = GST_AUDIO_INFO_CHANNELS (&a->level.info);
+  gsize bpf = GST_AUDIO_INFO_BPF (&a->level.info);
 
   for (guint k = 0; k < n; k++) {
-    cf_reduce_layout l = block_layout (self, blocks[k]);
+    cf_reduce_layout l = block_layout (a, blocks[k]);
     /* a block of no frames (gst_cuda_level_plan): no samples, no peak */
     if (blocks[k] == 0) {
       memset (stats + (gsize) k * channels, 0, channels * sizeof (cf_stats));
       continue;
     }
     if (cf_reduce_cpu (&l, data, stats + (gsize) k * channels) != CF_OK) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+      GST_ELEMENT_ERROR (a->owner, STREAM, FAILED, (NULL),
           ("the CPU reduction refused a block of %u frames", blocks[k]));
       return FALSE;
     }
@@ -216,150 +213,161 @@ reduce_blocks_cpu (GstCudaPrefixSum * self, const guint8 * data,
   return TRUE;
 }
 
-/* The properties the level state follows, taken for this buffer (after
- * the queued buffers, measured under the old ones); returns whether
- * messages are posted, or FALSE in *ok when the queued ones failed. */
-static gboolean
-take_settings (GstCudaPrefixSum * self, gboolean * ok)
+/* The settings the level state follows, taken for this buffer (after the
+ * queued buffers, measured under the old ones); FALSE in *ok when the
+ * queued ones failed. */
+static void
+apply_settings (GstCudaPrefixSumAudio * a,
+    const GstCudaPrefixSumAudioSettings * set, gboolean * ok)
 {
-  GstClockTime interval, ttl;
-  gdouble falloff;
-  gboolean post;
-
-  GST_OBJECT_LOCK (self);
-  post = self->post_messages;
-  interval = self->interval;
-  ttl = self->peak_ttl;
-  falloff = self->peak_falloff;
-  GST_OBJECT_UNLOCK (self);
-  if (interval != self->level_interval || ttl != self->level.peak_ttl
-      || falloff != self->level.peak_falloff)
-    *ok = take_queued (self, post);
-  self->level.peak_ttl = ttl;
-  self->level.peak_falloff = falloff;
-  if (interval != self->level_interval) {
-    gst_cuda_level_set_interval (&self->level, interval);
-    self->level_interval = interval;
+  if (set->interval != a->interval || set->peak_ttl != a->level.peak_ttl
+      || set->peak_falloff != a->level.peak_falloff)
+    *ok = take_queued (a, set->post);
+  a->level.peak_ttl = set->peak_ttl;
+  a->level.peak_falloff = set->peak_falloff;
+  if (set->interval != a->interval) {
+    gst_cuda_level_set_interval (&a->level, set->interval);
+    a->interval = set->interval;
   }
-  return post;
 }
 
 /* Room for the blocks of a buffer of `frames` frames and their sums, kept
  * from buffer to buffer. */
 static guint *
-make_room (GstCudaPrefixSum * self, guint frames)
+make_room (GstCudaPrefixSumAudio * a, guint frames)
 {
-  guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
-  guint n = gst_cuda_level_max_blocks (&self->level, frames);
+  guint channels = GST_AUDIO_INFO_CHANNELS (&a->level.info);
+  guint n = gst_cuda_level_max_blocks (&a->level, frames);
 
-  if (n > self->level_room) {
-    self->level_blocks = g_renew (guint, self->level_blocks, n);
-    self->level_stats = g_renew (cf_stats, self->level_stats,
+  if (n > a->room) {
+    a->blocks = g_renew (guint, a->blocks, n);
+    a->stats = g_renew (cf_stats, a->stats,
         (gsize) n * channels);
-    self->level_room = n;
+    a->room = n;
   }
-  return self->level_blocks;
+  return a->blocks;
 }
 
 GstFlowReturn
-gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self, GstBuffer * buf)
+gst_cuda_prefix_sum_audio_measure (GstCudaPrefixSumAudio * a,
+    GstBuffer * buf, const GstCudaPrefixSumAudioSettings * set)
 {
-  guint channels = GST_AUDIO_INFO_CHANNELS (&self->level.info);
-  gsize bpf = GST_AUDIO_INFO_BPF (&self->level.info);
+  guint channels = GST_AUDIO_INFO_CHANNELS (&a->level.info);
+  gsize bpf = GST_AUDIO_INFO_BPF (&a->level.info);
   gboolean gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP);
-  gboolean cuda = gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self));
-  gboolean post, ok = TRUE;
+  gboolean cuda = gst_cuda_filter_base_uses_cuda (a->owner);
+  gboolean post = set->post, ok = TRUE;
   guint frames, n, *blocks, unread;
   GstMapInfo map;
 
-  post = take_settings (self, &ok);
+  apply_settings (a, set, &ok);
   if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map an audio buffer."),
+    GST_ELEMENT_ERROR (a->owner, STREAM, FAILED, ("Cannot map an audio buffer."),
         (NULL));
     return GST_FLOW_ERROR;
   }
   if (map.size % bpf) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
+    GST_ELEMENT_ERROR (a->owner, STREAM, FORMAT, (NULL),
         ("a buffer of %" G_GSIZE_FORMAT " bytes is not a whole number of "
             "%" G_GSIZE_FORMAT "-byte frames", map.size, bpf));
     gst_buffer_unmap (buf, &map);
     return GST_FLOW_ERROR;
   }
   frames = (guint) (map.size / bpf);
-  blocks = make_room (self, frames);
+  blocks = make_room (a, frames);
 
   /* a DISCONT ends what came before: the queued buffers first */
   if (ok && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)) {
-    ok = take_queued (self, post);
-    gst_cuda_level_restart (&self->level);
+    ok = take_queued (a, post);
+    gst_cuda_level_restart (&a->level);
   }
 
   /* on the GPU a buffer joins the queue, and only one that ends an
    * interval waits (for the whole queue); the samples of a GAP buffer are
    * not read, so it and the CPU's buffers follow what is queued */
   if (ok && cuda && !gap && frames > 0
-      && !queue_has_room (self, frames))
-    ok = take_queued (self, post);
-  n = gst_cuda_level_plan (&self->level, GST_BUFFER_PTS (buf), frames,
-      self->level_queued_total, blocks);
+      && !queue_has_room (a, frames))
+    ok = take_queued (a, post);
+  n = gst_cuda_level_plan (&a->level, GST_BUFFER_PTS (buf), frames,
+      a->queued_total, blocks);
   /* (a first block of no frames, after the interval shrank, goes the
    * CPU's way) */
   if (ok && cuda && !gap && frames > 0 && blocks[0] > 0
       && n <= GST_CUDA_LEVEL_MAX_GPU_BLOCKS) {
-    ok = queue_buffer (self, map.data, frames, blocks, n);
+    ok = queue_buffer (a, map.data, frames, blocks, n);
     gst_buffer_unmap (buf, &map);
-    if (ok && self->level.frames + self->level_queued_total
-        >= self->level.interval_frames)
-      ok = take_queued (self, post);
+    if (ok && a->level.frames + a->queued_total
+        >= a->level.interval_frames)
+      ok = take_queued (a, post);
     return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
   }
 
   if (ok)
-    ok = take_queued (self, post);
+    ok = take_queued (a, post);
   if (ok && !gap)
-    ok = reduce_blocks_cpu (self, map.data, blocks, n, self->level_stats);
+    ok = reduce_blocks_cpu (a, map.data, blocks, n, a->stats);
   gst_buffer_unmap (buf, &map);
   unread = frames;
   for (guint k = 0; k < n && ok; k++) {
-    if (gst_cuda_level_add_block (&self->level, blocks[k], unread, gap
-            ? NULL : self->level_stats + (gsize) k * channels))
-      post_level (self, post);
+    if (gst_cuda_level_add_block (&a->level, blocks[k], unread, gap
+            ? NULL : a->stats + (gsize) k * channels))
+      post_level (a, post);
     unread -= blocks[k];
   }
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
 void
-gst_cuda_prefix_sum_finish_audio (GstCudaPrefixSum * self)
+gst_cuda_prefix_sum_audio_finish (GstCudaPrefixSumAudio * a, gboolean post)
 {
-  gboolean post;
-
-  GST_OBJECT_LOCK (self);
-  post = self->post_messages;
-  GST_OBJECT_UNLOCK (self);
-  if (take_queued (self, post))
-    post_level (self, post);
+  if (take_queued (a, post))
+    post_level (a, post);
 }
 
 void
-gst_cuda_prefix_sum_flush_audio (GstCudaPrefixSum * self)
+gst_cuda_prefix_sum_audio_flush (GstCudaPrefixSumAudio * a)
 {
-  drop_queued (self);
-  gst_cuda_level_restart (&self->level);
+  drop_queued (a);
+  gst_cuda_level_restart (&a->level);
 }
 
 void
-gst_cuda_prefix_sum_free_audio (GstCudaPrefixSum * self)
+gst_cuda_prefix_sum_audio_free (GstCudaPrefixSumAudio * a)
 {
   /* page-locked memory goes back in the context it came from (pushed by
-   * the base around stop) */
-  drop_queued (self);
-  g_clear_pointer (&self->level_staging, cf_gpu_host_free);
-  g_clear_pointer (&self->level_queued_stats, cf_gpu_host_free);
-  self->level_queued_dev = NULL;
-  self->level_slot_bytes = 0;
-  gst_cuda_level_clear (&self->level);
-  g_clear_pointer (&self->level_blocks, g_free);
-  g_clear_pointer (&self->level_stats, g_free);
-  self->level_room = 0;
+   * the base around stop and caps) */
+  drop_queued (a);
+  g_clear_pointer (&a->staging, cf_gpu_host_free);
+  g_clear_pointer (&a->queued_stats, cf_gpu_host_free);
+  a->queued_dev = NULL;
+  a->slot_bytes = 0;
+  gst_cuda_level_clear (&a->level);
+  g_clear_pointer (&a->blocks, g_free);
+  g_clear_pointer (&a->stats, g_free);
+  a->room = 0;
+  gst_cuda_filter_base_free_device (&a->d_in);
+  gst_cuda_filter_base_free_device (&a->d_work);
+  a->configured = FALSE;
+}
+
+gboolean
+gst_cuda_prefix_sum_audio_configure (GstCudaPrefixSumAudio * a,
+    GstCudaFilterBase * owner, const GstAudioInfo * info,
+    const GstCudaPrefixSumAudioSettings * set)
+{
+  cf_reduce_type type;
+
+  if (!gst_cuda_level_reduce_type (info, &type))
+    return FALSE;
+  /* the old stream's queued buffers end its last messages */
+  if (a->configured)
+    take_queued (a, set->post);
+  /* the channel count may change: no room sized for the old one stays */
+  gst_cuda_prefix_sum_audio_free (a);
+  a->owner = owner;
+  a->type = type;
+  gst_cuda_level_init (&a->level, info, set->interval);
+  a->interval = set->interval;
+  a->configured = TRUE;
+  return TRUE;
 }

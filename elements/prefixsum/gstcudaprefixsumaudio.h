@@ -1,26 +1,77 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * cudaprefixsum on audio: the level statistics of each buffer, posted as
- * the level element's messages. A module of the element (gstcudaprefixsum.c
- * owns it and calls these); the statistics themselves are gstcudalevel.h's.
+ * the level element's messages. The element owns a GstCudaPrefixSumAudio
+ * and calls these, giving the settings each buffer is measured with; the
+ * module knows the element only as a GstCudaFilterBase. The statistics
+ * themselves are gstcudalevel.h's.
  */
 #ifndef __GST_CUDA_PREFIX_SUM_AUDIO_H__
 #define __GST_CUDA_PREFIX_SUM_AUDIO_H__
 
-#include "gstcudaprefixsum.h"
+#include <gst/audio/audio.h>
+
+#include "gstcudafilterbase.h"
+#include "gstcudalevel.h"
 
 G_BEGIN_DECLS
 
+/* Audio on the GPU: buffers whose level sums
+ * may be in flight at once, and blocks (messages ending inside) a buffer
+ * may have to be measured there. */
+#define GST_CUDA_LEVEL_QUEUE 16
+#define GST_CUDA_LEVEL_MAX_GPU_BLOCKS 16
+
+
+/* What a buffer is measured with, read under the element's object lock. */
+typedef struct
+{
+  gboolean post;                /* post-messages */
+  GstClockTime interval, peak_ttl;
+  gdouble peak_falloff;
+} GstCudaPrefixSumAudioSettings;
+
+typedef struct
+{
+  GstCudaFilterBase *owner;     /* posts the messages, owns the streams */
+  gboolean configured;
+  cf_reduce_type type;
+  GstCudaLevel level;
+  GstClockTime interval;        /* the interval `level` was last given */
+  guint *blocks;                /* a buffer's blocks, `room` of them */
+  cf_stats *stats;              /* their sums, room x channels */
+  guint room;
+  /* GPU: buffers whose sums are on their way back, waited for when an
+   * interval ends: their samples staged in page-locked slots, their
+   * blocks' sums written to page-locked memory */
+  guint8 *staging;              /* GST_CUDA_LEVEL_QUEUE slots */
+  gsize slot_bytes;
+  cf_stats *queued_stats;       /* block k of the queue at k x channels */
+  cf_stats *queued_dev;         /* the same, as the GPU addresses it */
+  guint queued_frames[GST_CUDA_LEVEL_QUEUE];
+  guint queued_blocks[GST_CUDA_LEVEL_QUEUE * GST_CUDA_LEVEL_MAX_GPU_BLOCKS];
+  guint queued_n[GST_CUDA_LEVEL_QUEUE];         /* blocks of each buffer */
+  guint n_queued, n_blocks;
+  guint64 queued_total;         /* frames of all queued buffers */
+  GstCudaDeviceBuffer d_in, d_work;
+} GstCudaPrefixSumAudio;
+
+/* A new stream of `info` (the messages the old one's queued buffers end
+ * are posted first). FALSE for a format the reductions do not take. */
+gboolean gst_cuda_prefix_sum_audio_configure (GstCudaPrefixSumAudio * a,
+    GstCudaFilterBase * owner, const GstAudioInfo * info,
+    const GstCudaPrefixSumAudioSettings * set);
 /* Measures one audio buffer, posting the level messages it completes. */
-GstFlowReturn gst_cuda_prefix_sum_measure_audio (GstCudaPrefixSum * self,
-    GstBuffer * buf);
+GstFlowReturn gst_cuda_prefix_sum_audio_measure (GstCudaPrefixSumAudio * a,
+    GstBuffer * buf, const GstCudaPrefixSumAudioSettings * set);
 /* At EOS: posts what is left of the last interval. */
-void gst_cuda_prefix_sum_finish_audio (GstCudaPrefixSum * self);
+void gst_cuda_prefix_sum_audio_finish (GstCudaPrefixSumAudio * a,
+    gboolean post);
 /* At a flush: forgets the interval being gathered. */
-void gst_cuda_prefix_sum_flush_audio (GstCudaPrefixSum * self);
-/* Frees the level state and its memory (new caps, stop), after the GPU
- * is done with it. */
-void gst_cuda_prefix_sum_free_audio (GstCudaPrefixSum * self);
+void gst_cuda_prefix_sum_audio_flush (GstCudaPrefixSumAudio * a);
+/* Frees the level state and its memory (stop), after the GPU is done
+ * with it. */
+void gst_cuda_prefix_sum_audio_free (GstCudaPrefixSumAudio * a);
 
 G_END_DECLS
 
