@@ -31,7 +31,8 @@ usage() {
 
 build=build
 backend=cpu
-scenarios=seek_forward,seek_backward,scrub_forward_seeking,pause_resume,change_state_intensive,play_15s,fast_forward
+scenarios=seek_forward,seek_backward,scrub_forward_seeking,pause_resume
+scenarios=$scenarios,change_state_intensive,play_15s,fast_forward
 only=
 repeat=1
 jobs=2
@@ -67,7 +68,8 @@ ls "$plugin_dir"/libgstcudafilters.* >/dev/null 2>&1 || {
 # validate/tools and the scenarios only in its source folder.
 if [ -x "$gv_dir/bin/gst-validate-1.0" ]; then
   gv=$gv_dir/bin/gst-validate-1.0
-  scen_dir=$(find "$gv_dir/share" -type d -path '*validate/scenarios' | head -n1)
+  scen_dir=$(find "$gv_dir/share" -type d -path '*validate/scenarios' |
+    head -n1)
 elif [ -x "$gv_dir/validate/tools/gst-validate-1.0" ]; then
   gv=$gv_dir/validate/tools/gst-validate-1.0
   src=$(python3 -c 'import json, sys
@@ -106,18 +108,20 @@ export GST_VALIDATE_REPORTING_DETAILS=monitor
 unset GST_VALIDATE_SCENARIO GST_VALIDATE_CONFIG GST_VALIDATE
 
 # The media: seeks need a duration, so files rather than test sources.
-# 20 s each, longer than play_15s plays; Matroska of raw frames, so that
-# every frame is a key frame and no decoder stands between demuxer and
-# element.
+# 20 s each, longer than play_15s plays. Video as raw frames read by
+# rawvideoparse: every frame a key frame, no decoder before the element,
+# and a static source pad (gst-validate's pipelines link a demuxer's pad
+# once, so change_state_intensive would fail on not-linked after the first
+# NULL).
 audio=$work/audio.wav
-video=$work/video.mkv
+video=$work/video.yuv
 ir=$work/ir.wav
 gst-launch-1.0 -q audiotestsrc num-buffers=862 samplesperbuffer=1024 \
   wave=sine freq=440 ! audio/x-raw,format=S16LE,rate=44100,channels=2 ! \
   wavenc ! filesink location="$audio"
 gst-launch-1.0 -q videotestsrc num-buffers=500 pattern=ball ! \
   video/x-raw,format=I420,width=320,height=240,framerate=25/1 ! \
-  matroskamux ! filesink location="$video"
+  filesink location="$video"
 # Half a second of decaying-free noise as an impulse response: long enough
 # for the FFT path and a tail of 22049 frames at EOS.
 gst-launch-1.0 -q audiotestsrc num-buffers=1 samplesperbuffer=22050 \
@@ -125,13 +129,14 @@ gst-launch-1.0 -q audiotestsrc num-buffers=1 samplesperbuffer=22050 \
   wavenc ! filesink location="$ir"
 
 asrc="filesrc location=$audio ! wavparse"
-vsrc="filesrc location=$video ! matroskademux"
+vsrc="filesrc location=$video ! rawvideoparse format=i420 width=320"
+vsrc="$vsrc height=240 framerate=25/1"
 sink="fakesink sync=true"
 be="backend=$backend"
 
 # label|source|element as it stands in the pipeline
 pipelines=(
-  "cudaconv1d-lowpass|$asrc|cudaconv1d $be preset=low-pass cutoff=2000 latency=127"
+  "cudaconv1d-lowpass|$asrc|cudaconv1d $be preset=low-pass latency=127"
   "cudaconv1d-reverb|$asrc|cudaconv1d $be location=$ir normalize=true mix=0.4"
   "cudaconv2d|$vsrc|cudaconv2d $be preset=gaussian sigma=2.5"
   "cudaprefixsum-video|$vsrc|cudaprefixsum $be grid-columns=4 grid-rows=3"
@@ -139,12 +144,14 @@ pipelines=(
   "cudaprefixsum-audio|$asrc|cudaprefixsum $be"
 )
 if [ "$backend" != cpu ]; then
-  pipelines+=("cudaconv1d-overlap|$asrc|cudaconv1d $be preset=low-pass overlap=true")
+  pipelines+=(
+    "cudaconv1d-overlap|$asrc|cudaconv1d $be preset=low-pass overlap=true")
 fi
 
 # Issue summaries to ids ("query::position-superior-duration").
 "$gv" --print-issue-types 2>/dev/null | awk '
-  /^# `/ { id = $2; gsub(/`/, "", id); getline; getline; print $0 "\t" id }' \
+  /^# `/ { id = $2; gsub(/`/, "", id); getline; getline
+    print tolower($0) "\t" id }' \
   > "$work/issue-ids.tsv"
 gst-inspect-1.0 cudaconv1d >/dev/null   # the registry, once, before jobs
 
@@ -206,7 +213,7 @@ summarise() {
     match($0, /^ *(critical|warning|issue) : /) {
       lvl = $0; sub(/^ */, "", lvl); sub(/ : .*/, "", lvl)
       sum = $0; sub(/^ *[a-z]+ : /, "", sum)
-      key = (sum in id) ? id[sum] : sum
+      key = (tolower(sum) in id) ? id[tolower(sum)] : sum
       if (!(key in seen)) {
         seen[key] = lvl; text[key] = sum; order[n++] = key; cnt[lvl]++
       }
@@ -226,7 +233,9 @@ details() {
     "$work/issue-ids.tsv")
   [ -n "$sum" ] || sum=$3
   cat "$work/logs/$1.$2".*.report | awk -v sum="$sum" '
-    index($0, " : " sum) && $0 ~ /^ *(critical|warning|issue) : / { on = 1; next }
+    /^ *(critical|warning|issue) : / && index(tolower($0), " : " tolower(sum)) {
+      on = 1; next
+    }
     on && /^ *(Detected on|Details :)/ { sub(/^ */, "      "); print; next }
     on && /^ *(Description :|backtrace :)/ { on = 0 }
     on && /^$/ { on = 0 }' | sort -u | head -n 8
