@@ -9,13 +9,26 @@
 #
 # GST_VALIDATE_DIR (or $GST_VALIDATE_DIR): the install prefix of
 # gst-devtools' validate part (bin/gst-validate-1.0) or its meson build
-# folder. gst-validate is not packaged by Debian 12; docs/testing.md says how
-# to build it.
+# folder. Debian 12 does not package gst-validate; against its GStreamer
+# 1.22 development packages (and libjson-glib-dev), from the monorepo's tag
+# 1.22.0 (about a minute on 2 cores):
+#
+#   git archive 1.22.0 subprojects/gst-devtools | tar x -C SRC
+#   cd SRC/subprojects/gst-devtools
+#   meson setup BUILD --prefix=PREFIX -Dvalidate=enabled -Dcairo=disabled \
+#     -Ddebug_viewer=disabled -Dintrospection=disabled -Dtests=disabled \
+#     -Ddoc=disabled -Dnls=disabled
+#   ninja -C BUILD && meson install -C BUILD
 #
 #   -b, --build DIR      plugin build folder (build/; the plugin is DIR/plugin)
 #   --backend B          backend of the elements: cpu (default), cuda or auto
-#   -s, --scenarios L    comma-separated scenarios (default: all seven below)
-#   -p, --pipelines L    comma-separated pipeline labels (default: all)
+#   -s, --scenarios L    comma-separated scenarios (default: seek_forward,
+#                        seek_backward, scrub_forward_seeking, pause_resume,
+#                        change_state_intensive, play_15s, fast_forward)
+#   -p, --pipelines L    comma-separated pipeline labels (default: all;
+#                        cudaconv1d-lowpass, cudaconv1d-reverb, cudaconv2d,
+#                        cudaprefixsum-video, cudaprefixsum-boxmean,
+#                        cudaprefixsum-audio, and cudaconv1d-overlap off cpu)
 #   -r, --repeat N       run each pipeline N times per scenario, issues
 #                        merged (default 1; timing-dependent issues need more)
 #   -j, --jobs N         runs at once (default 2; clocked runs use little CPU)
@@ -58,7 +71,8 @@ done
 
 [ -n "$gv_dir" ] || { echo "no gst-validate: give its prefix or build" \
   "folder as argument or in GST_VALIDATE_DIR" >&2; exit 2; }
-gv_dir=$(cd "$gv_dir" && pwd)
+gv_dir=$(cd "$gv_dir" 2>/dev/null && pwd) || {
+  echo "$gv_dir: no such folder" >&2; exit 2; }
 plugin_dir=$(cd "$build/plugin" 2>/dev/null && pwd) || {
   echo "$build/plugin: no plugin build there (--build)" >&2; exit 2; }
 ls "$plugin_dir"/libgstcudafilters.* >/dev/null 2>&1 || {
