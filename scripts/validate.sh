@@ -24,7 +24,10 @@
 #   --backend B          backend of the elements: cpu (default), cuda or auto
 #   -s, --scenarios L    comma-separated scenarios (default: seek_forward,
 #                        seek_backward, scrub_forward_seeking, pause_resume,
-#                        change_state_intensive, play_15s, fast_forward)
+#                        change_state_intensive, play_15s, fast_forward,
+#                        play_to_end); play_to_end is no scenario: the file
+#                        played to its EOS at rate 1, which the others cut
+#                        short or reach only at times
 #   -p, --pipelines L    comma-separated pipeline labels (default: all;
 #                        cudaconv1d-lowpass, cudaconv1d-reverb, cudaconv2d,
 #                        cudaprefixsum-video, cudaprefixsum-boxmean,
@@ -45,7 +48,7 @@ usage() {
 build=build
 backend=cpu
 scenarios=seek_forward,seek_backward,scrub_forward_seeking,pause_resume
-scenarios=$scenarios,change_state_intensive,play_15s,fast_forward
+scenarios=$scenarios,change_state_intensive,play_15s,fast_forward,play_to_end
 only=
 repeat=1
 jobs=2
@@ -173,9 +176,10 @@ IFS=, read -r -a scen_list <<<"$scenarios"
 
 # run LOG PIPELINE SCENARIO: one gst-validate run, its report in LOG.
 run() {
-  local log=$1 desc=$2 scen=$3 rc=0
+  local log=$1 desc=$2 scen=--set-scenario=$3 rc=0
+  [ "$3" != play_to_end ] || scen=
   GST_VALIDATE_FILE=$log.report timeout -k 10 "$timeout_s" \
-    "$gv" --set-scenario="$scen" $desc >"$log.out" 2>&1 || rc=$?
+    "$gv" $scen $desc >"$log.out" 2>&1 || rc=$?
   echo "$rc" >"$log.rc"
 }
 
