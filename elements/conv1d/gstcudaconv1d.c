@@ -1191,6 +1191,17 @@ frames_to_drop (GstCudaConv1d * self, gint frames)
   return (gint) MIN ((guint64) frames, left);
 }
 
+/* Frames that come out of the next `frames` filtered: the first
+ * `latency` of the stream are dropped. */
+static gint
+frames_kept (GstCudaConv1d * self, gint frames)
+{
+  guint64 left = self->frames_out < self->run_latency
+      ? self->run_latency - self->frames_out : 0;
+
+  return frames - (gint) MIN ((guint64) frames, left);
+}
+
 /* Timestamps of an output buffer of `frames` frames, following the ones
  * before it since the last reset. */
 static void
@@ -1291,48 +1302,43 @@ static GstFlowReturn
 drain (GstCudaConv1d * self)
 {
   GstFlowReturn ret = gst_cuda_conv1d_wait_sent (&self->outputs);
-  gint left;
+  GstAudioBuffer abuf;
+  GstBuffer *buf;
+  gint frames, kept;
+  gboolean ok;
 
   if (ret != GST_FLOW_OK)
     return ret;
   if (!self->fir || !GST_CLOCK_TIME_IS_VALID (self->start_ts)
       || self->frames_in == 0)
     return reset_stream (self) ? GST_FLOW_OK : GST_FLOW_ERROR;
-  left = self->taps.taps - 1;
-  while (left > 0 && ret == GST_FLOW_OK) {
-    gint n = MIN (left, self->chunk), kept = n - frames_to_drop (self, n);
-    GstBuffer *buf = new_output (self, kept);
-    GstAudioBuffer abuf;
-    gboolean ok;
-
-    if (!buf)
-      return GST_FLOW_ERROR;
-    stamp (self, buf, kept);
-    if (kept > 0 && !gst_audio_buffer_map (&abuf, &self->info, buf,
-            GST_MAP_WRITE)) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map an audio "
-              "buffer for the tail."), (NULL));
-      gst_buffer_unref (buf);
-      return GST_FLOW_ERROR;
-    }
-    if (kept > 0) {
-      ok = filter_frames (self, NULL, n, abuf.planes, self->dry_gain,
-          self->wet_gain);
-      gst_audio_buffer_unmap (&abuf);
-    } else {
-      ok = filter_frames (self, NULL, n, NULL, self->dry_gain,
-          self->wet_gain);
-    }
-    if (!ok) {
-      gst_buffer_unref (buf);
-      return GST_FLOW_ERROR;
-    }
-    left -= n;
-    if (kept > 0)
-      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
-    else
-      gst_buffer_unref (buf);
+  /* one buffer, however long the tail: a buffer stamped after the input's
+   * end must not come before the EOS that follows it (chunks are the
+   * filter's business, not the stream's) */
+  frames = self->taps.taps - 1;
+  kept = frames_kept (self, frames);
+  if (kept == 0) {
+    ok = filter_frames (self, NULL, frames, NULL, self->dry_gain,
+        self->wet_gain);
+    return ok && reset_stream (self) ? GST_FLOW_OK : GST_FLOW_ERROR;
   }
+  if (!(buf = new_output (self, kept)))
+    return GST_FLOW_ERROR;
+  stamp (self, buf, kept);
+  if (!gst_audio_buffer_map (&abuf, &self->info, buf, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map an audio "
+            "buffer for the tail."), (NULL));
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
+  ok = filter_frames (self, NULL, frames, abuf.planes, self->dry_gain,
+      self->wet_gain);
+  gst_audio_buffer_unmap (&abuf);
+  if (!ok) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
+  ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
   if (!reset_stream (self) && ret == GST_FLOW_OK)
     ret = GST_FLOW_ERROR;
   return ret;
@@ -1597,13 +1603,7 @@ gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform * trans,
   if (rebuild && !apply_settings (self, MAX (frames, 64)))
     return GST_FLOW_ERROR;
 
-  kept = frames;
-  for (gint done = 0; done < frames; done += self->chunk) {
-    gint n = MIN (self->chunk, frames - done);
-    guint64 out = self->frames_out + done;
-    guint64 left = out < self->run_latency ? self->run_latency - out : 0;
-    kept -= (gint) MIN ((guint64) n, left);
-  }
+  kept = frames_kept (self, frames);
   *outbuf = new_output (self, kept);
   if (!*outbuf)
     return GST_FLOW_ERROR;
