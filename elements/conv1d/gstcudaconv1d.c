@@ -71,16 +71,6 @@ GST_DEBUG_CATEGORY (gst_cuda_conv1d_debug);
 #define DEFAULT_ALGORITHM GST_CUDA_CONV1D_ALGORITHM_AUTO
 #define DEFAULT_OVERLAP FALSE
 
-/* Masks up to this many taps run direct under `auto` (measured crossover,
- * docs/cudaconv1d.md); longer ones through the FFT. */
-#define DIRECT_MAX_TAPS_CUDA 1024
-#define DIRECT_MAX_TAPS_CPU 64
-/* `overlap`: from this many frames a buffer, the conversions run as
- * kernels of their own (their GPU time, 27 µs at 4096 frames, is below the
- * one launch's 28-30 µs; docs/performance-log.md, "An output thread"). */
-#define OVERLAP_SPLIT 4096
-/* Frames filtered at a time; buffers longer are cut. */
-#define MIN_CHUNK 4096
 /* A timestamp this far from the expected one is a discontinuity, as in
  * audiofirfilter. */
 #define RESYNC_THRESHOLD (5 * GST_MSECOND)
@@ -383,7 +373,8 @@ gst_cuda_conv1d_init (GstCudaConv1d * self)
   self->algorithm = DEFAULT_ALGORITHM;
   self->overlap = DEFAULT_OVERLAP;
   gst_cuda_conv1d_outputs_init (&self->outputs, GST_CUDA_FILTER_BASE (self));
-  self->start_ts = GST_CLOCK_TIME_NONE;
+  gst_cuda_conv1d_filter_init (&self->filter, GST_CUDA_FILTER_BASE (self));
+  self->filter.start_ts = GST_CLOCK_TIME_NONE;
 }
 
 static void
@@ -396,8 +387,7 @@ gst_cuda_conv1d_finalize (GObject * object)
   g_free (self->location);
   g_free (self->settings_error);
   g_free (self->location_error);
-  g_free (self->chunk_planes);
-  gst_cuda_conv1d_taps_clear (&self->taps);
+  gst_cuda_conv1d_filter_finalize (&self->filter);
   gst_cuda_conv1d_outputs_finalize (&self->outputs);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -682,158 +672,32 @@ gst_cuda_conv1d_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* ---- buffers and the filter ------------------------------------------------ */
+/* ---- the mask ------------------------------------------------------------ */
 
+static gboolean build_taps (GstCudaConv1d * self, GstCudaConv1dTaps * taps,
+    GstCudaConv1dAlgorithm * algorithm);
+
+/* (Re)builds the mask from the settings and hands it to the filter.
+ * FALSE after posting an error. */
 static gboolean
-uses_cuda (GstCudaConv1d * self)
+apply_settings (GstCudaConv1d * self, gint typical_frames)
 {
-  return gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self));
-}
+  GstCudaConv1dAlgorithm algorithm;
+  GstCudaConv1dTaps taps;
+  gint tail;
 
-static cf_stream
-stream_of (GstCudaConv1d * self)
-{
-  return gst_cuda_filter_base_streams (GST_CUDA_FILTER_BASE (self))->compute;
-}
-
-/* Whether outputs go to the output thread (`overlap`, on the GPU). */
-static gboolean
-overlapping (GstCudaConv1d * self)
-{
-  return self->run_overlap && uses_cuda (self);
-}
-
-/* F64 and S32 streams are filtered in double: a float would round their
- * samples to 24 bits. */
-static gboolean
-computes_in_double (GstCudaConv1d * self)
-{
-  GstAudioFormat format = GST_AUDIO_INFO_FORMAT (&self->info);
-  return format == GST_AUDIO_FORMAT_F64LE || format == GST_AUDIO_FORMAT_S32LE;
-}
-
-/* Sample n of a plane of the working type (n may be negative). */
-static guint8 *
-sample_at (GstCudaConv1d * self, gpointer plane, gssize n)
-{
-  return (guint8 *) plane + n * (gssize) self->buf.es;
-}
-
-static void
-free_buffers (GstCudaConv1d * self)
-{
-  GstCudaConv1dBuffers *b = &self->buf;
-
-  if (uses_cuda (self)) {
-    for (guint k = 0; k < G_N_ELEMENTS (b->device); k++)
-      gst_cuda_filter_base_free_device (&b->device[k]);
-  } else {
-    g_free (b->raw_in);
-    g_free (b->raw_out);
-    g_free (b->stage);
-    g_free (b->wet);
+  if (!build_taps (self, &taps, &algorithm))
+    return FALSE;
+  tail = taps.taps - 1 - (gint) self->filter.latency;
+  if (!gst_cuda_conv1d_filter_set_taps (&self->filter, &taps, algorithm,
+          typical_frames)) {
+    gst_cuda_conv1d_taps_clear (&taps);
+    return FALSE;
   }
-  memset (b, 0, sizeof (*b));
-}
-
-/* Room for `chunk` frames: raw samples in and out, and the stage (history
- * + chunk) and wet signal of every channel, in float or double. */
-static gboolean
-alloc_buffers (GstCudaConv1d * self)
-{
-  GstCudaConv1dBuffers *b = &self->buf;
-  gint channels = GST_AUDIO_INFO_CHANNELS (&self->info);
-  gsize raw = (gsize) self->chunk * GST_AUDIO_INFO_BPF (&self->info);
-  gsize sizes[4];
-
-  free_buffers (self);
-  b->es = computes_in_double (self) ? sizeof (gdouble) : sizeof (gfloat);
-  b->stage_pitch = self->history + self->chunk;
-  b->wet_pitch = self->chunk;
-  sizes[0] = raw;
-  sizes[1] = raw;
-  sizes[2] = b->es * channels * b->stage_pitch;
-  sizes[3] = b->es * channels * b->wet_pitch;
-  if (uses_cuda (self)) {
-    for (guint k = 0; k < 4; k++)
-      if (!gst_cuda_filter_base_ensure_device (GST_CUDA_FILTER_BASE (self),
-              &b->device[k], sizes[k]))
-        return FALSE;
-    b->raw_in = b->device[0].ptr;
-    b->raw_out = b->device[1].ptr;
-    b->stage = b->device[2].ptr;
-    b->wet = b->device[3].ptr;
-    return GST_CUDA_FILTER_CHECK (self, cf_gpu_memset (b->stage, 0,
-            sizes[2], stream_of (self)), "clearing the history");
-  }
-  b->raw_in = g_malloc (sizes[0]);
-  b->raw_out = g_malloc (sizes[1]);
-  b->stage = g_malloc0 (sizes[2]);
-  b->wet = g_malloc (sizes[3]);
+  GST_OBJECT_LOCK (self);
+  self->tail_frames = tail;
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
-}
-
-/* The path and direct variant for the mask. */
-static void
-choose_path (GstCudaConv1d * self, GstCudaConv1dAlgorithm algorithm,
-    cf_fir_config * cfg)
-{
-  gsize taps = (gsize) self->taps.taps * self->taps.masks;
-  /* longer masks direct would take seconds a buffer on either backend */
-  gboolean fits = taps <= CF_CONV1D_MAX_DIRECT_TAPS;
-  gint direct_max = uses_cuda (self) ? DIRECT_MAX_TAPS_CUDA
-      : DIRECT_MAX_TAPS_CPU;
-
-  cfg->direct = CF_CONV1D_FAST;
-  switch (algorithm) {
-    case GST_CUDA_CONV1D_ALGORITHM_FFT:
-      cfg->path = CF_FIR_FFT;
-      break;
-    case GST_CUDA_CONV1D_ALGORITHM_AUTO:
-      cfg->path = fits && self->taps.taps <= direct_max ? CF_FIR_DIRECT
-          : CF_FIR_FFT;
-      break;
-    default:
-      cfg->path = fits ? CF_FIR_DIRECT : CF_FIR_FFT;
-      cfg->direct = (cf_conv1d_algorithm) algorithm;
-      break;
-  }
-}
-
-/* The FFT partition. On the GPU the buffer size (fewest launches; the
- * direct head costs little there). On the CPU the direct head of B taps
- * costs B multiply-adds a frame and the later partitions about 4 x taps / B
- * flops: their sum is least near B = 2 sqrt(taps), within the buffer size. */
-static gint
-pick_block (GstCudaConv1d * self, const cf_conv1d_mask * mask, gint frames)
-{
-  gint best = cf_fir_pick_block (mask, frames), b = 64;
-
-  if (uses_cuda (self))
-    return best;
-  while (b * b < 4 * mask->taps && b < best)
-    b *= 2;
-  return b;
-}
-
-/* Runs the input the old filter still holds (up to the new mask's length)
- * through a new filter, so that it continues the stream instead of
- * starting from silence. The wet buffer carries the frames. */
-static gboolean
-prime_filter (GstCudaConv1d * self, cf_fir * old, cf_fir * fir, gint taps)
-{
-  GstCudaConv1dBuffers *b = &self->buf;
-  gint frames = cf_fir_recent (old, b->wet, b->wet_pitch,
-      MIN (taps - 1, self->chunk));
-
-  if (frames < 0)
-    return GST_CUDA_FILTER_CHECK (self, frames, "reading the history");
-  if (frames == 0)
-    return TRUE;
-  return GST_CUDA_FILTER_CHECK (self, cf_fir_process (fir, b->wet,
-          b->wet_pitch, sample_at (self, b->stage, self->history),
-          b->stage_pitch, frames),
-      "priming the filter");
 }
 
 /* The taps the properties describe, read under the lock and built outside
@@ -858,10 +722,10 @@ build_taps (GstCudaConv1d * self, GstCudaConv1dTaps * taps,
       GST_AUDIO_INFO_CHANNELS (&self->info), taps, &error, &note);
   if (note)
     GST_INFO_OBJECT (self, "%s", note);
-  if (ok && self->run_latency >= (guint64) taps->taps
-      && self->run_latency > 0) {
+  if (ok && self->filter.latency >= (guint64) taps->taps
+      && self->filter.latency > 0) {
     error = g_strdup_printf ("latency=%" G_GUINT64_FORMAT " is not shorter "
-        "than the mask (%d taps)", self->run_latency, taps->taps);
+        "than the mask (%d taps)", self->filter.latency, taps->taps);
     ok = FALSE;
   }
   if (!ok) {
@@ -874,426 +738,6 @@ build_taps (GstCudaConv1d * self, GstCudaConv1dTaps * taps,
   g_free (s.kernel);
   gst_cuda_impulse_clear (&s.impulse);
   return ok;
-}
-
-/* (Re)builds the mask from the settings and a filter for it. A filter
- * already running hands over its input history, so a mask change applies
- * at this buffer with no glitch beyond the new filter's own start. FALSE
- * after posting an error. */
-static gboolean
-apply_settings (GstCudaConv1d * self, gint typical_frames)
-{
-  GstCudaConv1dAlgorithm algorithm;
-  GstCudaConv1dTaps taps;
-  cf_fir_config cfg = { 0 };
-  gfloat *taps32 = NULL;
-  cf_fir *fir;
-  int st;
-
-  if (!build_taps (self, &taps, &algorithm))
-    return FALSE;
-  gst_cuda_conv1d_taps_clear (&self->taps);
-  self->taps = taps;
-
-  cfg.channels = GST_AUDIO_INFO_CHANNELS (&self->info);
-  cfg.mask.taps = taps.taps;
-  cfg.mask.masks = taps.masks;
-  cfg.f64 = computes_in_double (self);
-  if (cfg.f64) {
-    cfg.mask.h64 = taps.h;
-  } else {
-    gsize n = (gsize) taps.taps * taps.masks;
-    taps32 = g_new (gfloat, n);
-    for (gsize k = 0; k < n; k++)
-      taps32[k] = (gfloat) taps.h[k];
-    cfg.mask.h = taps32;
-  }
-  choose_path (self, algorithm, &cfg);
-  cfg.block = cfg.path == CF_FIR_FFT ? pick_block (self, &cfg.mask,
-      typical_frames) : 0;
-  cfg.cuda = uses_cuda (self);
-  cfg.stream = stream_of (self);
-
-  /* the input is kept as long as the latency, for the dry signal */
-  if (!self->fir) {
-    self->history = (gint) self->run_latency;
-    self->chunk = MAX (MIN_CHUNK, self->history);
-    if (!alloc_buffers (self))
-      return FALSE;
-  }
-  cfg.max_frames = self->chunk;
-  st = cf_fir_new (&fir, &cfg);
-  g_free (taps32);              /* the filter keeps its own copy */
-  if (!GST_CUDA_FILTER_CHECK (self, st, "creating the filter"))
-    return FALSE;
-  if (self->fir && !prime_filter (self, self->fir, fir, taps.taps)) {
-    cf_fir_free (fir);
-    return FALSE;
-  }
-  /* the old filter's memory goes once its work (a queued output's) is done */
-  if (self->fir && cfg.cuda && !GST_CUDA_FILTER_CHECK (self,
-          cf_gpu_stream_sync (cfg.stream), "changing the mask")) {
-    cf_fir_free (fir);
-    return FALSE;
-  }
-  if (self->fir)
-    cf_fir_free (self->fir);
-  self->fir = fir;
-  GST_OBJECT_LOCK (self);
-  self->tail_frames = taps.taps - 1 - (gint) self->run_latency;
-  GST_OBJECT_UNLOCK (self);
-  GST_INFO_OBJECT (self, "%d taps x %d masks, %s path%s (block %d)",
-      taps.taps, taps.masks, cfg.path == CF_FIR_FFT ? "FFT" : "direct",
-      cfg.cuda ? " on the GPU" : " on the CPU", cf_fir_block (fir));
-  return TRUE;
-}
-
-/* Forgets the stream: no history, the next buffer starts the timeline.
- * FALSE after posting an error. */
-static gboolean
-reset_stream (GstCudaConv1d * self)
-{
-  gsize stage;
-
-  self->start_ts = GST_CLOCK_TIME_NONE;
-  self->start_offset = GST_BUFFER_OFFSET_NONE;
-  self->frames_in = self->frames_out = 0;
-  if (!self->fir)
-    return TRUE;
-  cf_fir_reset (self->fir);
-  stage = self->buf.es * GST_AUDIO_INFO_CHANNELS (&self->info)
-      * self->buf.stage_pitch;
-  if (!uses_cuda (self)) {
-    memset (self->buf.stage, 0, stage);
-    return TRUE;
-  }
-  return GST_CUDA_FILTER_CHECK (self, cf_gpu_memset (self->buf.stage, 0,
-          stage, stream_of (self)), "clearing the history");
-}
-
-/* ---- filtering ---------------------------------------------------------------- */
-
-/* The negotiated samples as the conversion kernels see them. */
-static cf_audio_layout
-audio_layout (GstCudaConv1d * self)
-{
-  GstAudioInfo *info = &self->info;
-  GstAudioFormat format = GST_AUDIO_INFO_FORMAT (info);
-  cf_audio_layout layout;
-
-  layout.format = format == GST_AUDIO_FORMAT_F64LE ? CF_AUDIO_F64
-      : format == GST_AUDIO_FORMAT_S16LE ? CF_AUDIO_S16
-      : format == GST_AUDIO_FORMAT_S32LE ? CF_AUDIO_S32 : CF_AUDIO_F32;
-  layout.channels = GST_AUDIO_INFO_CHANNELS (info);
-  layout.interleaved = GST_AUDIO_INFO_LAYOUT (info)
-      != GST_AUDIO_LAYOUT_NON_INTERLEAVED;
-  layout.plane_pitch = self->chunk;
-  return layout;
-}
-
-/* Step 1: `frames` samples from `in` (planes, or one interleaved run; NULL:
- * silence) into x, in the working type; `mapped`: the interleaved run's
- * device address in page-locked memory, or NULL. */
-static int
-samples_in (GstCudaConv1d * self, gpointer * in, const void *mapped,
-    gint frames, void *x, size_t x_pitch)
-{
-  GstCudaConv1dBuffers *b = &self->buf;
-  cf_audio_layout layout = audio_layout (self);
-  gsize bps = GST_AUDIO_INFO_BPS (&self->info);
-  gsize bpf = GST_AUDIO_INFO_BPF (&self->info);
-  gsize run = frames * (layout.interleaved ? bpf : bps);
-  gint n_planes = layout.interleaved ? 1 : layout.channels;
-  gboolean cuda = uses_cuda (self);
-  cf_stream stream = stream_of (self);
-  const void *raw = b->raw_in;
-  int st = CF_OK;
-
-  /* interleaved samples in page-locked memory: the conversion reads them
-   * there, one copy less a buffer */
-  if (mapped) {
-    raw = mapped;
-    n_planes = 0;
-  }
-  for (gint p = 0; p < n_planes && st == CF_OK; p++) {
-    guint8 *dst = (guint8 *) b->raw_in + p * self->chunk * bps;
-    if (!in)
-      st = cuda ? cf_gpu_memset (dst, 0, run, stream)
-          : (memset (dst, 0, run), CF_OK);
-    else if (cuda)
-      st = cf_gpu_copy_2d (dst, run, in[p], run, run, 1,
-          CF_COPY_HOST_TO_DEVICE, stream);
-    else
-      memcpy (dst, in[p], run);
-  }
-  if (st == CF_OK)
-    st = cuda ? cf_audio_to_planar_cuda (&layout, raw, frames, x, x_pitch,
-        b->es == 8, stream) : cf_audio_to_planar_cpu (&layout, b->raw_in,
-        frames, x, x_pitch, b->es == 8);
-  return st;
-}
-
-/* Step 4: `kept` filtered frames, from frame `drop` of the wet signal, to
- * `out` at frame `out_at`; `mapped`: the device address of that frame of
- * an interleaved run in page-locked memory, or NULL. */
-static int
-samples_out (GstCudaConv1d * self, gint drop, gint kept, gpointer * out,
-    void *mapped, gint out_at)
-{
-  GstCudaConv1dBuffers *b = &self->buf;
-  cf_audio_layout layout = audio_layout (self);
-  gsize bps = GST_AUDIO_INFO_BPS (&self->info);
-  gsize bpf = GST_AUDIO_INFO_BPF (&self->info);
-  gsize step = layout.interleaved ? bpf : bps;
-  gint n_planes = layout.interleaved ? 1 : layout.channels;
-  gboolean cuda = uses_cuda (self);
-  cf_stream stream = stream_of (self);
-  int st;
-
-  /* interleaved output to page-locked memory (our pool's): written there
-   * by the conversion, one copy less a buffer */
-  if (mapped)
-    return cf_audio_from_planar_cuda (&layout, sample_at (self, b->wet,
-            drop), b->wet_pitch, kept, mapped, b->es == 8, stream);
-  st = cuda ? cf_audio_from_planar_cuda (&layout, sample_at (self, b->wet,
-          drop), b->wet_pitch, kept, b->raw_out, b->es == 8, stream)
-      : cf_audio_from_planar_cpu (&layout, sample_at (self, b->wet, drop),
-      b->wet_pitch, kept, b->raw_out, b->es == 8);
-  for (gint p = 0; p < n_planes && st == CF_OK; p++) {
-    const guint8 *src = (const guint8 *) b->raw_out + p * self->chunk * bps;
-    guint8 *dst = (guint8 *) out[p] + out_at * step;
-    if (cuda)
-      st = cf_gpu_copy_2d (dst, kept * step, src, kept * step, kept * step,
-          1, CF_COPY_DEVICE_TO_HOST, stream);
-    else
-      memcpy (dst, src, kept * step);
-  }
-  return st;
-}
-
-/* Step 5: the last `history` input frames move to the front of the
- * stage, for the dry signal of the next chunk. */
-static int
-keep_history (GstCudaConv1d * self, gint frames)
-{
-  GstCudaConv1dBuffers *b = &self->buf;
-  gint channels = GST_AUDIO_INFO_CHANNELS (&self->info);
-  gsize row = b->es * self->history, es = b->es;
-  int st;
-
-  if (!uses_cuda (self)) {
-    for (gint c = 0; c < channels; c++)
-      memmove (sample_at (self, b->stage, c * b->stage_pitch),
-          sample_at (self, b->stage, c * b->stage_pitch + frames), row);
-    return CF_OK;
-  }
-  /* through the wet buffer: the regions may overlap */
-  st = cf_gpu_copy_2d (b->wet, b->wet_pitch * es, sample_at (self, b->stage,
-          frames), b->stage_pitch * es, row, channels,
-      CF_COPY_DEVICE_TO_DEVICE, stream_of (self));
-  if (st == CF_OK)
-    st = cf_gpu_copy_2d (b->stage, b->stage_pitch * es, b->wet,
-        b->wet_pitch * es, row, channels, CF_COPY_DEVICE_TO_DEVICE,
-        stream_of (self));
-  return st;
-}
-
-/* After a chunk's work was queued (status `st`): on success, waits for it
- * unless the output thread does; on failure always, since the caller
- * unmaps the buffers next and copies into them may still be queued. */
-static gboolean
-finish_chunk (GstCudaConv1d * self, int st)
-{
-  if (uses_cuda (self) && (st != CF_OK || !self->queued_output)) {
-    int synced = cf_gpu_stream_sync (stream_of (self));
-    st = st != CF_OK ? st : synced;
-  }
-  return GST_CUDA_FILTER_CHECK (self, st, "filtering audio");
-}
-
-/* One chunk of `frames` frames: samples from `in` (planes, or one
- * interleaved run), filtered, mixed, and the last `frames - drop` written to
- * `out` at frame `out_at`. `in` NULL filters silence (the tail). */
-static gboolean
-filter_chunk (GstCudaConv1d * self, gpointer * in, gint frames, gint drop,
-    gpointer * out, gint out_at, gdouble dry1, gdouble wet1)
-{
-  GstCudaConv1dBuffers *b = &self->buf;
-  gint channels = GST_AUDIO_INFO_CHANNELS (&self->info);
-  gboolean cuda = uses_cuda (self);
-  cf_stream stream = stream_of (self);
-  gint kept = frames - drop;
-  gboolean mixing = dry1 != 0.0 || wet1 != 1.0 || self->dry_gain != 0.0
-      || self->wet_gain != 1.0;
-  void *x = sample_at (self, b->stage, self->history);
-  size_t x_pitch = b->stage_pitch;
-  cf_audio_layout layout = audio_layout (self);
-  /* interleaved samples in page-locked memory, read and written there by
-   * the GPU: their device addresses (NULL: elsewhere) */
-  gboolean bus = cuda && layout.interleaved;
-  const void *mapped_in = bus && in ? cf_gpu_host_device_pointer (in[0])
-      : NULL;
-  void *mapped_out = bus && kept > 0 ? cf_gpu_host_device_pointer ((guint8 *)
-      out[0] + out_at * GST_AUDIO_INFO_BPF (&self->info)) : NULL;
-  int st = CF_ERR_UNSUPPORTED;
-
-  /* 0. both so, nothing to mix or drop: where the filter takes the chunk
-   * whole, it converts the samples itself, in its one launch (not for a
-   * queued output of OVERLAP_SPLIT frames or more: there the GPU's time is
-   * what counts, and separate conversions take less of it) */
-  if (mapped_in && mapped_out && kept == frames && self->history == 0
-      && !mixing && !(self->queued_output && frames >= OVERLAP_SPLIT))
-    st = cf_fir_process_interleaved (self->fir, &layout, mapped_in,
-        mapped_out, frames);
-  if (st != CF_ERR_UNSUPPORTED)
-    return finish_chunk (self, st);
-  st = CF_OK;
-
-  /* 1. samples in, as float or double: after the history kept for the dry signal,
-   * or, with none to keep, straight where the filter reads them (one
-   * device copy less) */
-  if (self->history == 0 && !mixing)
-    st = cf_fir_input (self->fir, frames, &x, &x_pitch);
-  if (st == CF_OK)
-    st = samples_in (self, in, mapped_in, frames, x, x_pitch);
-
-  /* 2. filter; 3. mix with the input delayed by the latency */
-  if (st == CF_OK)
-    st = cf_fir_process (self->fir, x, x_pitch, b->wet, b->wet_pitch,
-        frames);
-  if (st == CF_OK && mixing) {
-    const void *dry = sample_at (self, x, -(gssize) self->run_latency);
-    st = cuda ? cf_audio_mix_cuda (channels, frames, dry, b->stage_pitch,
-        b->wet, b->wet_pitch, b->wet, b->wet_pitch, self->dry_gain, dry1,
-        self->wet_gain, wet1, b->es == 8, stream) : cf_audio_mix_cpu
-        (channels, frames, dry, b->stage_pitch, b->wet, b->wet_pitch, b->wet,
-        b->wet_pitch, self->dry_gain, dry1, self->wet_gain, wet1,
-        b->es == 8);
-  }
-  self->dry_gain = dry1;
-  self->wet_gain = wet1;
-
-  /* 4. samples out, past the dropped ones; 5. history for the next */
-  if (st == CF_OK && kept > 0)
-    st = samples_out (self, drop, kept, out, mapped_out, out_at);
-  if (st == CF_OK && self->history > 0)
-    st = keep_history (self, frames);
-
-  return finish_chunk (self, st);
-}
-
-/* Frames of the next `frames` generated that are still to be dropped. */
-static gint
-frames_to_drop (GstCudaConv1d * self, gint frames)
-{
-  guint64 left = self->frames_out < self->run_latency
-      ? self->run_latency - self->frames_out : 0;
-  return (gint) MIN ((guint64) frames, left);
-}
-
-/* Frames that come out of the next `frames` filtered: the first
- * `latency` of the stream are dropped. */
-static gint
-frames_kept (GstCudaConv1d * self, gint frames)
-{
-  guint64 left = self->frames_out < self->run_latency
-      ? self->run_latency - self->frames_out : 0;
-
-  return frames - (gint) MIN ((guint64) frames, left);
-}
-
-/* Timestamps of an output buffer of `frames` frames, following the ones
- * before it since the last reset. */
-static void
-stamp (GstCudaConv1d * self, GstBuffer * buf, gint frames)
-{
-  gint rate = GST_AUDIO_INFO_RATE (&self->info);
-  guint64 index = self->frames_out > self->run_latency
-      ? self->frames_out - self->run_latency : 0;
-  GstClockTime start = self->start_ts;
-
-  if (GST_CLOCK_TIME_IS_VALID (start)) {
-    GST_BUFFER_PTS (buf) = start + gst_util_uint64_scale_int (index,
-        GST_SECOND, rate);
-    GST_BUFFER_DURATION (buf) = start + gst_util_uint64_scale_int (index
-        + frames, GST_SECOND, rate) - GST_BUFFER_PTS (buf);
-  }
-  if (self->start_offset != GST_BUFFER_OFFSET_NONE) {
-    GST_BUFFER_OFFSET (buf) = self->start_offset + index;
-    GST_BUFFER_OFFSET_END (buf) = self->start_offset + index + frames;
-  }
-}
-
-/* A buffer for `frames` output frames, from our pool (pinned memory on the
- * GPU path), planes tight for non-interleaved audio. */
-static GstBuffer *
-new_output (GstCudaConv1d * self, gint frames)
-{
-  gsize bpf = GST_AUDIO_INFO_BPF (&self->info), size = MAX (1, frames) * bpf;
-  GstBuffer *buf = NULL;
-
-  if (self->pool) {
-    GstStructure *config = gst_buffer_pool_get_config (self->pool);
-    guint pool_size;
-    gst_buffer_pool_config_get_params (config, NULL, &pool_size, NULL, NULL);
-    gst_structure_free (config);
-    if (pool_size < size) {
-      gst_buffer_pool_set_active (self->pool, FALSE);
-      gst_clear_object (&self->pool);
-    }
-  }
-  if (!self->pool) {
-    GstAllocator *allocator = uses_cuda (self)
-        ? gst_cuda_pinned_allocator_get () : NULL;
-    GstStructure *config;
-    self->pool = gst_buffer_pool_new ();
-    config = gst_buffer_pool_get_config (self->pool);
-    gst_buffer_pool_config_set_params (config, NULL, MAX (size,
-            (gsize) MIN_CHUNK * bpf), 4, 0);
-    if (allocator) {
-      gst_buffer_pool_config_set_allocator (config, allocator, NULL);
-      gst_object_unref (allocator);
-    }
-    if (!gst_buffer_pool_set_config (self->pool, config)
-        || !gst_buffer_pool_set_active (self->pool, TRUE)) {
-      gst_clear_object (&self->pool);
-      return NULL;
-    }
-  }
-  if (gst_buffer_pool_acquire_buffer (self->pool, &buf, NULL) != GST_FLOW_OK)
-    return NULL;
-  gst_buffer_resize (buf, 0, (gssize) frames * bpf);
-  if (frames > 0
-      && GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED)
-    gst_buffer_add_audio_meta (buf, &self->info, frames, NULL);
-  return buf;
-}
-
-/* Filters `frames` frames (in chunks) into `out` (already sized for the
- * frames kept). Returns FALSE after posting an error. */
-static gboolean
-filter_frames (GstCudaConv1d * self, gpointer * in, gint frames,
-    gpointer * out, gdouble dry1, gdouble wet1)
-{
-  gboolean planar = GST_AUDIO_INFO_LAYOUT (&self->info)
-      == GST_AUDIO_LAYOUT_NON_INTERLEAVED;
-  gint n_planes = planar ? GST_AUDIO_INFO_CHANNELS (&self->info) : 1;
-  gsize step = planar ? GST_AUDIO_INFO_BPS (&self->info)
-      : GST_AUDIO_INFO_BPF (&self->info);
-  gint out_at = 0;
-
-  for (gint done = 0; done < frames;) {
-    gint n = MIN (self->chunk, frames - done), drop = frames_to_drop (self, n);
-    for (gint p = 0; p < n_planes && in; p++)
-      self->chunk_planes[p] = (guint8 *) in[p] + done * step;
-    if (!filter_chunk (self, in ? self->chunk_planes : NULL, n, drop, out,
-            out_at, dry1, wet1))
-      return FALSE;
-    self->frames_out += n;
-    out_at += n - drop;
-    done += n;
-  }
-  return TRUE;
 }
 
 /* Pushes the rest of the convolution (taps - 1 frames of filtered
@@ -1309,37 +753,37 @@ drain (GstCudaConv1d * self)
 
   if (ret != GST_FLOW_OK)
     return ret;
-  if (!self->fir || !GST_CLOCK_TIME_IS_VALID (self->start_ts)
-      || self->frames_in == 0)
-    return reset_stream (self) ? GST_FLOW_OK : GST_FLOW_ERROR;
+  if (!self->filter.fir || !GST_CLOCK_TIME_IS_VALID (self->filter.start_ts)
+      || self->filter.frames_in == 0)
+    return gst_cuda_conv1d_filter_reset (&self->filter) ? GST_FLOW_OK : GST_FLOW_ERROR;
   /* one buffer, however long the tail: a buffer stamped after the input's
    * end must not come before the EOS that follows it (chunks are the
    * filter's business, not the stream's) */
-  frames = self->taps.taps - 1;
-  kept = frames_kept (self, frames);
+  frames = self->filter.taps.taps - 1;
+  kept = gst_cuda_conv1d_filter_kept (&self->filter, frames);
   if (kept == 0) {
-    ok = filter_frames (self, NULL, frames, NULL, self->dry_gain,
-        self->wet_gain);
-    return ok && reset_stream (self) ? GST_FLOW_OK : GST_FLOW_ERROR;
+    ok = gst_cuda_conv1d_filter_process (&self->filter, NULL, frames, NULL, self->filter.dry_gain,
+        self->filter.wet_gain);
+    return ok && gst_cuda_conv1d_filter_reset (&self->filter) ? GST_FLOW_OK : GST_FLOW_ERROR;
   }
-  if (!(buf = new_output (self, kept)))
+  if (!(buf = gst_cuda_conv1d_filter_new_output (&self->filter, kept)))
     return GST_FLOW_ERROR;
-  stamp (self, buf, kept);
+  gst_cuda_conv1d_filter_stamp (&self->filter, buf, kept);
   if (!gst_audio_buffer_map (&abuf, &self->info, buf, GST_MAP_WRITE)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map an audio "
             "buffer for the tail."), (NULL));
     gst_buffer_unref (buf);
     return GST_FLOW_ERROR;
   }
-  ok = filter_frames (self, NULL, frames, abuf.planes, self->dry_gain,
-      self->wet_gain);
+  ok = gst_cuda_conv1d_filter_process (&self->filter, NULL, frames, abuf.planes, self->filter.dry_gain,
+      self->filter.wet_gain);
   gst_audio_buffer_unmap (&abuf);
   if (!ok) {
     gst_buffer_unref (buf);
     return GST_FLOW_ERROR;
   }
   ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
-  if (!reset_stream (self) && ret == GST_FLOW_OK)
+  if (!gst_cuda_conv1d_filter_reset (&self->filter) && ret == GST_FLOW_OK)
     ret = GST_FLOW_ERROR;
   return ret;
 }
@@ -1364,14 +808,14 @@ gst_cuda_conv1d_start (GstCudaFilterBase * base)
   GST_OBJECT_LOCK (self);
   self->started = TRUE;
   /* fixed for the run: refused by state from now on */
-  self->run_latency = self->latency;
-  self->run_overlap = self->overlap;
+  self->filter.latency = self->latency;
+  self->filter.overlap = self->overlap;
   /* gain and mix set before the start hold from the first frame: only
    * changes while running glide */
-  self->dry_gain = 1.0 - self->mix;
-  self->wet_gain = self->gain * self->mix;
+  self->filter.dry_gain = 1.0 - self->mix;
+  self->filter.wet_gain = self->gain * self->mix;
   GST_OBJECT_UNLOCK (self);
-  return reset_stream (self);
+  return gst_cuda_conv1d_filter_reset (&self->filter);
 }
 
 static void
@@ -1380,15 +824,7 @@ gst_cuda_conv1d_stop (GstCudaFilterBase * base)
   GstCudaConv1d *self = GST_CUDA_CONV1D (base);
 
   gst_cuda_conv1d_stop_outputs (&self->outputs);
-  if (self->fir)
-    cf_fir_free (self->fir);
-  self->fir = NULL;
-  free_buffers (self);
-  self->history = self->chunk = 0;
-  if (self->pool) {
-    gst_buffer_pool_set_active (self->pool, FALSE);
-    gst_clear_object (&self->pool);
-  }
+  gst_cuda_conv1d_filter_clear (&self->filter);
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
   self->tail_frames = 0;
@@ -1411,12 +847,9 @@ gst_cuda_conv1d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
     return FALSE;
   }
   /* a running stream ends here: its tail goes out in the old format */
-  if (self->fir && drain (self) != GST_FLOW_OK)
+  if (self->filter.fir && drain (self) != GST_FLOW_OK)
     return FALSE;
 
-  /* as many chunk starts as planes: any channel count */
-  g_free (self->chunk_planes);
-  self->chunk_planes = g_new (gpointer, GST_AUDIO_INFO_CHANNELS (&info));
   GST_OBJECT_LOCK (self);
   self->info = info;
   self->have_info = TRUE;
@@ -1428,19 +861,10 @@ gst_cuda_conv1d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
     g_free (error);
     return FALSE;
   }
-  if (self->fir)
-    cf_fir_free (self->fir);
-  self->fir = NULL;
-  free_buffers (self);
-  self->history = self->chunk = 0;
-  if (self->pool) {
-    gst_buffer_pool_set_active (self->pool, FALSE);
-    gst_clear_object (&self->pool);
-  }
   GST_OBJECT_LOCK (self);
   self->rebuild = TRUE;
   GST_OBJECT_UNLOCK (self);
-  return reset_stream (self);
+  return gst_cuda_conv1d_filter_configure (&self->filter, &info);
 }
 
 static gboolean
@@ -1466,7 +890,7 @@ gst_cuda_conv1d_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
     case GST_EVENT_FLUSH_STOP:
       gst_cuda_conv1d_resume (&self->outputs);
-      if (!reset_stream (self)) {
+      if (!gst_cuda_conv1d_filter_reset (&self->filter)) {
         gst_event_unref (event);
         return FALSE;
       }
@@ -1576,9 +1000,9 @@ gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform * trans,
     return GST_FLOW_NOT_NEGOTIATED;
 
   /* a DISCONT, or a timestamp 5 ms off the sample count, ends the stream */
-  if (GST_CLOCK_TIME_IS_VALID (self->start_ts) && GST_CLOCK_TIME_IS_VALID (ts)) {
-    GstClockTime expected = self->start_ts + gst_util_uint64_scale_int
-        (self->frames_in, GST_SECOND, GST_AUDIO_INFO_RATE (&self->info));
+  if (GST_CLOCK_TIME_IS_VALID (self->filter.start_ts) && GST_CLOCK_TIME_IS_VALID (ts)) {
+    GstClockTime expected = self->filter.start_ts + gst_util_uint64_scale_int
+        (self->filter.frames_in, GST_SECOND, GST_AUDIO_INFO_RATE (&self->info));
     gap = ts > expected + RESYNC_THRESHOLD
         || ts + RESYNC_THRESHOLD < expected;
   }
@@ -1587,28 +1011,28 @@ gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform * trans,
     if (ret != GST_FLOW_OK)
       return ret;
   }
-  if (!GST_CLOCK_TIME_IS_VALID (self->start_ts)) {
+  if (!GST_CLOCK_TIME_IS_VALID (self->filter.start_ts)) {
     if (!GST_CLOCK_TIME_IS_VALID (ts)) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Buffer without a "
               "timestamp."), (NULL));
       return GST_FLOW_ERROR;
     }
-    self->start_ts = ts;
-    self->start_offset = GST_BUFFER_OFFSET (inbuf);
+    self->filter.start_ts = ts;
+    self->filter.start_offset = GST_BUFFER_OFFSET (inbuf);
   }
 
   GST_OBJECT_LOCK (self);
-  rebuild = self->rebuild || !self->fir;
+  rebuild = self->rebuild || !self->filter.fir;
   GST_OBJECT_UNLOCK (self);
   if (rebuild && !apply_settings (self, MAX (frames, 64)))
     return GST_FLOW_ERROR;
 
-  kept = frames_kept (self, frames);
-  *outbuf = new_output (self, kept);
+  kept = gst_cuda_conv1d_filter_kept (&self->filter, frames);
+  *outbuf = gst_cuda_conv1d_filter_new_output (&self->filter, kept);
   if (!*outbuf)
     return GST_FLOW_ERROR;
   gst_buffer_copy_into (*outbuf, inbuf, GST_BUFFER_COPY_FLAGS, 0, -1);
-  stamp (self, *outbuf, kept);
+  gst_cuda_conv1d_filter_stamp (&self->filter, *outbuf, kept);
   return GST_FLOW_OK;
 }
 
@@ -1621,7 +1045,7 @@ gst_cuda_conv1d_generate_output (GstBaseTransform * trans,
   GstBuffer *in = trans->queued_buf;
   GstFlowReturn ret;
 
-  if (!in || !overlapping (self))
+  if (!in || !gst_cuda_conv1d_filter_overlapping (&self->filter))
     return GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
         outbuf);
   gst_buffer_ref (in);
@@ -1656,7 +1080,7 @@ gst_cuda_conv1d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
         (NULL));
     return GST_FLOW_ERROR;
   }
-  if (uses_cuda (self))
+  if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self)))
     gst_cuda_pin_buffer (inbuf);
   if (!gst_audio_buffer_map (&in, &self->info, inbuf, GST_MAP_READ))
     goto map_failed;
@@ -1672,11 +1096,11 @@ gst_cuda_conv1d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   frames = (gint) in.n_samples;
   /* an output the output thread pushes is waited for there */
-  self->queued_output = have_out && overlapping (self);
-  ok = filter_frames (self, in.planes, frames, have_out ? out.planes : NULL,
+  self->filter.queued_output = have_out && gst_cuda_conv1d_filter_overlapping (&self->filter);
+  ok = gst_cuda_conv1d_filter_process (&self->filter, in.planes, frames, have_out ? out.planes : NULL,
       dry1, wet1);
-  self->queued_output = FALSE;
-  self->frames_in += frames;
+  self->filter.queued_output = FALSE;
+  self->filter.frames_in += frames;
   if (have_out)
     gst_audio_buffer_unmap (&out);
   gst_audio_buffer_unmap (&in);

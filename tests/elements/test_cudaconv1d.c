@@ -975,7 +975,8 @@ capture_log (GstDebugCategory * category, GstDebugLevel level,
     GstDebugMessage * message, gpointer user_data G_GNUC_UNUSED)
 {
   if (level == GST_LEVEL_INFO
-      && !strcmp (gst_debug_category_get_name (category), "cudaconv1d")) {
+      && g_str_has_prefix (gst_debug_category_get_name (category),
+          "cudaconv1d")) {
     g_string_append (log_lines, gst_debug_message_get (message));
     g_string_append_c (log_lines, '\n');
   }
@@ -991,7 +992,8 @@ log_start (void)
 #else
   gst_debug_set_active (TRUE);
   log_lines = g_string_new (NULL);
-  gst_debug_set_threshold_for_name ("cudaconv1d", GST_LEVEL_INFO);
+  /* the element's category and its filter's (cudaconv1dfilter) */
+  gst_debug_set_threshold_for_name ("cudaconv1d*", GST_LEVEL_INFO);
   /* the lines are for the test, not for the terminal */
   log_default_removed = gst_debug_remove_log_function (gst_debug_log_default);
   gst_debug_add_log_function (capture_log, NULL, NULL);
@@ -1005,7 +1007,7 @@ log_stop (void)
   gst_debug_remove_log_function (capture_log);
   if (log_default_removed)
     gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
-  gst_debug_unset_threshold_for_name ("cudaconv1d");
+  gst_debug_unset_threshold_for_name ("cudaconv1d*");
   return g_string_free (log_lines, FALSE);
 }
 
