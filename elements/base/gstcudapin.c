@@ -22,6 +22,11 @@ typedef struct
   gpointer data;
 } Pin;
 
+/* One lock for every memory's record: two branches of a tee see the same
+ * memories on two threads, and the record is read, made and changed in
+ * one step (only the first memory to come back pays for a registration) */
+static GMutex pin_lock;
+
 static GQuark
 pin_quark (void)
 {
@@ -50,18 +55,22 @@ static void
 pin_memory (GstMemory * mem)
 {
   GstMiniObject *obj = GST_MINI_OBJECT (mem);
-  Pin *pin = gst_mini_object_get_qdata (obj, pin_quark ());
+  GQuark quark = pin_quark ();
   GstMapInfo map;
+  Pin *pin;
   int status;
 
-  if (pin && pin->state != PIN_SEEN)
+  g_mutex_lock (&pin_lock);
+  pin = gst_mini_object_get_qdata (obj, quark);
+  if ((pin && pin->state != PIN_SEEN)
+      || !gst_memory_map (mem, &map, GST_MAP_READ)) {
+    g_mutex_unlock (&pin_lock);
     return;
-  if (!gst_memory_map (mem, &map, GST_MAP_READ))
-    return;
+  }
   if (!pin) {
     pin = g_new0 (Pin, 1);
     pin->state = cf_gpu_host_is_pinned (map.data) ? PIN_LEAVE : PIN_SEEN;
-    gst_mini_object_set_qdata (obj, pin_quark (), pin, pin_free);
+    gst_mini_object_set_qdata (obj, quark, pin, pin_free);
   } else {
     status = cf_gpu_host_register (map.data, map.size);
     pin->data = map.data;
@@ -75,6 +84,7 @@ pin_memory (GstMemory * mem)
     cf_gpu_last_error ();       /* a refusal must not stick to later calls */
   }
   gst_memory_unmap (mem, &map);
+  g_mutex_unlock (&pin_lock);
 }
 
 void
