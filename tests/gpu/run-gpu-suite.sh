@@ -108,6 +108,11 @@ run cudamemory test test_cudamemory "$root/tests/media"
 run build-check test test_build_check
 CF_FAULT=image:1 run build-mismatch-image test test_build_mismatch image
 run faults test test_faults
+# lifecycle and threads: contexts left as found, properties, caps and
+# state changed from the application's thread, tee branches, pinning
+run lifecycle-gpu test test_lifecycle --gpu
+run stress-gpu test test_stress --gpu
+run pin test test_pin
 run bad-inputs-gpu test test_bad_inputs cuda
 if wanted cuda-pipelines; then
   echo "== cuda-pipelines: gst-launch-1.0 pipelines in CUDA memory"
