@@ -81,7 +81,9 @@ driver_entry (const char *name, void **fn)
     return cudaSuccess;
 #if CUDART_VERSION >= 12050
   /* the unversioned query is deprecated in 12.5 and gone in 13.0 */
-  err = cudaGetDriverEntryPointByVersion (name, fn, 4000, cudaEnableDefault,
+  /* the version asked must be at least the one that brought the symbol:
+   * cuDevicePrimaryCtxRetain came with 7.0, cuCtxGetId with 12.0 */
+  err = cudaGetDriverEntryPointByVersion (name, fn, 12000, cudaEnableDefault,
       &found);
 #else
   err = cudaGetDriverEntryPoint (name, fn, cudaEnableDefault, &found);
@@ -155,10 +157,15 @@ cf_gpu_context_id (unsigned long long *id)
 int
 cf_gpu_primary_context (int device, void **context)
 {
-  static void *get_device, *retain;
-  int handle = 0, err = cudaFree (NULL);     /* initialises the runtime */
+  static void *init, *get_device, *retain;
+  int handle = 0, err;
 
+  /* the driver initialised, no context made current (a runtime call such
+   * as cudaFree would leave the primary context current on this thread) */
   *context = NULL;
+  err = driver_entry ("cuInit", &init);
+  if (err == cudaSuccess && ((int (*)(unsigned int)) init) (0) != 0)
+    err = cudaErrorInitializationError;
   if (err == cudaSuccess)
     err = driver_entry ("cuDeviceGet", &get_device);
   if (err == cudaSuccess)
