@@ -846,8 +846,10 @@ gst_cuda_conv1d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
         ("Cannot filter caps %" GST_PTR_FORMAT ".", incaps), (NULL));
     return FALSE;
   }
-  /* a running stream ends here: its tail goes out in the old format */
-  if (self->filter.fir && drain (self) != GST_FLOW_OK)
+  /* a running stream ends here: its tail goes out in the old format (or
+   * nowhere, when the source pad is flushing or unlinked: the new caps
+   * still stand) */
+  if (self->filter.fir && drain (self) <= GST_FLOW_NOT_NEGOTIATED)
     return FALSE;
 
   GST_OBJECT_LOCK (self);

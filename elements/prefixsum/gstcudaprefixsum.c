@@ -1573,8 +1573,13 @@ static gboolean
 gst_cuda_prefix_sum_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (trans);
+  gboolean audio;
 
-  if (self->have_audio) {
+  /* a flush comes on the seeking thread: have_audio under the lock */
+  GST_OBJECT_LOCK (self);
+  audio = self->have_audio;
+  GST_OBJECT_UNLOCK (self);
+  if (audio) {
     GstCudaPrefixSumAudioSettings set;
 
     audio_settings (self, &set);

@@ -723,7 +723,7 @@ stress_element (const Kind * kind)
   gdouble seconds = stress_seconds ();
   gint64 end = g_get_monotonic_time () + (gint64) (seconds * 1e6);
   gint64 no_ready = end - (gint64) (seconds * 0.25e6);
-  guint actions[6] = { 0 };
+  guint actions[6] = { 0 }, received;
   GstPad *sinkpad = gst_element_get_static_pad (run->sink, "sink");
   GstCaps *fixed = gst_caps_from_string (kind->fixed_caps);
 
@@ -787,10 +787,13 @@ stress_element (const Kind * kind)
       no_ready = 0;
     }
   }
+  g_mutex_lock (&run->lock);
+  received = run->received;
+  g_mutex_unlock (&run->lock);
   g_print ("%s: %u property changes, %u flushing seeks, %u new caps, %u "
       "RECONFIGUREs, %u PAUSED-PLAYING, %u READY-PLAYING, %u buffers out\n",
       kind->factory, actions[0], actions[1], actions[2], actions[3],
-      actions[4], actions[5], run->received);
+      actions[4], actions[5], received);
   if (no_ready != 0) {
     change_state (run, GST_STATE_READY);
     set_list (run->filter, kind->fixed_ready);
