@@ -43,6 +43,7 @@
 #include "element_check.h"
 #include "gstcudaintegralmeta.h"
 #include "watchdog.h"
+#include "live_pipelines.h"
 
 #define RATE 48000
 #define AUDIO_CAPS "audio/x-raw,format=F32LE,rate=48000,channels=2," \
@@ -52,37 +53,6 @@
 #define SAME_STREAM_CAPS AUDIO_CAPS ",channel-mask=(bitmask)0x3"
 
 static const gchar *backend = "cpu";
-
-/* Pipelines of the test running: a failed check leaves them playing, and
- * the program could not end with their threads blocked; the teardown
- * stops them. */
-static GPtrArray *live;
-
-static GstElement *
-track (GstElement * p)
-{
-  if (p)
-    g_ptr_array_add (live, gst_object_ref (p));
-  return p;
-}
-
-static void
-live_setup (void)
-{
-  if (!live)
-    live = g_ptr_array_new ();
-}
-
-static void
-live_teardown (void)
-{
-  watchdog_disarm ();
-  for (guint k = 0; k < live->len; k++) {
-    gst_element_set_state (g_ptr_array_index (live, k), GST_STATE_NULL);
-    gst_object_unref (g_ptr_array_index (live, k));
-  }
-  g_ptr_array_set_size (live, 0);
-}
 
 /* ---- helpers ------------------------------------------------------------ */
 

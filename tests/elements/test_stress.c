@@ -37,41 +37,11 @@
 
 #include "element_check.h"
 #include "watchdog.h"
+#include "live_pipelines.h"
 
 static const gchar *backend = "cpu";
 static gboolean gpu_mode;
 static gchar *ir_path;          /* an impulse response for cudaconv1d */
-
-/* Pipelines of the test running: a failed check leaves them playing, and
- * the program could not end with their threads blocked; the teardown
- * stops them. */
-static GPtrArray *live;
-
-static GstElement *
-track (GstElement * p)
-{
-  if (p)
-    g_ptr_array_add (live, gst_object_ref (p));
-  return p;
-}
-
-static void
-live_setup (void)
-{
-  if (!live)
-    live = g_ptr_array_new ();
-}
-
-static void
-live_teardown (void)
-{
-  watchdog_disarm ();
-  for (guint k = 0; k < live->len; k++) {
-    gst_element_set_state (g_ptr_array_index (live, k), GST_STATE_NULL);
-    gst_object_unref (g_ptr_array_index (live, k));
-  }
-  g_ptr_array_set_size (live, 0);
-}
 
 /* ---- what each element gets --------------------------------------------- */
 
