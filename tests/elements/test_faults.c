@@ -25,6 +25,7 @@
 
 #include <cuda_runtime.h>
 #include <gst/gst.h>
+#include <gst/audio/audio.h>
 
 #include "pipeline_end.h"
 #include "test_util.h"
@@ -148,6 +149,73 @@ with_backend (const gchar * launch, const gchar * backend)
 }
 
 /* The GPU lost under backend=auto: 0 as described at the top, 1 not. */
+/* The tail at EOS failing: cudaconv1d on planar audio copies each plane in
+ * and out per buffer (ten buffers of 1000 frames: 40 copies), so the 41st
+ * copy is the first of the tail it filters at EOS. The stream before it
+ * comes out whole; then an ERROR, and no EOS after it: a drain that failed
+ * does not end the stream as if it had not (its buffers are waited for
+ * before they are unmapped). */
+#define TAIL_BUFFERS 10
+#define TAIL_FRAMES 1000
+#define TAIL_FAULT "copy:41"
+static const gchar tail_launch[] = "audiotestsrc num-buffers=10 "
+    "samplesperbuffer=1000 ! audio/x-raw,format=F32LE,channels=2,"
+    "rate=48000,layout=non-interleaved ! cudaconv1d backend=cuda "
+    "preset=low-pass taps=255 ! fakesink name=sink";
+
+static GstPadProbeReturn
+count_frames (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info,
+    gpointer data)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstAudioMeta *meta = gst_buffer_get_audio_meta (buf);
+
+  *(guint64 *) data += meta ? meta->samples
+      : gst_buffer_get_size (buf) / (2 * sizeof (gfloat));
+  return GST_PAD_PROBE_OK;
+}
+
+static int
+run_tail_case (void)
+{
+  GstElement *pipe = gst_parse_launch (tail_launch, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m, *after = NULL;
+  guint64 frames = 0;
+  int status;
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_frames, &frames,
+      NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR)
+    after = gst_bus_timed_pop_filtered (bus, GST_SECOND, GST_MESSAGE_EOS);
+  if (frames != TAIL_BUFFERS * TAIL_FRAMES || !m) {
+    /* the fault struck elsewhere, or nothing ended: not this case */
+    printf ("tail, CF_FAULT=%s: %" G_GUINT64_FORMAT " frames out before "
+        "the end (%s)\n", TAIL_FAULT, frames, m ? "reached elsewhere"
+        : "hang");
+    status = m ? 2 : 1;
+  } else {
+    status = GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR && !after ? 0 : 1;
+    printf ("tail, CF_FAULT=%s: the stream whole, then %s%s\n", TAIL_FAULT,
+        GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR ? "an ERROR" : "an EOS "
+        "(no error: the fault was not reached)", after ? ", then an EOS "
+        "as if the tail had gone out" : ", no EOS");
+  }
+  g_clear_pointer (&m, gst_message_unref);
+  g_clear_pointer (&after, gst_message_unref);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return status;
+}
+
 static int
 run_lost_case (guint n)
 {
@@ -190,6 +258,8 @@ main (int argc, char **argv)
     return run_case ((guint) atoi (argv[2]));
   if (argc == 3 && !strcmp (argv[1], "--lost"))
     return run_lost_case ((guint) atoi (argv[2]));
+  if (argc == 2 && !strcmp (argv[1], "--tail"))
+    return run_tail_case ();
 
   if (cudaGetDeviceCount (&count) != cudaSuccess || count == 0)
     return test_skip ("faults", "no CUDA device");
@@ -264,6 +334,22 @@ main (int argc, char **argv)
     g_strfreev (env);
     g_free (fault);
     g_free (index);
+  }
+  {
+    gchar *args[] = { argv[0], (gchar *) "--tail", NULL };
+    gchar **env = g_environ_setenv (g_get_environ (), "CF_FAULT",
+        TAIL_FAULT, TRUE);
+    gchar *out = NULL;
+    gint wait_status = 0;
+    gboolean spawned = g_spawn_sync (NULL, args, env, G_SPAWN_DEFAULT, NULL,
+        NULL, &out, NULL, &wait_status, NULL);
+
+    printf ("%s", out ? out : "");
+    test_check (spawned && WIFEXITED (wait_status)
+        && WEXITSTATUS (wait_status) == 0, "cudaconv1d's tail failing at "
+        "EOS: mishandled (see above)");
+    g_free (out);
+    g_strfreev (env);
   }
   printf ("faults: %u cases, %d handled, %d not reached (the element made "
       "fewer calls of that kind); GPU lost under backend=auto: %u cases, "
