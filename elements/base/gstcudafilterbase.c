@@ -35,21 +35,15 @@
 #include <gst/video/video.h>
 
 #include "gstcudafilterbase.h"
+#include "gstcudafilterbaseprivate.h"
 #include "gstcudafiltermemory.h"
-#include "gstcudapinnedallocator.h"
 
-#ifdef HAVE_GST_CUDA
-#include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudautils.h>
-#endif
-
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_filter_base_debug);
+/* shared with the base's other files (gstcudafilterbaseprivate.h) */
+GST_DEBUG_CATEGORY (gst_cuda_filter_base_debug);
 #define GST_CAT_DEFAULT gst_cuda_filter_base_debug
 
 #define DEFAULT_CUDA_DEVICE_ID -1
 #define DEFAULT_BACKEND GST_CUDA_FILTER_BACKEND_AUTO
-/* Buffers the pinned pool keeps so upstream can work one frame ahead. */
-#define PINNED_POOL_MIN_BUFFERS 2
 
 enum
 {
@@ -58,36 +52,22 @@ enum
   PROP_BACKEND,
 };
 
-typedef struct
-{
-  /* properties, object lock */
-  gint device_id;
-  GstCudaFilterBackend backend;
-
-  /* between start and stop */
-  gboolean started;              /* object lock */
-  gboolean use_cuda;
-  GstCudaFilterDevice *device;
-  GstCudaStreams streams;
-  cf_event computed;            /* recorded after a frame's kernels */
-  cf_event handoff;             /* orders our stream with a memory's */
-  gboolean fallback_logged;
-  /* the source pad's peer computes on our stream (decide_allocation) */
-  gboolean downstream_shares_stream;
-  /* the caps set_info last accepted (streaming thread) */
-  GstCaps *incaps, *outcaps;
-#ifdef HAVE_GST_CUDA
-  GstCudaContext *context;      /* object lock */
-#endif
-} GstCudaFilterBasePrivate;
-
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCudaFilterBase, gst_cuda_filter_base,
     GST_TYPE_BASE_TRANSFORM, G_ADD_PRIVATE (GstCudaFilterBase)
     GST_DEBUG_CATEGORY_INIT (gst_cuda_filter_base_debug, "cudafilterbase", 0,
         "CUDA filter base"));
 
-#define PRIV(self) ((GstCudaFilterBasePrivate *) \
-    gst_cuda_filter_base_get_instance_private (GST_CUDA_FILTER_BASE (self)))
+GstCudaFilterBasePrivate *
+gst_cuda_filter_base_get_private (GstCudaFilterBase * self)
+{
+  return gst_cuda_filter_base_get_instance_private (self);
+}
+
+gpointer
+gst_cuda_filter_base_get_parent_class (void)
+{
+  return gst_cuda_filter_base_parent_class;
+}
 
 GType
 gst_cuda_filter_backend_get_type (void)
@@ -131,18 +111,8 @@ static gsize parent_functions_read;
 static gboolean gst_cuda_filter_base_stop (GstBaseTransform * trans);
 static void gst_cuda_filter_base_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
-static gboolean gst_cuda_filter_base_propose_allocation (GstBaseTransform *
-    trans, GstQuery * decide_query, GstQuery * query);
-static gboolean gst_cuda_filter_base_decide_allocation (GstBaseTransform *
-    trans, GstQuery * query);
 static GstCaps *gst_cuda_filter_base_fixate_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
-#ifdef HAVE_GST_CUDA
-static void gst_cuda_filter_base_set_context (GstElement * element,
-    GstContext * context);
-static gboolean gst_cuda_filter_base_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query);
-#endif
 
 void
 gst_cuda_filter_base_class_install_enum (GObjectClass * klass, guint prop_id,
@@ -336,110 +306,6 @@ close_device (GstCudaFilterBasePrivate * priv, gboolean own_compute)
   g_clear_pointer (&priv->device, gst_cuda_filter_device_unref);
 }
 
-#ifdef HAVE_GST_CUDA
-static gboolean
-has_context (GstCudaFilterBase * self)
-{
-  gboolean has;
-
-  GST_OBJECT_LOCK (self);
-  has = PRIV (self)->context != NULL;
-  GST_OBJECT_UNLOCK (self);
-  return has;
-}
-
-/* Asks the neighbours (downstream first), then the application and the
- * bins (need-context), for a CUDA context; an answer reaches set_context,
- * which keeps it in priv->context when it is of the right device. */
-static void
-ask_for_context (GstCudaFilterBase * self)
-{
-  GstElement *element = GST_ELEMENT (self);
-  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
-  GstPad *pads[] = { GST_BASE_TRANSFORM_SRC_PAD (self),
-    GST_BASE_TRANSFORM_SINK_PAD (self)
-  };
-
-  for (guint k = 0; k < G_N_ELEMENTS (pads) && !has_context (self); k++) {
-    GstContext *context = NULL;
-    if (gst_pad_peer_query (pads[k], query)) {
-      gst_query_parse_context (query, &context);
-      if (context)
-        gst_element_set_context (element, context);
-    }
-  }
-  gst_query_unref (query);
-  if (!has_context (self))
-    gst_element_post_message (element, gst_message_new_need_context
-        (GST_OBJECT (self), GST_CUDA_CONTEXT_TYPE));
-}
-
-/* Nobody has one: the device's primary context, wrapped, and offered to
- * the pipeline. Primary, not a new one: it lives as long as the process,
- * so the CUDA runtime's state for it (the kernels' modules) never outlives
- * it, however many pipelines come and go. */
-static GstCudaContext *
-new_primary_context (GstCudaFilterBase * self, gint device_id)
-{
-  gint device = MAX (device_id, 0);
-  GstCudaContext *context;
-  GstContext *shared;
-  void *handle = NULL;
-
-  if (cf_gpu_primary_context (device, &handle) != CF_OK || !handle)
-    return NULL;
-  context = gst_cuda_context_new_wrapped ((CUcontext) handle, device);
-  if (!context)
-    return NULL;
-  shared = gst_context_new_cuda_context (context);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_have_context (GST_OBJECT (self), shared));
-  return context;
-}
-#endif
-
-/* The device of the element: with GStreamer's CUDA library the context
- * the pipeline shares (or a new one, then shared), else the primary
- * context of `device` (-1: the first). Returns NULL, or why none. */
-static gchar *
-find_device (GstCudaFilterBase * self, gint device_id)
-{
-  GstCudaFilterBasePrivate *priv = PRIV (self);
-  gchar *error = NULL;
-
-#ifdef HAVE_GST_CUDA
-  GstCudaContext *context;
-
-  /* GStreamer's CUDA library loads the driver itself, once; nvcodec does
-   * it when its plugin loads, which a pipeline without it never does */
-  if (!gst_cuda_load_library ())
-    return g_strdup ("GStreamer's CUDA library cannot load libcuda");
-  GST_OBJECT_LOCK (self);
-  context = priv->context ? gst_object_ref (priv->context) : NULL;
-  GST_OBJECT_UNLOCK (self);
-  if (!context) {
-    ask_for_context (self);
-    GST_OBJECT_LOCK (self);
-    context = priv->context ? gst_object_ref (priv->context) : NULL;
-    GST_OBJECT_UNLOCK (self);
-  }
-  if (!context && (context = new_primary_context (self, device_id))) {
-    GST_OBJECT_LOCK (self);
-    if (!priv->context)
-      priv->context = gst_object_ref (context);
-    GST_OBJECT_UNLOCK (self);
-  }
-  if (!context)
-    return g_strdup_printf ("no CUDA context for device %d",
-        MAX (device_id, 0));
-  priv->device = gst_cuda_filter_device_for_context (context, &error);
-  gst_object_unref (context);
-#else
-  priv->device = gst_cuda_filter_device_for_id (MAX (device_id, 0), &error);
-#endif
-  return error;
-}
-
 /* Opens the element's device: the context, its shared stream, streams of
  * the element's own. Returns NULL, or why the device is not usable;
  * *mismatch: the reason is a driver or a GPU that cannot run this build,
@@ -469,7 +335,7 @@ open_device (GstCudaFilterBase * self, gint device_id, gboolean * mismatch)
   if (device_id >= count)
     return g_strdup_printf ("cuda-device-id is %d but there %s %d device%s",
         device_id, count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
-  if ((error = find_device (self, device_id)))
+  if ((error = gst_cuda_filter_base_find_device (self, device_id)))
     return error;
   id = gst_cuda_filter_device_id (priv->device);
   if ((status = gst_cuda_filter_device_push (priv->device)) != CF_OK) {
@@ -776,74 +642,6 @@ gst_cuda_filter_base_pop (GstCudaFilterBase * self)
     gst_cuda_filter_device_pop (priv->device);
 }
 
-#ifdef HAVE_GST_CUDA
-/* A context from the application or a neighbour: taken when none is held
- * and, with an explicit cuda-device-id, only one of that device. */
-static void
-gst_cuda_filter_base_set_context (GstElement * element, GstContext * context)
-{
-  GstCudaFilterBasePrivate *priv = PRIV (element);
-  GstCudaContext *offered = NULL;
-  gint device_id;
-
-  GST_OBJECT_LOCK (element);
-  device_id = priv->device_id;
-  GST_OBJECT_UNLOCK (element);
-  /* read into a pointer of our own: the held one is guarded by the object
-   * lock against the context query and stop, on other threads */
-  if (gst_cuda_handle_set_context (element, context, device_id, &offered)
-      && offered) {
-    GST_OBJECT_LOCK (element);
-    if (!priv->context) {
-      priv->context = offered;
-      offered = NULL;
-    }
-    GST_OBJECT_UNLOCK (element);
-  }
-  gst_clear_object (&offered);
-  GST_ELEMENT_CLASS (gst_cuda_filter_base_parent_class)->set_context
-      (element, context);
-}
-
-/* Neighbours asking for a CUDA context get ours. */
-static gboolean
-gst_cuda_filter_base_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query)
-{
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
-    GstCudaFilterBasePrivate *priv = PRIV (trans);
-    GstCudaContext *context = NULL;
-    gboolean answered;
-
-    GST_OBJECT_LOCK (trans);
-    if (priv->context)
-      context = gst_object_ref (priv->context);
-    GST_OBJECT_UNLOCK (trans);
-    answered = context && gst_cuda_handle_context_query (GST_ELEMENT (trans),
-        query, context);
-    gst_clear_object (&context);
-    if (answered)
-      return TRUE;
-  }
-  if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_filter_base_parent_class)->query
-      (trans, direction, query))
-    return FALSE;
-  /* upstream picks the first caps we list: CUDA memory, when we take it */
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && direction == GST_PAD_SINK
-      && gst_cuda_filter_base_offers_cuda_memory (GST_CUDA_FILTER_BASE
-          (trans))) {
-    GstCaps *caps = NULL;
-    gst_query_parse_caps_result (query, &caps);
-    if (caps) {
-      caps = gst_cuda_filter_memory_prefer (gst_caps_ref (caps), TRUE);
-      gst_query_set_caps_result (query, caps);
-      gst_caps_unref (caps);
-    }
-  }
-  return TRUE;
-}
-#endif
-
 gboolean
 gst_cuda_filter_base_check (GstCudaFilterBase * self, int status,
     const gchar * what)
@@ -976,123 +774,4 @@ gst_cuda_filter_base_finish (GstCudaFilterBase * self, GstBuffer * inbuf,
           && gst_cuda_filter_base_peer_shares
           (GST_BASE_TRANSFORM_SINK_PAD (self), priv->device)));
   return wait_for (self, !handed_on_device);
-}
-
-/* ---- pinned memory for the data path ------------------------------------ */
-
-/* A pool of pinned buffers for `caps`: a video pool for video caps (so
- * upstream can add video metas), a plain one otherwise. */
-static GstBufferPool *
-new_pinned_pool (GstCaps * caps, guint size, guint min)
-{
-  GstVideoInfo info;
-  GstBufferPool *pool;
-  GstStructure *config;
-  GstAllocator *allocator = gst_cuda_pinned_allocator_get ();
-  gboolean video = gst_video_info_from_caps (&info, caps);
-
-  pool = video ? gst_video_buffer_pool_new () : gst_buffer_pool_new ();
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, size, min, 0);
-  gst_buffer_pool_config_set_allocator (config, allocator, NULL);
-  if (video)
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_object_unref (allocator);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    gst_object_unref (pool);
-    return NULL;
-  }
-  return pool;
-}
-
-static guint
-caps_buffer_size (GstCaps * caps)
-{
-  GstVideoInfo info;
-  return gst_video_info_from_caps (&info, caps) ? (guint) info.size : 0;
-}
-
-static gboolean
-gst_cuda_filter_base_propose_allocation (GstBaseTransform * trans,
-    GstQuery * decide_query, GstQuery * query)
-{
-  GstCaps *caps;
-  GstAllocator *allocator;
-  guint size;
-
-  if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_filter_base_parent_class)->
-      propose_allocation (trans, decide_query, query))
-    return FALSE;
-  if (!PRIV (trans)->use_cuda)
-    return TRUE;
-
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (!caps)
-    return TRUE;
-  if (gst_cuda_filter_caps_are_cuda (caps)) {
-    gst_cuda_filter_memory_propose (PRIV (trans)->device, query, caps);
-    return TRUE;
-  }
-  allocator = gst_cuda_pinned_allocator_get ();
-  gst_query_add_allocation_param (query, allocator, NULL);
-  gst_object_unref (allocator);
-  size = caps_buffer_size (caps);
-  if (size > 0) {
-    GstBufferPool *pool = new_pinned_pool (caps, size,
-        PINNED_POOL_MIN_BUFFERS);
-    if (pool) {
-      gst_query_add_allocation_pool (query, pool, size,
-          PINNED_POOL_MIN_BUFFERS, 0);
-      gst_object_unref (pool);
-    }
-    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  }
-  return TRUE;
-}
-
-/* Output buffers come from pinned memory unless downstream offers a pool of
- * its own (it may need special memory, e.g. for display). */
-static gboolean
-gst_cuda_filter_base_decide_allocation (GstBaseTransform * trans,
-    GstQuery * query)
-{
-  GstCudaFilterBasePrivate *priv = PRIV (trans);
-  GstCaps *outcaps;
-
-  gst_query_parse_allocation (query, &outcaps, NULL);
-  priv->downstream_shares_stream = priv->use_cuda
-      && GST_CUDA_FILTER_BASE_GET_CLASS (trans)->shares_stream
-      && gst_cuda_filter_base_peer_shares (trans->srcpad, priv->device);
-  if (outcaps && gst_cuda_filter_caps_are_cuda (outcaps)) {
-    if (!gst_cuda_filter_memory_decide (priv->device, query, outcaps)) {
-      GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS,
-          ("Cannot make a pool of CUDA memory for %" GST_PTR_FORMAT ".",
-              outcaps), ("is the element on the GPU (backend)?"));
-      return FALSE;
-    }
-  } else if (priv->use_cuda
-      && gst_query_get_n_allocation_pools (query) == 0) {
-    GstCaps *caps;
-    guint size;
-
-    gst_query_parse_allocation (query, &caps, NULL);
-    size = caps ? caps_buffer_size (caps) : 0;
-    if (size > 0) {
-      GstBufferPool *pool = new_pinned_pool (caps, size,
-          PINNED_POOL_MIN_BUFFERS);
-      if (pool) {
-        gst_query_add_allocation_pool (query, pool, size,
-            PINNED_POOL_MIN_BUFFERS, 0);
-        gst_object_unref (pool);
-      }
-    }
-    if (gst_query_get_n_allocation_params (query) == 0) {
-      GstAllocator *allocator = gst_cuda_pinned_allocator_get ();
-      gst_query_add_allocation_param (query, allocator, NULL);
-      gst_object_unref (allocator);
-    }
-  }
-  return GST_BASE_TRANSFORM_CLASS (gst_cuda_filter_base_parent_class)->
-      decide_allocation (trans, query);
 }

@@ -56,75 +56,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_conv2d_debug);
 #define CONV2D_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, " \
     "BGR, I420, YV12, NV12, Y444, Y42B }"
 
-#define DEFAULT_KERNEL NULL
-#define DEFAULT_PRESET GST_CUDA_CONV2D_PRESET_GAUSSIAN
-#define DEFAULT_SIZE 0
-#define DEFAULT_SIGMA 1.2
-#define DEFAULT_DIVISOR 0.0
-#define DEFAULT_OFFSET 0.0
-#define DEFAULT_BORDER CF_BORDER_CLAMP
-#define DEFAULT_ALGORITHM CF_CONV2D_AUTO
-#define DEFAULT_PLANES GST_CUDA_CONV2D_PLANES_LUMA
-
-enum
-{
-  PROP_0,
-  PROP_KERNEL,
-  PROP_PRESET,
-  PROP_SIZE,
-  PROP_SIGMA,
-  PROP_DIVISOR,
-  PROP_OFFSET,
-  PROP_BORDER,
-  PROP_ALGORITHM,
-  PROP_PLANES,
-};
-
-#define GST_TYPE_CUDA_CONV2D_ALGORITHM (gst_cuda_conv2d_algorithm_get_type ())
-static GType
-gst_cuda_conv2d_algorithm_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {CF_CONV2D_AUTO, "The fastest variant for the mask", "auto"},
-    {CF_CONV2D_BASIC, "One thread per pixel, global memory", "basic"},
-    {CF_CONV2D_TILED, "Input tile and halo in shared memory", "tiled"},
-    {CF_CONV2D_CACHED, "Output tile in shared memory, halo from the cache",
-        "cached"},
-    {CF_CONV2D_FAST, "Tiled, coarsened, register sliding window", "fast"},
-    {CF_CONV2D_SEPARABLE, "Row pass then column pass (rank-1 masks)",
-        "separable"},
-    {CF_CONV2D_WIDE, "16-byte words in registers, no shared memory "
-          "(masks 3x3 to 5x5)", "wide"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaConv2dAlgorithm", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-#define GST_TYPE_CUDA_CONV2D_PLANES (gst_cuda_conv2d_planes_get_type ())
-static GType
-gst_cuda_conv2d_planes_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_CONV2D_PLANES_LUMA, "YUV: the luma plane only", "luma"},
-    {GST_CUDA_CONV2D_PLANES_ALL, "YUV: every plane, chroma at its own "
-          "resolution", "all"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaConv2dPlanes", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
 #define gst_cuda_conv2d_parent_class parent_class
 G_DEFINE_TYPE (GstCudaConv2d, gst_cuda_conv2d, GST_TYPE_CUDA_FILTER_BASE);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaconv2d, "cudaconv2d",
@@ -144,117 +75,6 @@ static gboolean gst_cuda_conv2d_set_info (GstCudaFilterBase * base,
 static GstFlowReturn gst_cuda_conv2d_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
 
-/* The mask: written out, or a preset and its size and sigma. */
-static void
-install_mask_properties (GObjectClass * gobject_class)
-{
-  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
-
-  /**
-   * GstCudaConv2d:kernel:
-   *
-   * The mask: numbers separated by spaces or commas, rows separated by `;`,
-   * e.g. "1 2 1; 2 4 2; 1 2 1". Every row has the same length; width and
-   * height are odd, at most 31; the anchor is the centre. When set, it is
-   * used instead of `preset`.
-   */
-  g_object_class_install_property (gobject_class, PROP_KERNEL,
-      g_param_spec_string ("kernel", "Kernel",
-          "Mask as rows of numbers separated by ';' (e.g. \"1 2 1; 2 4 2; "
-          "1 2 1\"), odd width and height up to 31; overrides preset",
-          DEFAULT_KERNEL, flags));
-
-  /**
-   * GstCudaConv2d:preset:
-   *
-   * A ready-made mask, used when `kernel` is empty. `box`, `gaussian` and
-   * `unsharp` take `size` (and `sigma` for the last two); the others are
-   * 3x3. `none` with no kernel copies the frames (identity mask).
-   */
-  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_PRESET,
-      "preset", "Preset", "Ready-made mask, used when kernel is empty",
-      GST_TYPE_CUDA_CONV2D_PRESET, DEFAULT_PRESET, 0);
-
-  /**
-   * GstCudaConv2d:size:
-   *
-   * Odd width and height of the box, gaussian and unsharp presets. 0 picks
-   * 3 for box and 2 * ceil(3 sigma) + 1 (at most 31) for the Gaussians.
-   */
-  g_object_class_install_property (gobject_class, PROP_SIZE,
-      g_param_spec_int ("size", "Size",
-          "Odd size of the box/gaussian/unsharp presets (0 = automatic)",
-          0, CF_CONV2D_MAX_SIZE, DEFAULT_SIZE, flags));
-
-  /**
-   * GstCudaConv2d:sigma:
-   *
-   * Standard deviation, in pixels, of the gaussian and unsharp presets.
-   */
-  g_object_class_install_property (gobject_class, PROP_SIGMA,
-      g_param_spec_double ("sigma", "Sigma",
-          "Standard deviation in pixels of the gaussian/unsharp presets",
-          0.05, 50.0, DEFAULT_SIGMA, flags | GST_PARAM_CONTROLLABLE));
-}
-
-/* The arithmetic after the sums, the borders, the planes filtered, and the\n * GPU variant. */
-static void
-install_output_properties (GObjectClass * gobject_class)
-{
-  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
-
-  /**
-   * GstCudaConv2d:divisor:
-   *
-   * The sums are divided by it; 0 means the sum of the mask, or 1 where
-   * that sum is 0 (edge masks) and for the Sobel magnitude.
-   */
-  g_object_class_install_property (gobject_class, PROP_DIVISOR,
-      g_param_spec_double ("divisor", "Divisor",
-          "Divide the sums by this (0 = the sum of the mask, or 1 if that "
-          "is 0)", -1e9, 1e9, DEFAULT_DIVISOR, flags | GST_PARAM_CONTROLLABLE));
-
-  /**
-   * GstCudaConv2d:offset:
-   *
-   * Added after the division, e.g. 128 to see both signs of an edge mask.
-   */
-  g_object_class_install_property (gobject_class, PROP_OFFSET,
-      g_param_spec_double ("offset", "Offset",
-          "Added after the division (e.g. 128 shows negative edges)",
-          -1e9, 1e9, DEFAULT_OFFSET, flags | GST_PARAM_CONTROLLABLE));
-
-  /**
-   * GstCudaConv2d:border:
-   *
-   * Where the mask reads outside the frame.
-   */
-  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_BORDER,
-      "border", "Border", "Where the mask reads outside the frame",
-      GST_TYPE_CUDA_CONV2D_BORDER, DEFAULT_BORDER, 0);
-
-  /**
-   * GstCudaConv2d:algorithm:
-   *
-   * The GPU kernel variant, for experiments; `auto` picks the fastest for
-   * the mask. The CPU backend ignores it. A variant that cannot run the
-   * mask (separable on a mask of rank > 1, wide on a mask side other than
-   * 3 or 5 or an RGB frame) falls back to `auto`, with a warning.
-   */
-  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_ALGORITHM,
-      "algorithm", "Algorithm", "GPU kernel variant (auto = the fastest for the mask)",
-      GST_TYPE_CUDA_CONV2D_ALGORITHM, DEFAULT_ALGORITHM, 0);
-
-  /**
-   * GstCudaConv2d:planes:
-   *
-   * For YUV formats: filter the luma plane only, or every plane.
-   */
-  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_PLANES,
-      "planes", "Planes", "YUV formats: filter the luma plane or all planes",
-      GST_TYPE_CUDA_CONV2D_PLANES, DEFAULT_PLANES, 0);
-}
-
 static void
 gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
 {
@@ -267,8 +87,8 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
   gobject_class->set_property = gst_cuda_conv2d_set_property;
   gobject_class->get_property = gst_cuda_conv2d_get_property;
 
-  install_mask_properties (gobject_class);
-  install_output_properties (gobject_class);
+  gst_cuda_conv2d_install_mask_properties (gobject_class);
+  gst_cuda_conv2d_install_output_properties (gobject_class);
 
   gst_cuda_filter_base_class_add_templates (element_class,
       gst_cuda_filter_memory_video_caps (CONV2D_FORMATS,
@@ -293,15 +113,15 @@ gst_cuda_conv2d_init (GstCudaConv2d * self)
 {
   gchar *error = NULL;
 
-  self->settings.kernel = g_strdup (DEFAULT_KERNEL);
-  self->settings.preset = DEFAULT_PRESET;
-  self->settings.size = DEFAULT_SIZE;
-  self->settings.sigma = DEFAULT_SIGMA;
-  self->settings.divisor = DEFAULT_DIVISOR;
-  self->settings.offset = DEFAULT_OFFSET;
-  self->settings.border = DEFAULT_BORDER;
-  self->algorithm = DEFAULT_ALGORITHM;
-  self->planes = DEFAULT_PLANES;
+  self->settings.kernel = g_strdup (GST_CUDA_CONV2D_DEFAULT_KERNEL);
+  self->settings.preset = GST_CUDA_CONV2D_DEFAULT_PRESET;
+  self->settings.size = GST_CUDA_CONV2D_DEFAULT_SIZE;
+  self->settings.sigma = GST_CUDA_CONV2D_DEFAULT_SIGMA;
+  self->settings.divisor = GST_CUDA_CONV2D_DEFAULT_DIVISOR;
+  self->settings.offset = GST_CUDA_CONV2D_DEFAULT_OFFSET;
+  self->settings.border = GST_CUDA_CONV2D_DEFAULT_BORDER;
+  self->algorithm = GST_CUDA_CONV2D_DEFAULT_ALGORITHM;
+  self->planes = GST_CUDA_CONV2D_DEFAULT_PLANES;
   self->pending = g_new (cf_conv2d_plan, 1);
   if (!gst_cuda_conv2d_build_plan (&self->settings, self->pending, &error))
     g_error ("the default mask is invalid: %s", error);
@@ -395,7 +215,7 @@ check_mask_fits (const cf_conv2d_plan * plan, const GstVideoInfo * info,
 static gboolean
 is_mask_property (guint prop_id)
 {
-  return prop_id != PROP_ALGORITHM;
+  return prop_id != GST_CUDA_CONV2D_PROP_ALGORITHM;
 }
 
 /* Stores `value` into the settings (or planes). Called with object lock. */
@@ -405,32 +225,32 @@ store_property (GstCudaConv2d * self, guint prop_id, const GValue * value)
   GstCudaConv2dSettings *s = &self->settings;
 
   switch (prop_id) {
-    case PROP_KERNEL:
+    case GST_CUDA_CONV2D_PROP_KERNEL:
       g_free (s->kernel);
       s->kernel = g_value_dup_string (value);
       break;
-    case PROP_PRESET:
+    case GST_CUDA_CONV2D_PROP_PRESET:
       s->preset = g_value_get_enum (value);
       break;
-    case PROP_SIZE:
+    case GST_CUDA_CONV2D_PROP_SIZE:
       s->size = g_value_get_int (value);
       break;
-    case PROP_SIGMA:
+    case GST_CUDA_CONV2D_PROP_SIGMA:
       s->sigma = g_value_get_double (value);
       break;
-    case PROP_DIVISOR:
+    case GST_CUDA_CONV2D_PROP_DIVISOR:
       s->divisor = g_value_get_double (value);
       break;
-    case PROP_OFFSET:
+    case GST_CUDA_CONV2D_PROP_OFFSET:
       s->offset = g_value_get_double (value);
       break;
-    case PROP_BORDER:
+    case GST_CUDA_CONV2D_PROP_BORDER:
       s->border = g_value_get_enum (value);
       break;
-    case PROP_PLANES:
+    case GST_CUDA_CONV2D_PROP_PLANES:
       self->planes = g_value_get_enum (value);
       break;
-    case PROP_ALGORITHM:
+    case GST_CUDA_CONV2D_PROP_ALGORITHM:
       self->algorithm = g_value_get_enum (value);
       break;
   }
@@ -474,7 +294,8 @@ gst_cuda_conv2d_set_property (GObject * object, guint prop_id,
   GstCudaConv2dPlanes saved_planes;
   gchar *error, *refused = NULL;
 
-  if (prop_id < PROP_KERNEL || prop_id > PROP_PLANES) {
+  if (prop_id < GST_CUDA_CONV2D_PROP_KERNEL
+      || prop_id > GST_CUDA_CONV2D_PROP_PLANES) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     return;
   }
@@ -517,31 +338,31 @@ gst_cuda_conv2d_get_property (GObject * object, guint prop_id,
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_KERNEL:
+    case GST_CUDA_CONV2D_PROP_KERNEL:
       g_value_set_string (value, s->kernel);
       break;
-    case PROP_PRESET:
+    case GST_CUDA_CONV2D_PROP_PRESET:
       g_value_set_enum (value, s->preset);
       break;
-    case PROP_SIZE:
+    case GST_CUDA_CONV2D_PROP_SIZE:
       g_value_set_int (value, s->size);
       break;
-    case PROP_SIGMA:
+    case GST_CUDA_CONV2D_PROP_SIGMA:
       g_value_set_double (value, s->sigma);
       break;
-    case PROP_DIVISOR:
+    case GST_CUDA_CONV2D_PROP_DIVISOR:
       g_value_set_double (value, s->divisor);
       break;
-    case PROP_OFFSET:
+    case GST_CUDA_CONV2D_PROP_OFFSET:
       g_value_set_double (value, s->offset);
       break;
-    case PROP_BORDER:
+    case GST_CUDA_CONV2D_PROP_BORDER:
       g_value_set_enum (value, s->border);
       break;
-    case PROP_ALGORITHM:
+    case GST_CUDA_CONV2D_PROP_ALGORITHM:
       g_value_set_enum (value, self->algorithm);
       break;
-    case PROP_PLANES:
+    case GST_CUDA_CONV2D_PROP_PLANES:
       g_value_set_enum (value, self->planes);
       break;
     default:
@@ -551,7 +372,7 @@ gst_cuda_conv2d_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* ---- state ------------------------------------------------------------------ */
+/* ---- state --------------------------------------------------------------- */
 
 static gboolean
 gst_cuda_conv2d_start (GstCudaFilterBase * base)
@@ -651,7 +472,7 @@ gst_cuda_conv2d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
   return TRUE;
 }
 
-/* ---- processing --------------------------------------------------------------- */
+/* ---- processing ---------------------------------------------------------- */
 
 /* Takes a new mask, if any, for this frame: masks change between frames,
  * never inside one. */

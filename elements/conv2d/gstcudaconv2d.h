@@ -6,15 +6,10 @@
 
 #include "gstcudafilterbase.h"
 #include "gstcudaconv2dmask.h"
+#include "gstcudaconv2dprops.h"
 #include "gstcudastrips.h"
 
 G_BEGIN_DECLS
-
-typedef enum
-{
-  GST_CUDA_CONV2D_PLANES_LUMA,
-  GST_CUDA_CONV2D_PLANES_ALL,
-} GstCudaConv2dPlanes;
 
 #define GST_TYPE_CUDA_CONV2D (gst_cuda_conv2d_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaConv2d, gst_cuda_conv2d, GST, CUDA_CONV2D,

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * GStreamer CUDA filters: cudaconv2d's properties, their documentation and
+ * their enum types. The element stores and reads them (gstcudaconv2d.c).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudaconv2dprops.h"
+#include "gstcudafilterbase.h"
+
+GType
+gst_cuda_conv2d_algorithm_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {CF_CONV2D_AUTO, "The fastest variant for the mask", "auto"},
+    {CF_CONV2D_BASIC, "One thread per pixel, global memory", "basic"},
+    {CF_CONV2D_TILED, "Input tile and halo in shared memory", "tiled"},
+    {CF_CONV2D_CACHED, "Output tile in shared memory, halo from the cache",
+        "cached"},
+    {CF_CONV2D_FAST, "Tiled, coarsened, register sliding window", "fast"},
+    {CF_CONV2D_SEPARABLE, "Row pass then column pass (rank-1 masks)",
+        "separable"},
+    {CF_CONV2D_WIDE, "16-byte words in registers, no shared memory "
+          "(masks 3x3 to 5x5)", "wide"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConv2dAlgorithm", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_cuda_conv2d_planes_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CONV2D_PLANES_LUMA, "YUV: the luma plane only", "luma"},
+    {GST_CUDA_CONV2D_PLANES_ALL, "YUV: every plane, chroma at its own "
+          "resolution", "all"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConv2dPlanes", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* The mask: written out, or a preset and its size and sigma. */
+void
+gst_cuda_conv2d_install_mask_properties (GObjectClass * gobject_class)
+{
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+
+  /**
+   * GstCudaConv2d:kernel:
+   *
+   * The mask: numbers separated by spaces or commas, rows separated by `;`,
+   * e.g. "1 2 1; 2 4 2; 1 2 1". Every row has the same length; width and
+   * height are odd, at most 31; the anchor is the centre. When set, it is
+   * used instead of `preset`.
+   */
+  g_object_class_install_property (gobject_class, GST_CUDA_CONV2D_PROP_KERNEL,
+      g_param_spec_string ("kernel", "Kernel",
+          "Mask as rows of numbers separated by ';' (e.g. \"1 2 1; 2 4 2; "
+          "1 2 1\"), odd width and height up to 31; overrides preset",
+          GST_CUDA_CONV2D_DEFAULT_KERNEL, flags));
+
+  /**
+   * GstCudaConv2d:preset:
+   *
+   * A ready-made mask, used when `kernel` is empty. `box`, `gaussian` and
+   * `unsharp` take `size` (and `sigma` for the last two); the others are
+   * 3x3. `none` with no kernel copies the frames (identity mask).
+   */
+  gst_cuda_filter_base_class_install_enum (gobject_class,
+      GST_CUDA_CONV2D_PROP_PRESET,
+      "preset", "Preset", "Ready-made mask, used when kernel is empty",
+      GST_TYPE_CUDA_CONV2D_PRESET, GST_CUDA_CONV2D_DEFAULT_PRESET, 0);
+
+  /**
+   * GstCudaConv2d:size:
+   *
+   * Odd width and height of the box, gaussian and unsharp presets. 0 picks
+   * 3 for box and 2 * ceil(3 sigma) + 1 (at most 31) for the Gaussians.
+   */
+  g_object_class_install_property (gobject_class, GST_CUDA_CONV2D_PROP_SIZE,
+      g_param_spec_int ("size", "Size",
+          "Odd size of the box/gaussian/unsharp presets (0 = automatic)",
+          0, CF_CONV2D_MAX_SIZE, GST_CUDA_CONV2D_DEFAULT_SIZE, flags));
+
+  /**
+   * GstCudaConv2d:sigma:
+   *
+   * Standard deviation, in pixels, of the gaussian and unsharp presets.
+   */
+  g_object_class_install_property (gobject_class, GST_CUDA_CONV2D_PROP_SIGMA,
+      g_param_spec_double ("sigma", "Sigma",
+          "Standard deviation in pixels of the gaussian/unsharp presets",
+          0.05, 50.0, GST_CUDA_CONV2D_DEFAULT_SIGMA,
+          flags | GST_PARAM_CONTROLLABLE));
+}
+
+/* The arithmetic after the sums, the borders, the planes filtered, and the
+ * GPU variant. */
+void
+gst_cuda_conv2d_install_output_properties (GObjectClass * gobject_class)
+{
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+
+  /**
+   * GstCudaConv2d:divisor:
+   *
+   * The sums are divided by it; 0 means the sum of the mask, or 1 where
+   * that sum is 0 (edge masks) and for the Sobel magnitude.
+   */
+  g_object_class_install_property (gobject_class, GST_CUDA_CONV2D_PROP_DIVISOR,
+      g_param_spec_double ("divisor", "Divisor",
+          "Divide the sums by this (0 = the sum of the mask, or 1 if that "
+          "is 0)", -1e9, 1e9, GST_CUDA_CONV2D_DEFAULT_DIVISOR,
+          flags | GST_PARAM_CONTROLLABLE));
+
+  /**
+   * GstCudaConv2d:offset:
+   *
+   * Added after the division, e.g. 128 to see both signs of an edge mask.
+   */
+  g_object_class_install_property (gobject_class, GST_CUDA_CONV2D_PROP_OFFSET,
+      g_param_spec_double ("offset", "Offset",
+          "Added after the division (e.g. 128 shows negative edges)",
+          -1e9, 1e9, GST_CUDA_CONV2D_DEFAULT_OFFSET,
+          flags | GST_PARAM_CONTROLLABLE));
+
+  /**
+   * GstCudaConv2d:border:
+   *
+   * Where the mask reads outside the frame.
+   */
+  gst_cuda_filter_base_class_install_enum (gobject_class,
+      GST_CUDA_CONV2D_PROP_BORDER,
+      "border", "Border", "Where the mask reads outside the frame",
+      GST_TYPE_CUDA_CONV2D_BORDER, GST_CUDA_CONV2D_DEFAULT_BORDER, 0);
+
+  /**
+   * GstCudaConv2d:algorithm:
+   *
+   * The GPU kernel variant, for experiments; `auto` picks the fastest for
+   * the mask. The CPU backend ignores it. A variant that cannot run the
+   * mask (separable on a mask of rank > 1, wide on a mask side other than
+   * 3 or 5 or an RGB frame) falls back to `auto`, with a warning.
+   */
+  gst_cuda_filter_base_class_install_enum (gobject_class,
+      GST_CUDA_CONV2D_PROP_ALGORITHM,
+      "algorithm", "Algorithm",
+      "GPU kernel variant (auto = the fastest for the mask)",
+      GST_TYPE_CUDA_CONV2D_ALGORITHM, GST_CUDA_CONV2D_DEFAULT_ALGORITHM, 0);
+
+  /**
+   * GstCudaConv2d:planes:
+   *
+   * For YUV formats: filter the luma plane only, or every plane.
+   */
+  gst_cuda_filter_base_class_install_enum (gobject_class,
+      GST_CUDA_CONV2D_PROP_PLANES,
+      "planes", "Planes", "YUV formats: filter the luma plane or all planes",
+      GST_TYPE_CUDA_CONV2D_PLANES, GST_CUDA_CONV2D_DEFAULT_PLANES, 0);
+}
