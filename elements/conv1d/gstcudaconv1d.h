@@ -9,6 +9,7 @@
 
 #include "gstcudaconv1dfilter.h"
 #include "gstcudaconv1doverlap.h"
+#include "gstcudaconv1dsettings.h"
 
 G_BEGIN_DECLS
 
@@ -22,18 +23,8 @@ struct _GstCudaConv1d
   GstCudaFilterBase parent;
 
   /* properties, object lock */
-  GstCudaConv1dSettings settings;
-  gchar *location;
-  gdouble gain, mix;
-  guint64 latency;
-  GstCudaConv1dAlgorithm algorithm;
-  gboolean overlap;             /* outputs pushed by their own thread (GPU) */
-  gchar *settings_error;        /* why the settings make no mask, or NULL */
-  gchar *location_error;        /* why `location` could not be read, or NULL */
-  gboolean started;             /* bad settings are refused, not stored */
+  GstCudaConv1dProps props;
   gint tail_frames;             /* frames pushed after the input ends */
-  gboolean rebuild;             /* the mask must be rebuilt before the next
-                                 * buffer */
   GstAudioInfo info;
   gboolean have_info;
 
