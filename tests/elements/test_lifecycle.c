@@ -318,6 +318,76 @@ GST_START_TEST (test_contexts)
 
 GST_END_TEST;
 
+/* ---- a flush on a thread with a context of its own (GPU) ----------------- */
+
+/* The bytes of every buffer the harness has, in order. */
+static GByteArray *
+pull_all (GstHarness * h)
+{
+  GByteArray *bytes = g_byte_array_new ();
+  GstBuffer *buf;
+
+  while ((buf = gst_harness_try_pull (h))) {
+    GstMapInfo map;
+    gst_buffer_map (buf, &map, GST_MAP_READ);
+    g_byte_array_append (bytes, map.data, map.size);
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+  }
+  return bytes;
+}
+
+/* An application that uses CUDA itself seeks (a flush on its thread,
+ * with its own context current): the flush forgets the filter's history,
+ * so the stream after it comes out as a fresh element's would. */
+GST_START_TEST (test_flush_own_context)
+{
+  GRand *r = g_rand_new_with_seed (seed);
+  gchar *kernel = random_kernel (r, 63);
+  GstBuffer *after = audio_buffer (r, RATE, 0, 2048, 0.5);
+  GstHarness *h = conv1d_harness (kernel, 0, AUDIO_CAPS);
+  GstHarness *fresh = conv1d_harness (kernel, 0, AUDIO_CAPS);
+  GByteArray *got, *want;
+  CUcontext own = NULL;
+  CUdevice dev = 0;
+  gchar *why = NULL;
+  GstSegment segment;
+
+  fail_unless (driver_open (&why), "%s", why);
+  fail_unless_equals_int (drv.device_get (&dev, 0), 0);
+  fail_unless_equals_int (drv.ctx_create (&own, 0, dev), 0);
+  for (guint k = 0; k < 4; k++)
+    fail_unless_equals_int (gst_harness_push (h, audio_buffer (r, RATE,
+                k * 2048, 2048, 0.5)), GST_FLOW_OK);
+  g_byte_array_unref (pull_all (h));
+  /* the seek, from a thread whose own context is current */
+  fail_unless_equals_int (drv.ctx_set_current (own), 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  fail_unless_equals_int (drv.ctx_set_current (NULL), 0);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_copy (after)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (fresh, after), GST_FLOW_OK);
+  got = pull_all (h);
+  want = pull_all (fresh);
+  fail_unless (got->len == want->len && got->len > 0
+      && memcmp (got->data, want->data, got->len) == 0, "after a flush on "
+      "a thread with its own context current, %u bytes out differ from a "
+      "fresh element's %u: the flush did not forget the history", got->len,
+      want->len);
+  g_byte_array_unref (got);
+  g_byte_array_unref (want);
+  gst_harness_teardown (h);
+  gst_harness_teardown (fresh);
+  fail_unless_equals_int (drv.ctx_destroy (own), 0);
+  g_free (kernel);
+  g_rand_free (r);
+}
+
+GST_END_TEST;
+
 /* ---- cudaconv1d: latency and overlap by state --------------------------- */
 
 static void
@@ -824,10 +894,11 @@ lifecycle_suite (gboolean gpu)
   tcase_set_timeout (tc, 300);
   tcase_add_checked_fixture (tc, live_setup, live_teardown);
   suite_add_tcase (s, tc);
-  if (gpu)
+  if (gpu) {
     tcase_add_test (tc, test_contexts);
-  else
-    g_print ("SKIP contexts: a GPU test (run with --gpu where a GPU is "
+    tcase_add_test (tc, test_flush_own_context);
+  } else
+    g_print ("SKIP contexts, flush-own-context: GPU tests (run with --gpu where a GPU is "
         "usable)\n");
   tcase_add_test (tc, test_latency_by_state);
   tcase_add_test (tc, test_latency_race);
