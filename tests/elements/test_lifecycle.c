@@ -898,8 +898,8 @@ lifecycle_suite (gboolean gpu)
     tcase_add_test (tc, test_contexts);
     tcase_add_test (tc, test_flush_own_context);
   } else
-    g_print ("SKIP contexts, flush-own-context: GPU tests (run with --gpu where a GPU is "
-        "usable)\n");
+    g_print ("SKIP contexts, flush-own-context: GPU tests (run with --gpu "
+        "where a GPU is usable)\n");
   tcase_add_test (tc, test_latency_by_state);
   tcase_add_test (tc, test_latency_race);
   tcase_add_test (tc, test_conv1d_same_caps);
