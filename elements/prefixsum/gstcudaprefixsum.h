@@ -7,31 +7,11 @@
 #include <gst/audio/audio.h>
 
 #include "gstcudafilterbase.h"
-#include "gstcudastrips.h"
-#include "gstcudatablepool.h"
 #include "gstcudaprefixsumaudio.h"
-#include "integral.h"
+#include "gstcudaprefixsumvideo.h"
 #include "scan.h"
 
 G_BEGIN_DECLS
-
-typedef enum
-{
-  GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH,
-  GST_CUDA_PREFIX_SUM_OUTPUT_BOX_MEAN,
-  GST_CUDA_PREFIX_SUM_OUTPUT_ADAPTIVE_THRESHOLD,
-} GstCudaPrefixSumOutput;
-
-#define GST_CUDA_PREFIX_SUM_MAX_CHANNELS 3
-
-/* One channel the element measures: a component of the frame. */
-typedef struct
-{
-  guint plane;
-  gsize offset;                 /* bytes from the plane's start */
-  gint step;                    /* samples from pixel to pixel */
-  gint sample;                  /* its index among a pixel's samples */
-} GstCudaPrefixSumChannel;
 
 #define GST_TYPE_CUDA_PREFIX_SUM (gst_cuda_prefix_sum_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaPrefixSum, gst_cuda_prefix_sum, GST,
@@ -54,19 +34,12 @@ struct _GstCudaPrefixSum
   gboolean started;
 
   /* streaming thread */
-  GstVideoInfo info;
   gboolean have_info;
-  cf_integral_type type;
-  guint n_channels;
-  GstCudaPrefixSumChannel channels[GST_CUDA_PREFIX_SUM_MAX_CHANNELS];
-  GstClockTime last_post;       /* running time of the last message */
+  /* video: the tables, statistics and box means */
+  GstCudaPrefixSumVideo video;
   /* audio: the level statistics */
   gboolean have_audio;
   GstCudaPrefixSumAudio audio;
-  gpointer tables;              /* host tables when no meta takes them */
-  GstCudaDeviceBuffer d_in, d_out, d_tables, d_stats, d_work, d_scan;
-  GstCudaTablePool *table_pool; /* device tables that travel on buffers */
-  GstCudaStrips strips;         /* box means of frames in host memory */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (cudaprefixsum);
