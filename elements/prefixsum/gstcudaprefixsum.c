@@ -173,7 +173,8 @@ static GstFlowReturn gst_cuda_prefix_sum_transform_ip (GstBaseTransform *
 static gboolean gst_cuda_prefix_sum_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 
-/* Video: what comes out (frames, box means, thresholds) and the statistics\n * messages and tables. */
+/* Video: what comes out (frames, box means, thresholds) and the statistics
+ * messages and tables. */
 static void
 install_video_properties (GObjectClass * gobject_class)
 {
