@@ -723,10 +723,14 @@ gst_cuda_prefix_sum_video_measure (GstCudaPrefixSumVideo * v,
     gst_video_frame_unmap (&in_frame);
     goto map_failed;
   }
-  if (cuda)
+  if (cuda) {
     ret = process_cuda (v, &in, outbuf ? &out : NULL, buf, view, block,
         &s, post);
-  else
+    /* a failure may leave copies into or out of the frames queued: they
+     * are done before the frames are unmapped (the error is posted) */
+    if (ret != GST_FLOW_OK)
+      gst_cuda_filter_base_sync (v->owner);
+  } else
     ret = process_cpu (v, &in_frame, outbuf ? &out_frame : NULL, buf,
         view, &s, post);
   if (outbuf)
