@@ -611,7 +611,8 @@ gst_cuda_conv1d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
         (NULL));
     return GST_FLOW_ERROR;
   }
-  if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self)))
+  /* page-locked, the GPU reads the samples where they are */
+  if (self->filter.backend->cuda)
     gst_cuda_pin_buffer (inbuf);
   if (!gst_audio_buffer_map (&in, &self->info, inbuf, GST_MAP_READ))
     goto map_failed;

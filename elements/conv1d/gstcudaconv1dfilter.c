@@ -9,26 +9,17 @@
 #include <string.h>
 
 #include "gstcudaconv1dfilter.h"
-#include "gstcudapinnedallocator.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_conv1d_filter_debug);
 #define GST_CAT_DEFAULT gst_cuda_conv1d_filter_debug
 
-/* Masks up to this many taps run direct under `auto` (measured crossover,
- * docs/cudaconv1d.md); longer ones through the FFT. */
-#define DIRECT_MAX_TAPS_CUDA 1024
-#define DIRECT_MAX_TAPS_CPU 64
 /* `overlap`: from this many frames a buffer, the conversions run as
  * kernels of their own (their GPU time, 27 µs at 4096 frames, is below the
  * one launch's 28-30 µs; docs/performance-log.md, "An output thread"). */
 #define OVERLAP_SPLIT 4096
 /* Frames filtered at a time; buffers longer are cut. */
 #define MIN_CHUNK 4096
-static gboolean
-uses_cuda (GstCudaConv1dFilter * f)
-{
-  return gst_cuda_filter_base_uses_cuda (f->owner);
-}
+
 
 static cf_stream
 stream_of (GstCudaConv1dFilter * f)
@@ -40,7 +31,7 @@ stream_of (GstCudaConv1dFilter * f)
 gboolean
 gst_cuda_conv1d_filter_overlapping (GstCudaConv1dFilter * f)
 {
-  return f->overlap && uses_cuda (f);
+  return f->overlap && f->backend->cuda;
 }
 
 /* F64 and S32 streams are filtered in double: a float would round their
@@ -59,20 +50,23 @@ sample_at (GstCudaConv1dFilter * f, gpointer plane, gssize n)
   return (guint8 *) plane + n * (gssize) f->buf.es;
 }
 
+/* The working buffers in the order they are allocated. */
+static void **
+buffer_slot (GstCudaConv1dBuffers * b, guint k)
+{
+  void **slots[] = { &b->raw_in, &b->raw_out, (void **) &b->stage,
+    (void **) &b->wet
+  };
+  return slots[k];
+}
+
 static void
 free_buffers (GstCudaConv1dFilter * f)
 {
   GstCudaConv1dBuffers *b = &f->buf;
 
-  if (uses_cuda (f)) {
-    for (guint k = 0; k < G_N_ELEMENTS (b->device); k++)
-      gst_cuda_filter_base_free_device (&b->device[k]);
-  } else {
-    g_free (b->raw_in);
-    g_free (b->raw_out);
-    g_free (b->stage);
-    g_free (b->wet);
-  }
+  for (guint k = 0; k < G_N_ELEMENTS (b->device); k++)
+    f->backend->release (&b->device[k], buffer_slot (b, k));
   memset (b, 0, sizeof (*b));
 }
 
@@ -94,22 +88,10 @@ alloc_buffers (GstCudaConv1dFilter * f)
   sizes[1] = raw;
   sizes[2] = b->es * channels * b->stage_pitch;
   sizes[3] = b->es * channels * b->wet_pitch;
-  if (uses_cuda (f)) {
-    for (guint k = 0; k < 4; k++)
-      if (!gst_cuda_filter_base_ensure_device (f->owner,
-              &b->device[k], sizes[k]))
-        return FALSE;
-    b->raw_in = b->device[0].ptr;
-    b->raw_out = b->device[1].ptr;
-    b->stage = b->device[2].ptr;
-    b->wet = b->device[3].ptr;
-    return GST_CUDA_FILTER_CHECK (f->owner, cf_gpu_memset (b->stage, 0,
-            sizes[2], stream_of (f)), "clearing the history");
-  }
-  b->raw_in = g_malloc (sizes[0]);
-  b->raw_out = g_malloc (sizes[1]);
-  b->stage = g_malloc0 (sizes[2]);
-  b->wet = g_malloc (sizes[3]);
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    if (!f->backend->alloc (f->owner, &b->device[k], sizes[k],
+            buffer_slot (b, k), stream_of (f)))
+      return FALSE;
   return TRUE;
 }
 
@@ -121,8 +103,7 @@ choose_path (GstCudaConv1dFilter * f, GstCudaConv1dAlgorithm algorithm,
   gsize taps = (gsize) f->taps.taps * f->taps.masks;
   /* longer masks direct would take seconds a buffer on either backend */
   gboolean fits = taps <= CF_CONV1D_MAX_DIRECT_TAPS;
-  gint direct_max = uses_cuda (f) ? DIRECT_MAX_TAPS_CUDA
-      : DIRECT_MAX_TAPS_CPU;
+  gint direct_max = f->backend->direct_max_taps;
 
   cfg->direct = CF_CONV1D_FAST;
   switch (algorithm) {
@@ -138,22 +119,6 @@ choose_path (GstCudaConv1dFilter * f, GstCudaConv1dAlgorithm algorithm,
       cfg->direct = (cf_conv1d_algorithm) algorithm;
       break;
   }
-}
-
-/* The FFT partition. On the GPU the buffer size (fewest launches; the
- * direct head costs little there). On the CPU the direct head of B taps
- * costs B multiply-adds a frame and the later partitions about 4 x taps / B
- * flops: their sum is least near B = 2 sqrt(taps), within the buffer size. */
-static gint
-pick_block (GstCudaConv1dFilter * f, const cf_conv1d_mask * mask, gint frames)
-{
-  gint best = cf_fir_pick_block (mask, frames), b = 64;
-
-  if (uses_cuda (f))
-    return best;
-  while (b * b < 4 * mask->taps && b < best)
-    b *= 2;
-  return b;
 }
 
 /* Runs the input the old filter still holds (up to the new mask's length)
@@ -209,9 +174,9 @@ gst_cuda_conv1d_filter_set_taps (GstCudaConv1dFilter * f,
     cfg.mask.h = taps32;
   }
   choose_path (f, algorithm, &cfg);
-  cfg.block = cfg.path == CF_FIR_FFT ? pick_block (f, &cfg.mask,
+  cfg.block = cfg.path == CF_FIR_FFT ? f->backend->pick_block (&cfg.mask,
       typical_frames) : 0;
-  cfg.cuda = uses_cuda (f);
+  cfg.cuda = f->backend->cuda;
   cfg.stream = stream_of (f);
 
   /* the input is kept as long as the latency, for the dry signal */
@@ -231,8 +196,8 @@ gst_cuda_conv1d_filter_set_taps (GstCudaConv1dFilter * f,
     return FALSE;
   }
   /* the old filter's memory goes once its work (a queued output's) is done */
-  if (f->fir && cfg.cuda && !GST_CUDA_FILTER_CHECK (f->owner,
-          cf_gpu_stream_sync (cfg.stream), "changing the mask")) {
+  if (f->fir && !GST_CUDA_FILTER_CHECK (f->owner,
+          f->backend->wait (cfg.stream), "changing the mask")) {
     cf_fir_free (fir);
     return FALSE;
   }
@@ -241,7 +206,7 @@ gst_cuda_conv1d_filter_set_taps (GstCudaConv1dFilter * f,
   f->fir = fir;
   GST_INFO_OBJECT (f->owner, "%d taps x %d masks, %s path%s (block %d)",
       taps.taps, taps.masks, cfg.path == CF_FIR_FFT ? "FFT" : "direct",
-      cfg.cuda ? " on the GPU" : " on the CPU", cf_fir_block (fir));
+      f->backend->where, cf_fir_block (fir));
   return TRUE;
 }
 
@@ -260,11 +225,7 @@ gst_cuda_conv1d_filter_reset (GstCudaConv1dFilter * f)
   cf_fir_reset (f->fir);
   stage = f->buf.es * GST_AUDIO_INFO_CHANNELS (&f->info)
       * f->buf.stage_pitch;
-  if (!uses_cuda (f)) {
-    memset (f->buf.stage, 0, stage);
-    return TRUE;
-  }
-  return GST_CUDA_FILTER_CHECK (f->owner, cf_gpu_memset (f->buf.stage, 0,
+  return GST_CUDA_FILTER_CHECK (f->owner, f->backend->clear (f->buf.stage,
           stage, stream_of (f)), "clearing the history");
 }
 
@@ -301,7 +262,7 @@ samples_in (GstCudaConv1dFilter * f, gpointer * in, const void *mapped,
   gsize bpf = GST_AUDIO_INFO_BPF (&f->info);
   gsize run = frames * (layout.interleaved ? bpf : bps);
   gint n_planes = layout.interleaved ? 1 : layout.channels;
-  gboolean cuda = uses_cuda (f);
+  const GstCudaConv1dBackend *be = f->backend;
   cf_stream stream = stream_of (f);
   const void *raw = b->raw_in;
   int st = CF_OK;
@@ -314,19 +275,12 @@ samples_in (GstCudaConv1dFilter * f, gpointer * in, const void *mapped,
   }
   for (gint p = 0; p < n_planes && st == CF_OK; p++) {
     guint8 *dst = (guint8 *) b->raw_in + p * f->chunk * bps;
-    if (!in)
-      st = cuda ? cf_gpu_memset (dst, 0, run, stream)
-          : (memset (dst, 0, run), CF_OK);
-    else if (cuda)
-      st = cf_gpu_copy_2d (dst, run, in[p], run, run, 1,
-          CF_COPY_HOST_TO_DEVICE, stream);
-    else
-      memcpy (dst, in[p], run);
+    st = in ? be->upload (dst, in[p], run, stream)
+        : be->clear (dst, run, stream);
   }
   if (st == CF_OK)
-    st = cuda ? cf_audio_to_planar_cuda (&layout, raw, frames, x, x_pitch,
-        b->es == 8, stream) : cf_audio_to_planar_cpu (&layout, b->raw_in,
-        frames, x, x_pitch, b->es == 8);
+    st = be->to_planar (&layout, raw, frames, x, x_pitch, b->es == 8,
+        stream);
   return st;
 }
 
@@ -343,27 +297,21 @@ samples_out (GstCudaConv1dFilter * f, gint drop, gint kept, gpointer * out,
   gsize bpf = GST_AUDIO_INFO_BPF (&f->info);
   gsize step = layout.interleaved ? bpf : bps;
   gint n_planes = layout.interleaved ? 1 : layout.channels;
-  gboolean cuda = uses_cuda (f);
+  const GstCudaConv1dBackend *be = f->backend;
   cf_stream stream = stream_of (f);
   int st;
 
   /* interleaved output to page-locked memory (our pool's): written there
    * by the conversion, one copy less a buffer */
   if (mapped)
-    return cf_audio_from_planar_cuda (&layout, sample_at (f, b->wet,
+    return be->from_planar (&layout, sample_at (f, b->wet,
             drop), b->wet_pitch, kept, mapped, b->es == 8, stream);
-  st = cuda ? cf_audio_from_planar_cuda (&layout, sample_at (f, b->wet,
-          drop), b->wet_pitch, kept, b->raw_out, b->es == 8, stream)
-      : cf_audio_from_planar_cpu (&layout, sample_at (f, b->wet, drop),
-      b->wet_pitch, kept, b->raw_out, b->es == 8);
+  st = be->from_planar (&layout, sample_at (f, b->wet, drop), b->wet_pitch,
+      kept, b->raw_out, b->es == 8, stream);
   for (gint p = 0; p < n_planes && st == CF_OK; p++) {
     const guint8 *src = (const guint8 *) b->raw_out + p * f->chunk * bps;
     guint8 *dst = (guint8 *) out[p] + out_at * step;
-    if (cuda)
-      st = cf_gpu_copy_2d (dst, kept * step, src, kept * step, kept * step,
-          1, CF_COPY_DEVICE_TO_HOST, stream);
-    else
-      memcpy (dst, src, kept * step);
+    st = be->download (dst, src, kept * step, stream);
   }
   return st;
 }
@@ -375,24 +323,11 @@ keep_history (GstCudaConv1dFilter * f, gint frames)
 {
   GstCudaConv1dBuffers *b = &f->buf;
   gint channels = GST_AUDIO_INFO_CHANNELS (&f->info);
-  gsize row = b->es * f->history, es = b->es;
-  int st;
+  gsize es = b->es;
 
-  if (!uses_cuda (f)) {
-    for (gint c = 0; c < channels; c++)
-      memmove (sample_at (f, b->stage, c * b->stage_pitch),
-          sample_at (f, b->stage, c * b->stage_pitch + frames), row);
-    return CF_OK;
-  }
-  /* through the wet buffer: the regions may overlap */
-  st = cf_gpu_copy_2d (b->wet, b->wet_pitch * es, sample_at (f, b->stage,
-          frames), b->stage_pitch * es, row, channels,
-      CF_COPY_DEVICE_TO_DEVICE, stream_of (f));
-  if (st == CF_OK)
-    st = cf_gpu_copy_2d (b->stage, b->stage_pitch * es, b->wet,
-        b->wet_pitch * es, row, channels, CF_COPY_DEVICE_TO_DEVICE,
-        stream_of (f));
-  return st;
+  /* the wet buffer, written out by now, serves as scratch */
+  return f->backend->shift_rows (b->stage, b->stage_pitch * es, frames * es,
+      f->history * es, channels, b->wet, b->wet_pitch * es, stream_of (f));
 }
 
 /* After a chunk's work was queued (status `st`): on success, waits for it
@@ -401,8 +336,8 @@ keep_history (GstCudaConv1dFilter * f, gint frames)
 static gboolean
 finish_chunk (GstCudaConv1dFilter * f, int st)
 {
-  if (uses_cuda (f) && (st != CF_OK || !f->queued_output)) {
-    int synced = cf_gpu_stream_sync (stream_of (f));
+  if (st != CF_OK || !f->queued_output) {
+    int synced = f->backend->wait (stream_of (f));
     st = st != CF_OK ? st : synced;
   }
   return GST_CUDA_FILTER_CHECK (f->owner, st, "filtering audio");
@@ -417,7 +352,6 @@ filter_chunk (GstCudaConv1dFilter * f, gpointer * in, gint frames, gint drop,
 {
   GstCudaConv1dBuffers *b = &f->buf;
   gint channels = GST_AUDIO_INFO_CHANNELS (&f->info);
-  gboolean cuda = uses_cuda (f);
   cf_stream stream = stream_of (f);
   gint kept = frames - drop;
   gboolean mixing = dry1 != 0.0 || wet1 != 1.0 || f->dry_gain != 0.0
@@ -427,7 +361,7 @@ filter_chunk (GstCudaConv1dFilter * f, gpointer * in, gint frames, gint drop,
   cf_audio_layout layout = audio_layout (f);
   /* interleaved samples in page-locked memory, read and written there by
    * the GPU: their device addresses (NULL: elsewhere) */
-  gboolean bus = cuda && layout.interleaved;
+  gboolean bus = f->backend->cuda && layout.interleaved;
   const void *mapped_in = bus && in ? cf_gpu_host_device_pointer (in[0])
       : NULL;
   void *mapped_out = bus && kept > 0 ? cf_gpu_host_device_pointer ((guint8 *)
@@ -460,12 +394,9 @@ filter_chunk (GstCudaConv1dFilter * f, gpointer * in, gint frames, gint drop,
         frames);
   if (st == CF_OK && mixing) {
     const void *dry = sample_at (f, x, -(gssize) f->latency);
-    st = cuda ? cf_audio_mix_cuda (channels, frames, dry, b->stage_pitch,
-        b->wet, b->wet_pitch, b->wet, b->wet_pitch, f->dry_gain, dry1,
-        f->wet_gain, wet1, b->es == 8, stream) : cf_audio_mix_cpu
-        (channels, frames, dry, b->stage_pitch, b->wet, b->wet_pitch, b->wet,
-        b->wet_pitch, f->dry_gain, dry1, f->wet_gain, wet1,
-        b->es == 8);
+    st = f->backend->mix (channels, frames, dry, b->stage_pitch, b->wet,
+        b->wet_pitch, b->wet, b->wet_pitch, f->dry_gain, dry1, f->wet_gain,
+        wet1, b->es == 8, stream);
   }
   f->dry_gain = dry1;
   f->wet_gain = wet1;
@@ -541,8 +472,7 @@ gst_cuda_conv1d_filter_new_output (GstCudaConv1dFilter * f, gint frames)
     }
   }
   if (!f->pool) {
-    GstAllocator *allocator = uses_cuda (f)
-        ? gst_cuda_pinned_allocator_get () : NULL;
+    GstAllocator *allocator = f->backend->output_allocator ();
     GstStructure *config;
     f->pool = gst_buffer_pool_new ();
     config = gst_buffer_pool_get_config (f->pool);
@@ -608,6 +538,7 @@ gst_cuda_conv1d_filter_init (GstCudaConv1dFilter * f,
   }
   memset (f, 0, sizeof (*f));
   f->owner = owner;
+  f->backend = gst_cuda_conv1d_backend_get (FALSE);
   f->start_ts = GST_CLOCK_TIME_NONE;
 }
 
@@ -638,6 +569,9 @@ gst_cuda_conv1d_filter_configure (GstCudaConv1dFilter * f,
     const GstAudioInfo * info)
 {
   gst_cuda_conv1d_filter_clear (f);
+  /* the backend is fixed from start to stop: chosen once a stream */
+  f->backend = gst_cuda_conv1d_backend_get
+      (gst_cuda_filter_base_uses_cuda (f->owner));
   f->info = *info;
   /* as many chunk starts as planes: any channel count */
   g_free (f->chunk_planes);

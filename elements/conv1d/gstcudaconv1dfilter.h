@@ -18,6 +18,7 @@
 
 #include "fir.h"
 #include "gstcudafilterbase.h"
+#include "gstcudaconv1dbackend.h"
 #include "gstcudaconv1dmask.h"
 
 G_BEGIN_DECLS
@@ -33,8 +34,8 @@ typedef enum
   GST_CUDA_CONV1D_ALGORITHM_FFT,
 } GstCudaConv1dAlgorithm;
 
-/* Where the samples of one chunk live while it is filtered (host memory
- * for the CPU backend, device memory for CUDA). */
+/* Where the samples of one chunk live while it is filtered (the backend's
+ * memory: host for the CPU, device for CUDA). */
 typedef struct
 {
   void *raw_in, *raw_out;       /* samples in the stream's format */
@@ -49,6 +50,8 @@ typedef struct
 typedef struct
 {
   GstCudaFilterBase *owner;
+  const GstCudaConv1dBackend *backend;  /* chosen when a stream is
+                                         * configured */
   GstAudioInfo info;            /* the stream filtered */
   /* set by the element at start, fixed for the run */
   guint64 latency;              /* frames dropped at the start */

@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "gstcudaconv2d.h"
+#include "gstcudaconv2dplanes.h"
 #include "gstcudapin.h"
 #include "gstcudarows.h"
 
@@ -141,75 +142,6 @@ gst_cuda_conv2d_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-/* ---- frames and planes --------------------------------------------------- */
-
-/* Layout of `plane` of a negotiated format, for the kernels. */
-static void
-describe_plane (const GstVideoInfo * info, guint plane, cf_plane_format * f)
-{
-  const GstVideoFormatInfo *finfo = info->finfo;
-  gint comp[GST_VIDEO_MAX_COMPONENTS];
-
-  gst_video_format_info_component (finfo, plane, comp);
-  f->width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
-  f->height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-  f->sample = GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_GRAY16_LE
-      ? CF_SAMPLE_U16 : CF_SAMPLE_U8;
-  f->keep_channel = -1;
-  switch (GST_VIDEO_INFO_FORMAT (info)) {
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_BGRx:
-      f->channels = 4;
-      f->keep_channel = 3;
-      break;
-    case GST_VIDEO_FORMAT_ARGB:
-    case GST_VIDEO_FORMAT_ABGR:
-    case GST_VIDEO_FORMAT_xRGB:
-    case GST_VIDEO_FORMAT_xBGR:
-      f->channels = 4;
-      f->keep_channel = 0;
-      break;
-    case GST_VIDEO_FORMAT_RGB:
-    case GST_VIDEO_FORMAT_BGR:
-      f->channels = 3;
-      break;
-    case GST_VIDEO_FORMAT_NV12:
-      f->channels = plane == 0 ? 1 : 2;
-      break;
-    default:                   /* gray and planar YUV: one sample a pixel */
-      f->channels = 1;
-      break;
-  }
-}
-
-/* Whether `plane` is filtered (others are copied). */
-static gboolean
-plane_filtered (guint plane, GstCudaConv2dPlanes planes)
-{
-  return plane == 0 || planes == GST_CUDA_CONV2D_PLANES_ALL;
-}
-
-/* Checks that the mask fits inside every filtered plane. Returns NULL, or
- * why not. */
-static gchar *
-check_mask_fits (const cf_conv2d_plan * plan, const GstVideoInfo * info,
-    GstCudaConv2dPlanes planes)
-{
-  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    cf_plane_format f;
-    if (!plane_filtered (p, planes))
-      continue;
-    describe_plane (info, p, &f);
-    if (plan->kw > f.width || plan->kh > f.height)
-      return g_strdup_printf ("the %dx%d mask is larger than the %dx%d %s",
-          plan->kw, plan->kh, f.width, f.height, p == 0 ? "frame"
-          : "chroma plane");
-  }
-  return NULL;
-}
-
 /* ---- properties ---------------------------------------------------------- */
 
 static gboolean
@@ -267,7 +199,7 @@ rebuild_mask (GstCudaConv2d * self)
 
   if (gst_cuda_conv2d_build_plan (&self->settings, plan, &error)
       && self->have_info)
-    error = check_mask_fits (plan, &self->info, self->planes);
+    error = gst_cuda_conv2d_check_mask_fits (plan, &self->info, self->planes);
   if (error) {
     g_free (plan);
     return error;
@@ -428,7 +360,7 @@ lay_out_device_planes (GstCudaConv2d * self, const GstVideoInfo * info)
 
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     cf_plane_format f;
-    describe_plane (info, p, &f);
+    gst_cuda_conv2d_describe_plane (info, p, &f);
     self->d_pitch[p] = GST_ROUND_UP_N (f.width
         * cf_plane_format_pixel_bytes (&f), 256);
     self->d_offset[p] = total;
@@ -438,6 +370,11 @@ lay_out_device_planes (GstCudaConv2d * self, const GstVideoInfo * info)
   return GST_CUDA_FILTER_CHECK (self, gst_cuda_strips_init (&self->strips),
       "creating events");
 }
+
+static GstFlowReturn filter_frames_cuda (GstCudaConv2d * self,
+    GstBuffer * inbuf, GstBuffer * outbuf);
+static GstFlowReturn filter_frames_cpu (GstCudaConv2d * self,
+    GstBuffer * inbuf, GstBuffer * outbuf);
 
 static gboolean
 gst_cuda_conv2d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
@@ -453,8 +390,8 @@ gst_cuda_conv2d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
     return FALSE;
   }
   GST_OBJECT_LOCK (self);
-  error = check_mask_fits (self->pending ? self->pending : self->plan,
-      &info, self->planes);
+  error = gst_cuda_conv2d_check_mask_fits (self->pending ? self->pending
+      : self->plan, &info, self->planes);
   if (!error) {
     self->info = info;
     self->have_info = TRUE;
@@ -467,9 +404,13 @@ gst_cuda_conv2d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
     g_free (error);
     return FALSE;
   }
-  if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self)))
-    return lay_out_device_planes (self, &info);
-  return TRUE;
+  /* the backend is fixed from start to stop: chosen once a stream */
+  if (!gst_cuda_filter_base_uses_cuda (base)) {
+    self->filter_frames = filter_frames_cpu;
+    return TRUE;
+  }
+  self->filter_frames = filter_frames_cuda;
+  return lay_out_device_planes (self, &info);
 }
 
 /* ---- processing ---------------------------------------------------------- */
@@ -501,7 +442,7 @@ copy_plane (const GstVideoFrame * in, GstVideoFrame * out, guint p)
   gint ds = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
   gsize row_bytes;
 
-  describe_plane (&in->info, p, &f);
+  gst_cuda_conv2d_describe_plane (&in->info, p, &f);
   row_bytes = f.width * cf_plane_format_pixel_bytes (&f);
   for (gint y = 0; y < f.height; y++)
     memcpy (dst + (gsize) y * ds, src + (gsize) y * ss, row_bytes);
@@ -538,12 +479,12 @@ process_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     CpuJob job;
     int status;
 
-    if (!plane_filtered (p, self->frame_planes)) {
+    if (!gst_cuda_conv2d_plane_filtered (p, self->frame_planes)) {
       copy_plane (in, out, p);
       continue;
     }
     job.plan = self->plan;
-    describe_plane (&in->info, p, &job.format);
+    gst_cuda_conv2d_describe_plane (&in->info, p, &job.format);
     job.src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
     job.src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
     job.dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
@@ -620,7 +561,7 @@ copy_plane_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
   };
   cf_plane_format f;
 
-  describe_plane (&in->info, p, &f);
+  gst_cuda_conv2d_describe_plane (&in->info, p, &f);
   return GST_CUDA_FILTER_CHECK (self,
       cf_gpu_copy_2d (GST_VIDEO_FRAME_PLANE_DATA (out, p),
           GST_VIDEO_FRAME_PLANE_STRIDE (out, p),
@@ -642,7 +583,7 @@ plan_plane (GstCudaConv2d * self, const GstVideoFrame * in,
   memset (copy, 0, sizeof (*copy));
   job->plan = self->plan;
   job->algorithm = self->frame_algorithm;
-  describe_plane (&in->info, p, &job->format);
+  gst_cuda_conv2d_describe_plane (&in->info, p, &job->format);
   job->fell_back = FALSE;
   if (in_on_device) {
     job->d_src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
@@ -692,7 +633,7 @@ process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
     PlaneJob job;
     GstCudaPlaneCopy copy;
 
-    if (!plane_filtered (p, self->frame_planes))
+    if (!gst_cuda_conv2d_plane_filtered (p, self->frame_planes))
       continue;
     plan_plane (self, in, in_on_device, out, out_on_device, p, &job, &copy);
     if (!GST_CUDA_FILTER_CHECK (self, gst_cuda_strips_enqueue (&self->strips,
@@ -702,7 +643,7 @@ process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
     fell_back |= job.fell_back;
   }
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
-    if (plane_filtered (p, self->frame_planes))
+    if (gst_cuda_conv2d_plane_filtered (p, self->frame_planes))
       continue;
     if (!in_on_device && !out_on_device)
       copy_plane (in, out, p);
@@ -724,15 +665,71 @@ process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
 }
 
 static GstFlowReturn
+map_failed (GstCudaConv2d * self)
+{
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map a video frame."),
+      (NULL));
+  return GST_FLOW_ERROR;
+}
+
+/* Both buffers mapped where they are: CUDA memory on the device, system
+ * memory page-locked, so that the copies run at the bus's speed. */
+static GstFlowReturn
+filter_frames_cuda (GstCudaConv2d * self, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
+  gboolean in_on_device, out_on_device;
+  GstVideoFrame in, out;
+  GstFlowReturn ret;
+
+  if (!gst_cuda_filter_base_is_device_buffer (base, inbuf))
+    gst_cuda_pin_buffer (inbuf);
+  if (!gst_cuda_filter_base_is_device_buffer (base, outbuf))
+    gst_cuda_pin_buffer (outbuf);
+  if (!gst_cuda_filter_base_map_frame (base, &in, &self->info, inbuf,
+          GST_MAP_READ, &in_on_device))
+    return map_failed (self);
+  if (!gst_cuda_filter_base_map_frame (base, &out, &self->info, outbuf,
+          GST_MAP_WRITE, &out_on_device)) {
+    gst_video_frame_unmap (&in);
+    return map_failed (self);
+  }
+  GST_LOG_OBJECT (self, "input on the %s, output on the %s",
+      in_on_device ? "device" : "host", out_on_device ? "device" : "host");
+  ret = process_cuda (self, &in, in_on_device, &out, out_on_device);
+  if (!gst_cuda_filter_base_finish (base, inbuf, outbuf))
+    ret = GST_FLOW_ERROR;
+  gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&in);
+  return ret;
+}
+
+/* The CPU maps CUDA memory for the host (GStreamer copies it). */
+static GstFlowReturn
+filter_frames_cpu (GstCudaConv2d * self, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstVideoFrame in, out;
+  GstFlowReturn ret;
+
+  if (!gst_video_frame_map (&in, &self->info, inbuf, GST_MAP_READ))
+    return map_failed (self);
+  if (!gst_video_frame_map (&out, &self->info, outbuf, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in);
+    return map_failed (self);
+  }
+  ret = process_cpu (self, &in, &out);
+  gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&in);
+  return ret;
+}
+
+static GstFlowReturn
 gst_cuda_conv2d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstCudaConv2d *self = GST_CUDA_CONV2D (trans);
-  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
-  gboolean gpu = gst_cuda_filter_base_uses_cuda (base);
-  gboolean in_on_device, out_on_device;
-  GstVideoFrame in, out;
-  GstFlowReturn ret;
 
   take_pending_mask (self);
   if (!self->have_info || !self->plan) {
@@ -740,39 +737,5 @@ gst_cuda_conv2d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
         ("buffer before caps"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  if (gpu) {
-    if (!gst_cuda_filter_base_is_device_buffer (base, inbuf))
-      gst_cuda_pin_buffer (inbuf);
-    if (!gst_cuda_filter_base_is_device_buffer (base, outbuf))
-      gst_cuda_pin_buffer (outbuf);
-  }
-  /* the CPU backend maps CUDA memory for the host (GStreamer copies it) */
-  if (!(gpu ? gst_cuda_filter_base_map_frame (base, &in, &self->info, inbuf,
-              GST_MAP_READ, &in_on_device)
-          : gst_video_frame_map (&in, &self->info, inbuf, GST_MAP_READ)))
-    goto map_failed;
-  if (!(gpu ? gst_cuda_filter_base_map_frame (base, &out, &self->info,
-              outbuf, GST_MAP_WRITE, &out_on_device)
-          : gst_video_frame_map (&out, &self->info, outbuf, GST_MAP_WRITE))) {
-    gst_video_frame_unmap (&in);
-    goto map_failed;
-  }
-  if (gpu) {
-    GST_LOG_OBJECT (self, "input on the %s, output on the %s",
-        in_on_device ? "device" : "host", out_on_device ? "device" : "host");
-    ret = process_cuda (self, &in, in_on_device, &out, out_on_device);
-    if (!gst_cuda_filter_base_finish (base, inbuf, outbuf))
-      ret = GST_FLOW_ERROR;
-  } else {
-    ret = process_cpu (self, &in, &out);
-  }
-  gst_video_frame_unmap (&out);
-  gst_video_frame_unmap (&in);
-  return ret;
-
-  /* ERRORS */
-map_failed:
-  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map a video frame."),
-      (NULL));
-  return GST_FLOW_ERROR;
+  return self->filter_frames (self, inbuf, outbuf);
 }

@@ -30,6 +30,9 @@ struct _GstCudaConv2d
   gboolean have_info;
 
   /* streaming thread */
+  /* the CPU's or the GPU's, chosen with the caps */
+  GstFlowReturn (*filter_frames) (struct _GstCudaConv2d * self,
+      GstBuffer * inbuf, GstBuffer * outbuf);
   cf_conv2d_plan *plan;         /* the mask in use */
   cf_conv2d_algorithm frame_algorithm;
   GstCudaConv2dPlanes frame_planes;
