@@ -10,7 +10,8 @@
 
 /* Layout of `plane` of a negotiated format, for the kernels. */
 void
-gst_cuda_conv2d_describe_plane (const GstVideoInfo * info, guint plane, cf_plane_format * f)
+gst_cuda_conv2d_describe_plane (const GstVideoInfo * info, guint plane,
+    cf_plane_format * f)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
   gint comp[GST_VIDEO_MAX_COMPONENTS];
@@ -59,8 +60,8 @@ gst_cuda_conv2d_plane_filtered (guint plane, GstCudaConv2dPlanes planes)
 /* Checks that the mask fits inside every filtered plane. Returns NULL, or
  * why not. */
 gchar *
-gst_cuda_conv2d_check_mask_fits (const cf_conv2d_plan * plan, const GstVideoInfo * info,
-    GstCudaConv2dPlanes planes)
+gst_cuda_conv2d_check_mask_fits (const cf_conv2d_plan * plan,
+    const GstVideoInfo * info, GstCudaConv2dPlanes planes)
 {
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     cf_plane_format f;
