@@ -255,7 +255,7 @@ gst_cuda_prefix_sum_audio_measure (GstCudaPrefixSumAudio * a,
   guint channels = GST_AUDIO_INFO_CHANNELS (&a->level.info);
   gsize bpf = GST_AUDIO_INFO_BPF (&a->level.info);
   gboolean gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP);
-  gboolean cuda = gst_cuda_filter_base_uses_cuda (a->owner);
+  gboolean cuda = a->on_gpu;
   gboolean post = set->post, ok = TRUE;
   guint frames, n, *blocks, unread;
   GstMapInfo map;
@@ -365,6 +365,8 @@ gst_cuda_prefix_sum_audio_configure (GstCudaPrefixSumAudio * a,
   /* the channel count may change: no room sized for the old one stays */
   gst_cuda_prefix_sum_audio_free (a);
   a->owner = owner;
+  /* the backend is fixed from start to stop: chosen once a stream */
+  a->on_gpu = gst_cuda_filter_base_uses_cuda (owner);
   a->type = type;
   gst_cuda_level_init (&a->level, info, set->interval);
   a->interval = set->interval;

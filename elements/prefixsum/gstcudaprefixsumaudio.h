@@ -35,6 +35,9 @@ typedef struct
 {
   GstCudaFilterBase *owner;     /* posts the messages, owns the streams */
   gboolean configured;
+  /* the GPU reduces the buffers, queued (else the CPU, at once): chosen
+   * when a stream is configured */
+  gboolean on_gpu;
   cf_reduce_type type;
   GstCudaLevel level;
   GstClockTime interval;        /* the interval `level` was last given */

@@ -18,6 +18,7 @@
 #include "gstcudaintegralmeta.h"
 #include "gstcudapin.h"
 #include "gstcudaprefixsumstats.h"
+#include "gstcudaprefixsumtables.h"
 #include "gstcudaprefixsumvideo.h"
 #include "reduce.h"
 
@@ -27,31 +28,13 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_prefix_sum_debug);
 
 typedef GstCudaPrefixSumVideoSettings Settings;
 
-/* Bytes of the tables of all channels: per channel its sums, then its
- * squares, as GstCudaIntegralMeta keeps them. */
-static void
-table_layout (GstCudaPrefixSumVideo * v, gsize * sum_pitch, gsize * sq_pitch,
-    gsize * per_channel)
-{
-  gint w = GST_VIDEO_INFO_WIDTH (&v->info);
-  gint h = GST_VIDEO_INFO_HEIGHT (&v->info);
-
-  /* rows of whole 8-byte words: every table (the squares' u64 after the
-   * sums, the next channel's after those) starts 8-byte aligned, as the
-   * GPU needs */
-  *sum_pitch = GST_ROUND_UP_8 (((gsize) w + 1) * cf_integral_sum_size
-      (v->type));
-  *sq_pitch = ((gsize) w + 1) * 8;
-  *per_channel = (*sum_pitch + *sq_pitch) * ((gsize) h + 1);
-}
-
 static cf_integral_layout
 channel_layout (GstCudaPrefixSumVideo * v, guint c, gsize in_pitch)
 {
   gsize sum_pitch, sq_pitch, per;
   cf_integral_layout l = { 0 };
 
-  table_layout (v, &sum_pitch, &sq_pitch, &per);
+  gst_cuda_prefix_sum_video_table_layout (v, &sum_pitch, &sq_pitch, &per);
   l.type = v->type;
   l.width = GST_VIDEO_INFO_WIDTH (&v->info);
   l.height = GST_VIDEO_INFO_HEIGHT (&v->info);
@@ -104,108 +87,6 @@ time_to_post (GstCudaPrefixSumVideo * v, GstBuffer * buf, guint64 interval)
     return FALSE;
   v->last_post = GST_CLOCK_TIME_IS_VALID (rt) ? rt : 0;
   return TRUE;
-}
-
-/* The shape of the tables a meta describes. */
-static void
-describe_tables (GstCudaPrefixSumVideo * v, GstCudaIntegralMeta * view)
-{
-  gsize sum_pitch, sq_pitch, per;
-
-  table_layout (v, &sum_pitch, &sq_pitch, &per);
-  view->width = GST_VIDEO_INFO_WIDTH (&v->info);
-  view->height = GST_VIDEO_INFO_HEIGHT (&v->info);
-  view->n_channels = v->n_channels;
-  view->sum_bytes = (guint) cf_integral_sum_size (v->type);
-  view->sums_stride = sum_pitch;
-  view->squares_stride = sq_pitch;
-}
-
-/* The host tables: a meta's block (attached to `buf`, which must be
- * writable: before its frame is mapped) or the element's, described by the
- * returned meta or by `storage`. */
-static GstCudaIntegralMeta *
-host_tables (GstCudaPrefixSumVideo * v, GstBuffer * buf, gboolean attach,
-    GstCudaIntegralMeta * storage)
-{
-  GstCudaIntegralMeta *view = storage;
-  gsize sum_pitch, sq_pitch, per;
-  gpointer block;
-
-  table_layout (v, &sum_pitch, &sq_pitch, &per);
-  if (attach) {
-    block = g_malloc (per * v->n_channels);
-    view = gst_buffer_add_cuda_integral_meta (buf, block);
-    if (!view)
-      return NULL;
-  } else {
-    if (!v->tables)
-      v->tables = g_malloc (per * v->n_channels);
-    block = v->tables;
-    view->host_ready = 1;
-  }
-  describe_tables (v, view);
-  for (guint c = 0; c < v->n_channels; c++) {
-    view->sums[c] = (const guint8 *) block + c * per;
-    view->squares[c] = view->sums[c] + sum_pitch * (view->height + 1);
-  }
-  return view;
-}
-
-/* map_host of a meta whose tables are on the device. */
-static gboolean
-map_device_tables (gpointer meta)
-{
-  GstCudaIntegralMeta *m = meta;
-  GstCudaTableBlock *block = m->data;
-  const guint8 *host = gst_cuda_table_block_host (block);
-
-  if (!host)
-    return FALSE;
-  for (guint c = 0; c < m->n_channels; c++) {
-    m->sums[c] = host + (m->device_sums[c] - (guintptr) block->device);
-    m->squares[c] = host + (m->device_squares[c] - (guintptr) block->device);
-  }
-  g_atomic_int_set (&m->host_ready, 1);
-  return TRUE;
-}
-
-/* GPU: the tables stay on the device, in a block of the element's pool
- * that travels on `buf` in the meta (attached before the frame is mapped,
- * while the buffer is writable). */
-static GstCudaIntegralMeta *
-device_tables (GstCudaPrefixSumVideo * v, GstBuffer * buf,
-    GstCudaTableBlock ** block)
-{
-  GstCudaFilterDevice *device =
-      gst_cuda_filter_base_device (v->owner);
-  GstCudaIntegralMeta *view;
-  gsize sum_pitch, sq_pitch, per;
-  int status;
-
-  table_layout (v, &sum_pitch, &sq_pitch, &per);
-  if (!v->table_pool)
-    v->table_pool = gst_cuda_table_pool_new (device,
-        per * v->n_channels);
-  *block = gst_cuda_table_pool_acquire (v->table_pool, &status);
-  if (!GST_CUDA_FILTER_CHECK (v->owner, status, "allocating integral tables"))
-    return NULL;
-  view = gst_buffer_add_cuda_integral_meta_device (buf, *block,
-      (GDestroyNotify) gst_cuda_table_block_release, map_device_tables);
-  if (!view)
-    return NULL;
-  describe_tables (v, view);
-  for (guint c = 0; c < v->n_channels; c++) {
-    guintptr sums = (guintptr) (*block)->device + c * per;
-    view->device_sums[c] = sums;
-    view->device_squares[c] = sums + sum_pitch * (view->height + 1);
-  }
-#ifdef HAVE_GST_CUDA
-  view->cuda_context = gst_cuda_filter_device_context (device);
-#endif
-  view->cuda_device = gst_cuda_filter_device_id (device);
-  view->cuda_event = (*block)->written;
-  return view;
 }
 
 static cf_box_params
@@ -331,7 +212,7 @@ ensure_workspace (GstCudaPrefixSumVideo * v, const Side * in, const Side * out,
   cf_reduce_layout rl = plane_reduce_layout (v, pitch);
   gsize sum_pitch, sq_pitch, per;
 
-  table_layout (v, &sum_pitch, &sq_pitch, &per);
+  gst_cuda_prefix_sum_video_table_layout (v, &sum_pitch, &sq_pitch, &per);
   if ((!in->on_device && !gst_cuda_filter_base_ensure_device (base,
               &v->d_in, pitch * h))
       || (tables && !block && !gst_cuda_filter_base_ensure_device (base,
@@ -369,7 +250,7 @@ queue_tables (GstCudaPrefixSumVideo * v, const guint8 * d_in, gsize pitch,
   gsize sum_pitch, sq_pitch, per;
   int st = CF_OK;
 
-  table_layout (v, &sum_pitch, &sq_pitch, &per);
+  gst_cuda_prefix_sum_video_table_layout (v, &sum_pitch, &sq_pitch, &per);
   for (guint c = 0; c < v->n_channels && st == CF_OK; c++) {
     cf_integral_layout l = channel_layout (v, c, pitch);
     const guint8 *src = d_in + v->channels[c].offset;
@@ -427,7 +308,7 @@ queue_output (GstCudaPrefixSumVideo * v, const Side * in, const Side * out,
   gint lo;
   int st = CF_OK;
 
-  table_layout (v, &sum_pitch, &sq_pitch, &per);
+  gst_cuda_prefix_sum_video_table_layout (v, &sum_pitch, &sq_pitch, &per);
   if (box && !d_tables && channels_layout (v, pitch, 0, &all, &lo)) {
     /* every channel by one launch, the unmeasured samples (alpha) copied
      * by it */
@@ -494,7 +375,7 @@ box_strip (gpointer user, gint row_begin, gint row_end, cf_stream stream)
   gint lo;
   int st;
 
-  table_layout (v, &sum_pitch, &sq_pitch, &per);
+  gst_cuda_prefix_sum_video_table_layout (v, &sum_pitch, &sq_pitch, &per);
   if (!channels_layout (v, b->pitch, per, &l, &lo))
     return CF_ERR_UNSUPPORTED;
   rows = l;
@@ -625,7 +506,7 @@ process_cuda (GstCudaPrefixSumVideo * v, const Side * in, const Side * out,
   if (box && !view && !in->on_device && !out->on_device
       && s->algorithm == CF_SCAN_AUTO && consecutive_channels (v))
     return process_cuda_box_strips (v, in, out, buf, s, post);
-  table_layout (v, &sum_pitch, &sq_pitch, &tables_bytes);
+  gst_cuda_prefix_sum_video_table_layout (v, &sum_pitch, &sq_pitch, &tables_bytes);
   tables_bytes *= v->n_channels;
   if (!ensure_workspace (v, in, out, tables, block, s))
     return GST_FLOW_ERROR;
@@ -670,19 +551,100 @@ process_cuda (GstCudaPrefixSumVideo * v, const Side * in, const Side * out,
 
 /* Maps `buffer` for the GPU path (device pointers for CUDA memory of the
  * element's context) or the CPU path. */
+/* A frame mapped where it is: CUDA memory on the device, system memory
+ * page-locked, so that the copies run at the bus's speed. */
 static gboolean
 map_side (GstCudaPrefixSumVideo * v, Side * side, GstVideoFrame * frame,
-    GstBuffer * buffer, GstMapFlags flags, gboolean cuda)
+    GstBuffer * buffer, GstMapFlags flags)
 {
   side->frame = frame;
   side->on_device = FALSE;
-  if (!cuda)
-    return gst_video_frame_map (frame, &v->info, buffer, flags);
-  if (!gst_cuda_filter_base_is_device_buffer (v->owner,
-          buffer))
+  if (!gst_cuda_filter_base_is_device_buffer (v->owner, buffer))
     gst_cuda_pin_buffer (buffer);
-  return gst_cuda_filter_base_map_frame (v->owner, frame,
-      &v->info, buffer, flags, &side->on_device);
+  return gst_cuda_filter_base_map_frame (v->owner, frame, &v->info, buffer,
+      flags, &side->on_device);
+}
+
+static GstFlowReturn
+no_tables (GstCudaPrefixSumVideo * v)
+{
+  GST_ELEMENT_ERROR (v->owner, STREAM, FAILED, (NULL),
+      ("cannot attach the integral image meta"));
+  return GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+map_failed (GstCudaPrefixSumVideo * v)
+{
+  GST_ELEMENT_ERROR (v->owner, STREAM, FAILED, ("Cannot map a video frame."),
+      (NULL));
+  return GST_FLOW_ERROR;
+}
+
+/* The tables go on the buffer in device memory, or to the host for the
+ * grid only; the meta is added before the frame is mapped, while the
+ * buffer is writable. */
+static GstFlowReturn
+measure_frame_cuda (GstCudaPrefixSumVideo * v, GstBuffer * inbuf,
+    GstBuffer * outbuf, const Settings * s, gboolean post)
+{
+  GstBuffer *buf = outbuf ? outbuf : inbuf;     /* the one that leaves */
+  GstCudaIntegralMeta storage = { 0 }, *view = NULL;
+  GstCudaTableBlock *block = NULL;
+  GstVideoFrame in_frame, out_frame;
+  Side in, out;
+  GstFlowReturn ret;
+
+  if (s->attach)
+    view = gst_cuda_prefix_sum_video_device_tables (v, buf, &block);
+  else if (post && s->columns > 0)
+    view = gst_cuda_prefix_sum_video_host_tables (v, buf, FALSE, &storage);
+  if (s->squares && !view)
+    return no_tables (v);
+  if (!map_side (v, &in, &in_frame, inbuf, GST_MAP_READ))
+    return map_failed (v);
+  if (outbuf && !map_side (v, &out, &out_frame, outbuf, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in_frame);
+    return map_failed (v);
+  }
+  ret = process_cuda (v, &in, outbuf ? &out : NULL, buf, view, block, s,
+      post);
+  /* a failure may leave copies into or out of the frames queued: they are
+   * done before the frames are unmapped (the error is posted) */
+  if (ret != GST_FLOW_OK)
+    gst_cuda_filter_base_sync (v->owner);
+  if (outbuf)
+    gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  return ret;
+}
+
+/* The tables in host memory, for the meta, the grid or the box filter. */
+static GstFlowReturn
+measure_frame_cpu (GstCudaPrefixSumVideo * v, GstBuffer * inbuf,
+    GstBuffer * outbuf, const Settings * s, gboolean post)
+{
+  GstBuffer *buf = outbuf ? outbuf : inbuf;
+  GstCudaIntegralMeta storage = { 0 }, *view = NULL;
+  GstVideoFrame in, out;
+  GstFlowReturn ret;
+
+  if (s->squares || s->output != GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH)
+    view = gst_cuda_prefix_sum_video_host_tables (v, buf, s->attach, &storage);
+  if (s->squares && !view)
+    return no_tables (v);
+  if (!gst_video_frame_map (&in, &v->info, inbuf, GST_MAP_READ))
+    return map_failed (v);
+  if (outbuf && !gst_video_frame_map (&out, &v->info, outbuf,
+          GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in);
+    return map_failed (v);
+  }
+  ret = process_cpu (v, &in, outbuf ? &out : NULL, buf, view, s, post);
+  if (outbuf)
+    gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&in);
+  return ret;
 }
 
 GstFlowReturn
@@ -690,58 +652,12 @@ gst_cuda_prefix_sum_video_measure (GstCudaPrefixSumVideo * v,
     GstBuffer * inbuf, GstBuffer * outbuf,
     const GstCudaPrefixSumVideoSettings * set)
 {
-  GstVideoFrame in_frame, out_frame;
-  Side in, out;
-  GstFlowReturn ret;
   Settings s = *set;
-  gboolean post, cuda;
-  GstBuffer *buf = outbuf ? outbuf : inbuf;     /* the one that leaves */
-  GstCudaIntegralMeta storage = { 0 }, *view = NULL;
-  GstCudaTableBlock *block = NULL;
+  gboolean post = s.post && time_to_post (v, inbuf, s.interval);
 
-  post = s.post && time_to_post (v, inbuf, s.interval);
-  /* variances need the squares; box means do not */
+  /* the meta and the grid's variances need the squares; box means do not */
   s.squares = s.attach || (post && s.columns > 0);
-  cuda = gst_cuda_filter_base_uses_cuda (v->owner);
-
-  /* tables for the meta, the grid, or (CPU) the box filter; the meta is
-   * added before the frame is mapped, while the buffer is writable */
-  if (cuda && s.attach)
-    view = device_tables (v, buf, &block);
-  else if (s.attach || (post && s.columns > 0) || (!cuda
-          && s.output != GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH))
-    view = host_tables (v, buf, s.attach, &storage);
-  if ((s.attach || (post && s.columns > 0)) && !view) {
-    GST_ELEMENT_ERROR (v->owner, STREAM, FAILED, (NULL),
-        ("cannot attach the integral image meta"));
-    return GST_FLOW_ERROR;
-  }
-  if (!map_side (v, &in, &in_frame, inbuf, GST_MAP_READ, cuda))
-    goto map_failed;
-  if (outbuf && !map_side (v, &out, &out_frame, outbuf, GST_MAP_WRITE,
-          cuda)) {
-    gst_video_frame_unmap (&in_frame);
-    goto map_failed;
-  }
-  if (cuda) {
-    ret = process_cuda (v, &in, outbuf ? &out : NULL, buf, view, block,
-        &s, post);
-    /* a failure may leave copies into or out of the frames queued: they
-     * are done before the frames are unmapped (the error is posted) */
-    if (ret != GST_FLOW_OK)
-      gst_cuda_filter_base_sync (v->owner);
-  } else
-    ret = process_cpu (v, &in_frame, outbuf ? &out_frame : NULL, buf,
-        view, &s, post);
-  if (outbuf)
-    gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
-  return ret;
-
-map_failed:
-  GST_ELEMENT_ERROR (v->owner, STREAM, FAILED, ("Cannot map a video frame."),
-      (NULL));
-  return GST_FLOW_ERROR;
+  return v->measure_frame (v, inbuf, outbuf, &s, post);
 }
 
 /* ---- lifecycle ---------------------------------------------------------- */
@@ -777,6 +693,9 @@ gst_cuda_prefix_sum_video_configure (GstCudaPrefixSumVideo * v,
     GstCudaFilterBase * owner, const GstVideoInfo * info)
 {
   v->owner = owner;
+  /* the backend is fixed from start to stop: chosen once a stream */
+  v->measure_frame = gst_cuda_filter_base_uses_cuda (owner)
+      ? measure_frame_cuda : measure_frame_cpu;
   describe_channels (v, info);
   g_clear_pointer (&v->tables, g_free);
   g_clear_pointer (&v->table_pool, gst_cuda_table_pool_release);

@@ -54,9 +54,15 @@ typedef struct
                                  * by measure for the frame */
 } GstCudaPrefixSumVideoSettings;
 
-typedef struct
+typedef struct _GstCudaPrefixSumVideo GstCudaPrefixSumVideo;
+
+struct _GstCudaPrefixSumVideo
 {
   GstCudaFilterBase *owner;     /* posts the messages, owns the streams */
+  /* the CPU's or the GPU's, chosen when a stream is configured */
+  GstFlowReturn (*measure_frame) (GstCudaPrefixSumVideo * v,
+      GstBuffer * inbuf, GstBuffer * outbuf,
+      const GstCudaPrefixSumVideoSettings * set, gboolean post);
   /* the frames: written by the element under its object lock, where the
    * grid's check reads it too */
   GstVideoInfo info;
@@ -68,7 +74,7 @@ typedef struct
   GstCudaDeviceBuffer d_in, d_out, d_tables, d_stats, d_work, d_scan;
   GstCudaTablePool *table_pool; /* device tables that travel on buffers */
   GstCudaStrips strips;         /* box means of frames in host memory */
-} GstCudaPrefixSumVideo;
+};
 
 /* A new run: the next frame posts its statistics. */
 void gst_cuda_prefix_sum_video_start (GstCudaPrefixSumVideo * v);
