@@ -6,10 +6,11 @@
 #include "cf_fault.h"
 
 /* the CUDA runtime's codes, without its headers: cudaErrorMemoryAllocation,
- * cudaErrorInvalidValue, cudaErrorUnknown, cudaErrorLaunchFailure */
-static const int fault_error[CF_FAULT_N_KINDS] = { 2, 1, 999, 719 };
+ * cudaErrorInvalidValue, cudaErrorUnknown, cudaErrorLaunchFailure,
+ * cudaErrorInvalidValue */
+static const int fault_error[CF_FAULT_N_KINDS] = { 2, 1, 999, 719, 1 };
 static const char *const fault_name[CF_FAULT_N_KINDS] = { "alloc", "copy",
-  "sync", "launch"
+  "sync", "launch", "clear"
 };
 
 /* armed until the environment has been read, so that the first call reads
@@ -69,7 +70,9 @@ cf_fault_hit (cf_fault_kind kind)
   if (!cf_fault_armed || kind < 0 || kind >= CF_FAULT_N_KINDS)
     return 0;
   pthread_mutex_lock (&lock);
-  if (lost_target > 0 && ++lost_count >= lost_target)
+  /* clears came later: they do not move the calls `lost` counts */
+  if (lost_target > 0 && kind != CF_FAULT_CLEAR
+      && ++lost_count >= lost_target)
     lost = 1;
   fail = target[kind] > 0 && ++count[kind] == target[kind];
   pthread_mutex_unlock (&lock);

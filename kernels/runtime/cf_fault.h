@@ -6,12 +6,13 @@
  *   sync     waits for a stream or an event (cf_gpu_stream_sync,
  *            cf_gpu_event_sync)
  *   launch   kernel launches (the check after each one)
+ *   clear    clears of device memory (cf_gpu_memset)
  *
  * with the error a real failure of that kind returns (out of memory, an
  * invalid value, an unknown error, a launch failure), and
  *
- *   lost     the GPU lost: from the Nth call of those four kinds together,
- *            every one fails (cudaErrorDevicesUnavailable) and the device
+ *   lost     the GPU lost: from the Nth call of the first four kinds
+ *            together, every one fails (clears too) (cudaErrorDevicesUnavailable) and the device
  *            count is 0 (cudaErrorNoDevice), for good
  *   driver   not a count: N is the CUDA version the driver says it supports
  *            (12020 for 12.2, as cudaDriverGetVersion gives it); below the
@@ -37,6 +38,7 @@ typedef enum
   CF_FAULT_COPY,
   CF_FAULT_SYNC,
   CF_FAULT_LAUNCH,
+  CF_FAULT_CLEAR,
   CF_FAULT_N_KINDS
 } cf_fault_kind;
 

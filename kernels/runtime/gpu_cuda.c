@@ -332,7 +332,8 @@ cf_gpu_copy_2d (void *dst, size_t dst_pitch, const void *src,
 int
 cf_gpu_memset (void *ptr, int value, size_t size, cf_stream stream)
 {
-  return cudaMemsetAsync (ptr, value, size, stream);
+  return cf_fault_check (CF_FAULT_CLEAR, cudaMemsetAsync (ptr, value, size,
+          stream));
 }
 
 int
