@@ -323,6 +323,8 @@ typedef struct
   GPtrArray *buffers;           /* collected GstBuffer */
   GPtrArray *messages;          /* collected GstStructure */
   GPtrArray *problems;          /* error and warning texts */
+  guint renegotiation_races;    /* GstBaseTransform's own "not negotiated"
+                                 * warnings (see on_message) */
 } Run;
 
 static GstBuffer *
@@ -464,8 +466,22 @@ on_message (GstBus * bus G_GNUC_UNUSED, GstMessage * m, gpointer data)
 
   g_mutex_lock (&run->lock);
   switch (GST_MESSAGE_TYPE (m)) {
-    case GST_MESSAGE_ERROR:
     case GST_MESSAGE_WARNING:
+      /* GstBaseTransform renegotiates a RECONFIGURE on the next buffer and
+       * warns "not negotiated" when that fails; it does when a flushing
+       * seek from this thread makes the source pad flush meanwhile (the
+       * new caps event cannot go out). The elements' own failures post
+       * errors; the output after the stress is still compared. */
+      gst_message_parse_warning (m, &err, NULL);
+      if (g_error_matches (err, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT)
+          && !g_strcmp0 (err->message, "not negotiated")) {
+        run->renegotiation_races++;
+        g_clear_error (&err);
+        break;
+      }
+      g_clear_error (&err);
+      /* fall through */
+    case GST_MESSAGE_ERROR:
       if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR)
         gst_message_parse_error (m, &err, NULL);
       else
@@ -693,7 +709,7 @@ stress_element (const Kind * kind)
   gdouble seconds = stress_seconds ();
   gint64 end = g_get_monotonic_time () + (gint64) (seconds * 1e6);
   gint64 no_ready = end - (gint64) (seconds * 0.25e6);
-  guint actions[6] = { 0 }, received;
+  guint actions[6] = { 0 }, received, races;
   GstPad *sinkpad = gst_element_get_static_pad (run->sink, "sink");
   GstCaps *fixed = gst_caps_from_string (kind->fixed_caps);
 
@@ -759,11 +775,13 @@ stress_element (const Kind * kind)
   }
   g_mutex_lock (&run->lock);
   received = run->received;
+  races = run->renegotiation_races;
   g_mutex_unlock (&run->lock);
   g_print ("%s: %u property changes, %u flushing seeks, %u new caps, %u "
-      "RECONFIGUREs, %u PAUSED-PLAYING, %u READY-PLAYING, %u buffers out\n",
-      kind->factory, actions[0], actions[1], actions[2], actions[3],
-      actions[4], actions[5], received);
+      "RECONFIGUREs, %u PAUSED-PLAYING, %u READY-PLAYING, %u buffers out, "
+      "%u renegotiations cut by a flush\n", kind->factory, actions[0],
+      actions[1], actions[2], actions[3], actions[4], actions[5], received,
+      races);
   if (no_ready != 0) {
     change_state (run, GST_STATE_READY);
     set_list (run->filter, kind->fixed_ready);
