@@ -421,10 +421,10 @@ gst_cuda_conv1d_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
     case GST_EVENT_FLUSH_STOP:
       gst_cuda_conv1d_resume (&self->outputs);
-      if (!gst_cuda_conv1d_filter_reset (&self->filter)) {
-        gst_event_unref (event);
-        return FALSE;
-      }
+      /* a failed reset is posted and tried again at the next buffer; the
+       * flush-stop goes on regardless, so that nothing downstream stays
+       * flushing */
+      gst_cuda_conv1d_filter_reset (&self->filter);
       break;
     default:
       /* queued outputs go before any event that follows their input */
@@ -529,6 +529,9 @@ gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform * trans,
 
   if (!self->have_info)
     return GST_FLOW_NOT_NEGOTIATED;
+  if (self->filter.reset_pending
+      && !gst_cuda_conv1d_filter_reset (&self->filter))
+    return GST_FLOW_ERROR;
 
   /* a DISCONT, or a timestamp 5 ms off the sample count, ends the stream */
   if (GST_CLOCK_TIME_IS_VALID (self->filter.start_ts) && GST_CLOCK_TIME_IS_VALID (ts)) {

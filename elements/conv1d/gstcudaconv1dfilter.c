@@ -215,18 +215,22 @@ gst_cuda_conv1d_filter_set_taps (GstCudaConv1dFilter * f,
 gboolean
 gst_cuda_conv1d_filter_reset (GstCudaConv1dFilter * f)
 {
-  gsize stage;
+  gsize stage = f->buf.es * GST_AUDIO_INFO_CHANNELS (&f->info)
+      * f->buf.stage_pitch;
+  int st;
 
   f->start_ts = GST_CLOCK_TIME_NONE;
   f->start_offset = GST_BUFFER_OFFSET_NONE;
   f->frames_in = f->frames_out = 0;
+  f->reset_pending = FALSE;
   if (!f->fir)
     return TRUE;
-  cf_fir_reset (f->fir);
-  stage = f->buf.es * GST_AUDIO_INFO_CHANNELS (&f->info)
-      * f->buf.stage_pitch;
-  return GST_CUDA_FILTER_CHECK (f->owner, f->backend->clear (f->buf.stage,
-          stage, stream_of (f)), "clearing the history");
+  st = cf_fir_reset (f->fir);
+  if (st == CF_OK)
+    st = f->backend->clear (f->buf.stage, stage, stream_of (f));
+  /* until a reset succeeds, the old stream's history is still there */
+  f->reset_pending = st != CF_OK;
+  return GST_CUDA_FILTER_CHECK (f->owner, st, "clearing the history");
 }
 
 /* ---- filtering ---------------------------------------------------------------- */

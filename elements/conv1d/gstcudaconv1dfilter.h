@@ -69,6 +69,8 @@ typedef struct
   guint64 start_offset;
   guint64 frames_in, frames_out;        /* since the last reset; frames_out
                                          * counts the dropped ones too */
+  gboolean reset_pending;       /* a reset failed (posted): the history
+                                 * is still the old stream's */
   gboolean queued_output;       /* the buffer being filtered goes to the
                                  * output thread: no waiting for its work */
 } GstCudaConv1dFilter;
@@ -90,7 +92,7 @@ gboolean gst_cuda_conv1d_filter_set_taps (GstCudaConv1dFilter * f,
     GstCudaConv1dTaps * taps, GstCudaConv1dAlgorithm algorithm,
     gint typical_frames);
 /* Forgets the stream: no history, the next buffer starts the timeline.
- * FALSE after posting an error. */
+ * FALSE after posting an error; reset_pending then stays set. */
 gboolean gst_cuda_conv1d_filter_reset (GstCudaConv1dFilter * f);
 /* Whether outputs go to the output thread (`overlap`, on the GPU). */
 gboolean gst_cuda_conv1d_filter_overlapping (GstCudaConv1dFilter * f);

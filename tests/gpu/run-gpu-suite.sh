@@ -108,6 +108,7 @@ run cudamemory test test_cudamemory "$root/tests/media"
 run build-check test test_build_check
 CF_FAULT=image:1 run build-mismatch-image test test_build_mismatch image
 run faults test test_faults
+run flush-clear test test_flush_clear
 # lifecycle and threads: contexts left as found, properties, caps and
 # state changed from the application's thread, tee branches, pinning
 run lifecycle-gpu test test_lifecycle --gpu
