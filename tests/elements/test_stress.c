@@ -505,6 +505,8 @@ on_message (GstBus * bus G_GNUC_UNUSED, GstMessage * m, gpointer data)
       break;
   }
   g_mutex_unlock (&run->lock);
+  /* a sync handler that drops a message owns it */
+  gst_message_unref (m);
   return GST_BUS_DROP;
 }
 
