@@ -11,6 +11,10 @@
  *                          application's thread, nor changes the one the
  *                          application made current: every state change,
  *                          pulling samples, reading the integral meta
+ * context-race (GPU only)  start and stop while other threads offer the
+ *                          element a context and ask for its own: no
+ *                          crash, a context answered after it, and no
+ *                          race under ThreadSanitizer
  * latency-by-state         cudaconv1d's latency and overlap cannot change
  *                          in PAUSED or PLAYING, before the first buffer as
  *                          after it
@@ -384,6 +388,128 @@ GST_START_TEST (test_flush_own_context)
   fail_unless_equals_int (drv.ctx_destroy (own), 0);
   g_free (kernel);
   g_rand_free (r);
+}
+
+GST_END_TEST;
+
+/* ---- the CUDA context from other threads (GPU) ----------------------- */
+
+/* While the application's thread starts and stops the element (start
+ * finds a context, stop drops it), one thread keeps offering it a context
+ * (set_context, as a bin answering need-context does) and another keeps
+ * asking for its own (the context query, as a neighbour does). Nothing may
+ * crash or leak, and after it all the element still answers with a
+ * context of its device; under ThreadSanitizer (a CUDA build of it), no
+ * access to the element's context may race. */
+typedef struct
+{
+  GstElement *element;
+  GstContext *offer;
+  gint stop;
+} ContextRace;
+
+static gpointer
+offer_contexts (gpointer data)
+{
+  ContextRace *race = data;
+
+  while (!g_atomic_int_get (&race->stop))
+    gst_element_set_context (race->element, race->offer);
+  return NULL;
+}
+
+static gpointer
+ask_for_contexts (gpointer data)
+{
+  ContextRace *race = data;
+  GstPad *pad = gst_element_get_static_pad (race->element, "src");
+
+  while (!g_atomic_int_get (&race->stop)) {
+    GstQuery *query = gst_query_new_context ("gst.cuda.context");
+    gst_pad_query (pad, query);
+    gst_query_unref (query);
+  }
+  gst_object_unref (pad);
+  return NULL;
+}
+
+/* The context the element shares when it starts alone (its have-context
+ * message). */
+static GstContext *
+shared_context (GstElement * e, GstBus * bus, const gchar * factory)
+{
+  GstContext *context = NULL;
+  GstMessage *m;
+
+  fail_if (gst_element_set_state (e, GST_STATE_PAUSED)
+      == GST_STATE_CHANGE_FAILURE, "%s: PAUSED failed", factory);
+  while (!context && (m = gst_bus_pop_filtered (bus,
+              GST_MESSAGE_HAVE_CONTEXT))) {
+    gst_message_parse_have_context (m, &context);
+    gst_message_unref (m);
+  }
+  fail_unless (context != NULL, "%s: no context shared at start", factory);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_bus_set_flushing (bus, FALSE);
+  return context;
+}
+
+GST_START_TEST (test_context_race)
+{
+  watchdog_arm (120, "the context race", seed);
+  for (guint k = 0; k < G_N_ELEMENTS (factories); k++) {
+    ContextRace race = { 0 };
+    GstBus *bus = gst_bus_new ();
+    GThread *offer, *ask;
+    GstQuery *query;
+    GstPad *pad;
+    gint64 end;
+    guint cycles = 0;
+
+    race.element = gst_element_factory_make (factories[k], NULL);
+    gst_util_set_object_arg (G_OBJECT (race.element), "backend", "cuda");
+    gst_element_set_bus (race.element, bus);
+    race.offer = shared_context (race.element, bus, factories[k]);
+    offer = g_thread_new ("offer", offer_contexts, &race);
+    ask = g_thread_new ("ask", ask_for_contexts, &race);
+    end = g_get_monotonic_time () + G_TIME_SPAN_SECOND;
+    while (g_get_monotonic_time () < end) {
+      GstState to = cycles % 3 == 2 ? GST_STATE_NULL : GST_STATE_READY;
+      fail_if (gst_element_set_state (race.element, GST_STATE_PAUSED)
+          == GST_STATE_CHANGE_FAILURE, "%s: PAUSED failed", factories[k]);
+      fail_if (gst_element_set_state (race.element, to)
+          == GST_STATE_CHANGE_FAILURE, "%s: %s failed", factories[k],
+          gst_element_state_get_name (to));
+      /* messages (need-context, have-context) are not kept */
+      gst_bus_set_flushing (bus, TRUE);
+      gst_bus_set_flushing (bus, FALSE);
+      cycles++;
+    }
+    g_atomic_int_set (&race.stop, 1);
+    g_thread_join (offer);
+    g_thread_join (ask);
+
+    /* still a context of the device, answered to a neighbour */
+    fail_if (gst_element_set_state (race.element, GST_STATE_PAUSED)
+        == GST_STATE_CHANGE_FAILURE, "%s: PAUSED failed", factories[k]);
+    pad = gst_element_get_static_pad (race.element, "sink");
+    query = gst_query_new_context ("gst.cuda.context");
+    fail_unless (gst_pad_query (pad, query), "%s: no context answered after "
+        "%u start-stop cycles under offers and queries", factories[k],
+        cycles);
+    g_print ("%s: %u start-stop cycles while other threads offered and "
+        "asked for the context\n", factories[k], cycles);
+    gst_query_unref (query);
+    gst_object_unref (pad);
+    gst_element_set_state (race.element, GST_STATE_NULL);
+    gst_bus_set_flushing (bus, TRUE);
+    gst_context_unref (race.offer);
+    gst_object_unref (race.element);
+    gst_object_unref (bus);
+  }
+  watchdog_disarm ();
 }
 
 GST_END_TEST;
@@ -897,9 +1023,10 @@ lifecycle_suite (gboolean gpu)
   if (gpu) {
     tcase_add_test (tc, test_contexts);
     tcase_add_test (tc, test_flush_own_context);
+    tcase_add_test (tc, test_context_race);
   } else
-    g_print ("SKIP contexts, flush-own-context: GPU tests (run with --gpu "
-        "where a GPU is usable)\n");
+    g_print ("SKIP contexts, flush-own-context, context-race: GPU tests "
+        "(run with --gpu where a GPU is usable)\n");
   tcase_add_test (tc, test_latency_by_state);
   tcase_add_test (tc, test_latency_race);
   tcase_add_test (tc, test_conv1d_same_caps);
