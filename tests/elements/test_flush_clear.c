@@ -59,15 +59,17 @@ random_buffer (GRand * r, guint64 first)
 }
 
 /* A filter whose history shows: 63 random taps, and a dry signal delayed
- * by the latency mixed in. */
+ * by the latency mixed in. The properties are set before the element
+ * starts, where a fresh element's mix begins (a mix changed later glides
+ * there over the first buffer). */
 static GstHarness *
 new_harness (const gchar * kernel, GstBus * bus)
 {
-  GstHarness *h = gst_harness_new ("cudaconv1d");
+  gchar *line = g_strdup_printf ("cudaconv1d backend=cuda latency=16 "
+      "mix=0.5 kernel=\"%s\"", kernel);
+  GstHarness *h = gst_harness_new_parse (line);
 
-  g_object_set (h->element, "kernel", kernel, "latency", (guint64) 16,
-      "mix", 0.5, NULL);
-  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cuda");
+  g_free (line);
   gst_element_set_bus (h->element, bus);
   gst_harness_set_src_caps_str (h, CAPS);
   return h;
