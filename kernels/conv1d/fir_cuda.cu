@@ -147,7 +147,8 @@ cuda_release (cf_fir_backend * be, void *ptr)
 static int
 cuda_zero (cf_fir_backend * be, void *ptr, size_t bytes)
 {
-  return status_of (cudaMemsetAsync (ptr, 0, bytes, be->stream));
+  return status_of ((cudaError_t) cf_fault_check (CF_FAULT_CLEAR,
+          (int) cudaMemsetAsync (ptr, 0, bytes, be->stream)));
 }
 
 static int

@@ -6,7 +6,7 @@
  *   sync     waits for a stream or an event (cf_gpu_stream_sync,
  *            cf_gpu_event_sync)
  *   launch   kernel launches (the check after each one)
- *   clear    clears of device memory (cf_gpu_memset)
+ *   clear    clears of device memory (cf_gpu_memset, the FIR's)
  *
  * with the error a real failure of that kind returns (out of memory, an
  * invalid value, an unknown error, a launch failure), and
