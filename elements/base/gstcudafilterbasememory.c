@@ -25,7 +25,8 @@ gst_cuda_filter_base_transform_caps (GstBaseTransform * trans,
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
     GstStructure *s = gst_caps_get_structure (caps, i);
     GstCapsFeatures *f = gst_caps_get_features (caps, i);
-    gboolean is_cuda = f && gst_caps_features_contains (f, GST_CUDA_FILTER_MEMORY_FEATURE);
+    gboolean is_cuda = f && gst_caps_features_contains (f,
+        GST_CUDA_FILTER_MEMORY_FEATURE);
 
     if (!gst_structure_has_name (s, "video/x-raw") || (f
             && gst_caps_features_is_any (f))) {
@@ -43,8 +44,8 @@ gst_cuda_filter_base_transform_caps (GstBaseTransform * trans,
           gst_structure_copy (s), gst_caps_features_new_empty ());
     else if (cuda_ok && gst_cuda_filter_memory_holds (s))
       swapped = gst_caps_merge_structure_full (swapped,
-          gst_structure_copy (s), gst_caps_features_new (GST_CUDA_FILTER_MEMORY_FEATURE,
-              NULL));
+          gst_structure_copy (s),
+          gst_caps_features_new (GST_CUDA_FILTER_MEMORY_FEATURE, NULL));
   }
   /* the same memory first: it needs no copy */
   same = gst_caps_merge (same, swapped);

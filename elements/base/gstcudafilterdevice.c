@@ -89,7 +89,8 @@ lookup (gpointer context, gint id, gchar ** error)
    * stream (the only kind it makes): GStreamer's copies on the legacy
    * default stream, for memory that has no stream, order themselves after
    * the plugin's work */
-  if (status == CF_OK && !(dev->cuda_stream = gst_cuda_stream_new (dev->context)))
+  if (status == CF_OK
+      && !(dev->cuda_stream = gst_cuda_stream_new (dev->context)))
     status = CF_ERR_CONTEXT;
   if (status == CF_OK)
     dev->stream = (cf_stream) gst_cuda_stream_get_handle (dev->cuda_stream);

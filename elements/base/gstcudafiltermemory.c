@@ -58,7 +58,8 @@ gst_cuda_filter_memory_video_caps (const gchar * formats,
   GstCaps *caps = video_caps_with (NULL, formats);
 
 #ifdef HAVE_GST_CUDA
-  caps = gst_caps_merge (video_caps_with (GST_CUDA_FILTER_MEMORY_FEATURE, cuda_formats), caps);
+  caps = gst_caps_merge (video_caps_with (GST_CUDA_FILTER_MEMORY_FEATURE,
+          cuda_formats), caps);
 #else
   (void) cuda_formats;
 #endif
@@ -102,7 +103,8 @@ gst_cuda_filter_memory_prefer (GstCaps * caps, gboolean cuda)
   }
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
     GstCapsFeatures *f = gst_caps_get_features (caps, i);
-    gboolean is_cuda = f && gst_caps_features_contains (f, GST_CUDA_FILTER_MEMORY_FEATURE);
+    gboolean is_cuda = f && gst_caps_features_contains (f,
+        GST_CUDA_FILTER_MEMORY_FEATURE);
     GstCaps **to = is_cuda == cuda ? &first : &rest;
 
     *to = gst_caps_merge_structure_full (*to, gst_structure_copy

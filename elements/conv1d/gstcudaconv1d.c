@@ -284,16 +284,18 @@ drain (GstCudaConv1d * self)
     return ret;
   if (!self->filter.fir || !GST_CLOCK_TIME_IS_VALID (self->filter.start_ts)
       || self->filter.frames_in == 0)
-    return gst_cuda_conv1d_filter_reset (&self->filter) ? GST_FLOW_OK : GST_FLOW_ERROR;
+    return gst_cuda_conv1d_filter_reset (&self->filter) ? GST_FLOW_OK
+        : GST_FLOW_ERROR;
   /* one buffer, however long the tail: a buffer stamped after the input's
    * end must not come before the EOS that follows it (chunks are the
    * filter's business, not the stream's) */
   frames = self->filter.taps.taps - 1;
   kept = gst_cuda_conv1d_filter_kept (&self->filter, frames);
   if (kept == 0) {
-    ok = gst_cuda_conv1d_filter_process (&self->filter, NULL, frames, NULL, self->filter.dry_gain,
-        self->filter.wet_gain);
-    return ok && gst_cuda_conv1d_filter_reset (&self->filter) ? GST_FLOW_OK : GST_FLOW_ERROR;
+    ok = gst_cuda_conv1d_filter_process (&self->filter, NULL, frames, NULL,
+        self->filter.dry_gain, self->filter.wet_gain);
+    return ok && gst_cuda_conv1d_filter_reset (&self->filter) ? GST_FLOW_OK
+        : GST_FLOW_ERROR;
   }
   if (!(buf = gst_cuda_conv1d_filter_new_output (&self->filter, kept)))
     return GST_FLOW_ERROR;
@@ -304,8 +306,8 @@ drain (GstCudaConv1d * self)
     gst_buffer_unref (buf);
     return GST_FLOW_ERROR;
   }
-  ok = gst_cuda_conv1d_filter_process (&self->filter, NULL, frames, abuf.planes, self->filter.dry_gain,
-      self->filter.wet_gain);
+  ok = gst_cuda_conv1d_filter_process (&self->filter, NULL, frames,
+      abuf.planes, self->filter.dry_gain, self->filter.wet_gain);
   gst_audio_buffer_unmap (&abuf);
   if (!ok) {
     gst_buffer_unref (buf);
@@ -534,7 +536,8 @@ gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform * trans,
     return GST_FLOW_ERROR;
 
   /* a DISCONT, or a timestamp 5 ms off the sample count, ends the stream */
-  if (GST_CLOCK_TIME_IS_VALID (self->filter.start_ts) && GST_CLOCK_TIME_IS_VALID (ts)) {
+  if (GST_CLOCK_TIME_IS_VALID (self->filter.start_ts)
+      && GST_CLOCK_TIME_IS_VALID (ts)) {
     GstClockTime expected = self->filter.start_ts + gst_util_uint64_scale_int
         (self->filter.frames_in, GST_SECOND, GST_AUDIO_INFO_RATE (&self->info));
     gap = ts > expected + RESYNC_THRESHOLD
@@ -631,9 +634,10 @@ gst_cuda_conv1d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   frames = (gint) in.n_samples;
   /* an output the output thread pushes is waited for there */
-  self->filter.queued_output = have_out && gst_cuda_conv1d_filter_overlapping (&self->filter);
-  ok = gst_cuda_conv1d_filter_process (&self->filter, in.planes, frames, have_out ? out.planes : NULL,
-      dry1, wet1);
+  self->filter.queued_output = have_out
+      && gst_cuda_conv1d_filter_overlapping (&self->filter);
+  ok = gst_cuda_conv1d_filter_process (&self->filter, in.planes, frames,
+      have_out ? out.planes : NULL, dry1, wet1);
   self->filter.queued_output = FALSE;
   self->filter.frames_in += frames;
   if (have_out)

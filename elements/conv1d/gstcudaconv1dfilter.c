@@ -384,8 +384,8 @@ filter_chunk (GstCudaConv1dFilter * f, gpointer * in, gint frames, gint drop,
     return finish_chunk (f, st);
   st = CF_OK;
 
-  /* 1. samples in, as float or double: after the history kept for the dry signal,
-   * or, with none to keep, straight where the filter reads them (one
+  /* 1. samples in, as float or double: after the history kept for the dry
+   * signal, or, with none to keep, straight where the filter reads them (one
    * device copy less) */
   if (f->history == 0 && !mixing)
     st = cf_fir_input (f->fir, frames, &x, &x_pitch);

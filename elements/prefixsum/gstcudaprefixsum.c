@@ -326,8 +326,10 @@ install_algorithm_property (GObjectClass * gobject_class)
    * choice gives the same tables. Changes in the NULL or READY state only.
    */
   gst_cuda_filter_base_class_install_enum (gobject_class, PROP_ALGORITHM,
-      "algorithm", "Algorithm", "How the GPU scans the rows of the integral images",
-      gst_cuda_prefix_sum_algorithm_get_type (), DEFAULT_ALGORITHM, GST_PARAM_MUTABLE_READY);
+      "algorithm", "Algorithm",
+      "How the GPU scans the rows of the integral images",
+      gst_cuda_prefix_sum_algorithm_get_type (), DEFAULT_ALGORITHM,
+      GST_PARAM_MUTABLE_READY);
 }
 
 static void

@@ -262,8 +262,8 @@ gst_cuda_prefix_sum_audio_measure (GstCudaPrefixSumAudio * a,
 
   apply_settings (a, set, &ok);
   if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (a->owner, STREAM, FAILED, ("Cannot map an audio buffer."),
-        (NULL));
+    GST_ELEMENT_ERROR (a->owner, STREAM, FAILED,
+        ("Cannot map an audio buffer."), (NULL));
     return GST_FLOW_ERROR;
   }
   if (map.size % bpf) {

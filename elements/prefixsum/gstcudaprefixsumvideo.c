@@ -506,7 +506,8 @@ process_cuda (GstCudaPrefixSumVideo * v, const Side * in, const Side * out,
   if (box && !view && !in->on_device && !out->on_device
       && s->algorithm == CF_SCAN_AUTO && consecutive_channels (v))
     return process_cuda_box_strips (v, in, out, buf, s, post);
-  gst_cuda_prefix_sum_video_table_layout (v, &sum_pitch, &sq_pitch, &tables_bytes);
+  gst_cuda_prefix_sum_video_table_layout (v, &sum_pitch, &sq_pitch,
+      &tables_bytes);
   tables_bytes *= v->n_channels;
   if (!ensure_workspace (v, in, out, tables, block, s))
     return GST_FLOW_ERROR;
