@@ -22,6 +22,7 @@
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>
 
+#include "harness_bytes.h"
 #include "test_util.h"
 
 #define RATE 48000
@@ -75,22 +76,6 @@ new_harness (const gchar * kernel, GstBus * bus)
   return h;
 }
 
-static GByteArray *
-pull_all (GstHarness * h)
-{
-  GByteArray *bytes = g_byte_array_new ();
-  GstBuffer *buf;
-
-  while ((buf = gst_harness_try_pull (h))) {
-    GstMapInfo map;
-    gst_buffer_map (buf, &map, GST_MAP_READ);
-    g_byte_array_append (bytes, map.data, (guint) map.size);
-    gst_buffer_unmap (buf, &map);
-    gst_buffer_unref (buf);
-  }
-  return bytes;
-}
-
 static gboolean
 error_posted (GstBus * bus)
 {
@@ -123,7 +108,7 @@ run_once (void)
   h = new_harness (kernel->str, bus);
   for (guint b = 0; b < 4 && flow == GST_FLOW_OK; b++)
     flow = gst_harness_push (h, random_buffer (r, (guint64) b * FRAMES));
-  g_byte_array_unref (pull_all (h));
+  g_byte_array_unref (harness_pull_bytes (h));
   if (error_posted (bus) || flow != GST_FLOW_OK)
     where = "before the flush";
 
@@ -142,14 +127,14 @@ run_once (void)
   after = random_buffer (r, 0);
   if (!where || !strcmp (where, "in the flush"))
     flow = gst_harness_push (h, gst_buffer_ref (after));
-  got = pull_all (h);
+  got = harness_pull_bytes (h);
   if (!where && (error_posted (bus) || flow != GST_FLOW_OK))
     where = "after the flush";
 
   /* a fresh element's output, once the one fault has struck */
   fresh = new_harness (kernel->str, bus);
   gst_harness_push (fresh, after);
-  want = pull_all (fresh);
+  want = harness_pull_bytes (fresh);
   if (!where && error_posted (bus)) {
     printf ("clear:%s: no clear of the run failed\n", g_getenv ("CF_FAULT"));
     status = RUN_NOT_REACHED;

@@ -45,6 +45,7 @@
 #include <gst/video/video.h>
 
 #include "element_check.h"
+#include "harness_bytes.h"
 #include "gstcudaintegralmeta.h"
 #include "watchdog.h"
 #include "live_pipelines.h"
@@ -89,21 +90,6 @@ random_kernel (GRand * r, gint taps)
     g_string_append_printf (s, "%s%.6f", k ? " " : "",
         g_rand_double_range (r, -0.5, 0.5));
   return g_string_free (s, FALSE);
-}
-
-/* Moves every buffer the harness holds to the end of `out`. */
-static void
-harness_collect (GstHarness * h, GByteArray * out)
-{
-  GstBuffer *b;
-
-  while ((b = gst_harness_try_pull (h))) {
-    GstMapInfo map;
-    gst_buffer_map (b, &map, GST_MAP_READ);
-    g_byte_array_append (out, map.data, (guint) map.size);
-    gst_buffer_unmap (b, &map);
-    gst_buffer_unref (b);
-  }
 }
 
 static GstHarness *
@@ -324,23 +310,6 @@ GST_END_TEST;
 
 /* ---- a flush on a thread with a context of its own (GPU) ----------------- */
 
-/* The bytes of every buffer the harness has, in order. */
-static GByteArray *
-pull_all (GstHarness * h)
-{
-  GByteArray *bytes = g_byte_array_new ();
-  GstBuffer *buf;
-
-  while ((buf = gst_harness_try_pull (h))) {
-    GstMapInfo map;
-    gst_buffer_map (buf, &map, GST_MAP_READ);
-    g_byte_array_append (bytes, map.data, map.size);
-    gst_buffer_unmap (buf, &map);
-    gst_buffer_unref (buf);
-  }
-  return bytes;
-}
-
 /* An application that uses CUDA itself seeks (a flush on its thread,
  * with its own context current): the flush forgets the filter's history,
  * so the stream after it comes out as a fresh element's would. */
@@ -363,7 +332,7 @@ GST_START_TEST (test_flush_own_context)
   for (guint k = 0; k < 4; k++)
     fail_unless_equals_int (gst_harness_push (h, audio_buffer (r, RATE,
                 k * 2048, 2048, 0.5)), GST_FLOW_OK);
-  g_byte_array_unref (pull_all (h));
+  g_byte_array_unref (harness_pull_bytes (h));
   /* the seek, from a thread whose own context is current */
   fail_unless_equals_int (drv.ctx_set_current (own), 0);
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
@@ -374,8 +343,8 @@ GST_START_TEST (test_flush_own_context)
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_copy (after)),
       GST_FLOW_OK);
   fail_unless_equals_int (gst_harness_push (fresh, after), GST_FLOW_OK);
-  got = pull_all (h);
-  want = pull_all (fresh);
+  got = harness_pull_bytes (h);
+  want = harness_pull_bytes (fresh);
   fail_unless (got->len == want->len && got->len > 0
       && memcmp (got->data, want->data, got->len) == 0, "after a flush on "
       "a thread with its own context current, %u bytes out differ from a "
