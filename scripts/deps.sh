@@ -9,7 +9,7 @@ packages=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad libgstreamer-plugins-bad1.0-dev
-  libkissfft-dev libfftw3-dev libsndfile1-dev
+  libkissfft-dev libfftw3-dev libsndfile1-dev libebur128-dev
   python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
 )
 
