@@ -63,6 +63,7 @@
 #include "boxmean.h"
 #include "gstcudaintegralmeta.h"
 #include "gstcudaprefixsum.h"
+#include "gstcudaprefixsumprops.h"
 
 GST_DEBUG_CATEGORY (gst_cuda_prefix_sum_debug);
 #define GST_CAT_DEFAULT gst_cuda_prefix_sum_debug
@@ -75,80 +76,6 @@ GST_DEBUG_CATEGORY (gst_cuda_prefix_sum_debug);
 #define AUDIO_CAPS "audio/x-raw, format = (string) { F32LE, F64LE, S16LE, " \
     "S32LE }, rate = (int) [ 1, MAX ], channels = (int) [ 1, MAX ], " \
     "layout = (string) interleaved"
-
-#define DEFAULT_OUTPUT GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH
-#define DEFAULT_RADIUS 8
-#define DEFAULT_OFFSET 5.0
-#define DEFAULT_INTERVAL (GST_SECOND / 10)      /* as level */
-#define DEFAULT_PEAK_TTL (GST_SECOND / 10 * 3)   /* as level */
-#define DEFAULT_PEAK_FALLOFF 10.0               /* dB per second, as level */
-#define DEFAULT_ALGORITHM CF_SCAN_AUTO
-#define DEFAULT_POST_MESSAGES TRUE
-#define DEFAULT_ATTACH_META TRUE
-#define DEFAULT_GRID 0
-#define MAX_GRID 4096
-
-enum
-{
-  PROP_0,
-  PROP_OUTPUT,
-  PROP_RADIUS,
-  PROP_OFFSET,
-  PROP_INTERVAL,
-  PROP_POST_MESSAGES,
-  PROP_ATTACH_META,
-  PROP_GRID_COLUMNS,
-  PROP_GRID_ROWS,
-  PROP_PEAK_TTL,
-  PROP_PEAK_FALLOFF,
-  PROP_ALGORITHM,
-};
-
-static GType
-gst_cuda_prefix_sum_output_get_type (void)
-{
-  static GType type;
-  static const GEnumValue values[] = {
-    {GST_CUDA_PREFIX_SUM_OUTPUT_PASSTHROUGH, "The frames unchanged",
-        "passthrough"},
-    {GST_CUDA_PREFIX_SUM_OUTPUT_BOX_MEAN, "Box mean of radius `radius`",
-        "box-mean"},
-    {GST_CUDA_PREFIX_SUM_OUTPUT_ADAPTIVE_THRESHOLD,
-        "255 above the box mean minus `offset`, else 0",
-        "adaptive-threshold"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaPrefixSumOutput", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-static GType
-gst_cuda_prefix_sum_algorithm_get_type (void)
-{
-  static GType type;
-  static const GEnumValue values[] = {
-    {CF_SCAN_AUTO, "Bands of rows, each table entry written once; box means "
-          "up to radius 16 straight from the frame", "auto"},
-    {CF_SCAN_KOGGE_STONE, "Hierarchical scan, Kogge-Stone blocks",
-        "kogge-stone"},
-    {CF_SCAN_BRENT_KUNG, "Hierarchical scan, Brent-Kung blocks",
-        "brent-kung"},
-    {CF_SCAN_WARP, "Hierarchical scan, warp-shuffle blocks", "warp"},
-    {CF_SCAN_DECOUPLED, "Single-pass decoupled look-back scan", "decoupled"},
-    {CF_SCAN_CUB, "CUB's single-pass device-wide scan", "cub"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaPrefixSumAlgorithm", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
 
 #define gst_cuda_prefix_sum_parent_class parent_class
 G_DEFINE_TYPE (GstCudaPrefixSum, gst_cuda_prefix_sum,
@@ -173,165 +100,6 @@ static GstFlowReturn gst_cuda_prefix_sum_transform_ip (GstBaseTransform *
 static gboolean gst_cuda_prefix_sum_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 
-/* Video: what comes out (frames, box means, thresholds) and the statistics
- * messages and tables. */
-static void
-install_video_properties (GObjectClass * gobject_class)
-{
-  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
-
-  /**
-   * GstCudaPrefixSum:output:
-   *
-   * What comes out: the frames unchanged (with the integral images attached
-   * when `attach-meta`), their box mean, or their adaptive threshold.
-   * Changes in the NULL or READY state only.
-   */
-  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_OUTPUT,
-      "output", "Output", "passthrough, box-mean or adaptive-threshold",
-      gst_cuda_prefix_sum_output_get_type (), DEFAULT_OUTPUT,
-      GST_PARAM_MUTABLE_READY);
-
-  /**
-   * GstCudaPrefixSum:radius:
-   *
-   * The box of `box-mean` and `adaptive-threshold`: (2r+1) x (2r+1)
-   * pixels, clipped to the frame. Any radius costs the same.
-   */
-  g_object_class_install_property (gobject_class, PROP_RADIUS,
-      g_param_spec_int ("radius", "Radius",
-          "Box radius r: windows of (2r+1) x (2r+1) pixels", 1,
-          CF_BOX_MAX_RADIUS, DEFAULT_RADIUS, flags | GST_PARAM_CONTROLLABLE));
-
-  /**
-   * GstCudaPrefixSum:offset:
-   *
-   * `adaptive-threshold`: a sample becomes 255 where it exceeds its box
-   * mean minus `offset`, else 0; positive values keep more of a flat area.
-   */
-  g_object_class_install_property (gobject_class, PROP_OFFSET,
-      g_param_spec_double ("offset", "Offset",
-          "adaptive-threshold: 255 where a sample exceeds its box mean "
-          "minus offset", -65535.0, 65535.0, DEFAULT_OFFSET,
-          flags | GST_PARAM_CONTROLLABLE));
-
-}
-
-/* Video: the statistics messages, their grid of regions, and the tables
- * attached to the frames. */
-static void
-install_message_properties (GObjectClass * gobject_class)
-{
-  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
-
-  /**
-   * GstCudaPrefixSum:interval:
-   *
-   * Video: the least running time between two statistics messages (1:
-   * every frame). Audio: the time each level message covers, as level's
-   * property of the same name. In nanoseconds.
-   */
-  g_object_class_install_property (gobject_class, PROP_INTERVAL,
-      g_param_spec_uint64 ("interval", "Interval",
-          "Video: least running time between two statistics messages (1: "
-          "every frame); audio: the time each level message covers; in ns",
-          1, G_MAXUINT64, DEFAULT_INTERVAL, flags));
-
-  /**
-   * GstCudaPrefixSum:post-messages:
-   *
-   * Post the statistics as element messages ("cudaprefixsum" for video,
-   * "level" for audio).
-   */
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post the statistics as element messages", DEFAULT_POST_MESSAGES,
-          flags));
-
-  /**
-   * GstCudaPrefixSum:attach-meta:
-   *
-   * With `output=passthrough`, attach each frame's integral images (and
-   * of squares) to it as a GstCudaIntegralMeta, on the device when the
-   * frames are in CUDA memory. Changes in the NULL or READY state only.
-   */
-  g_object_class_install_property (gobject_class, PROP_ATTACH_META,
-      g_param_spec_boolean ("attach-meta", "Attach meta",
-          "output=passthrough: attach the integral images "
-          "(GstCudaIntegralMeta) to each frame", DEFAULT_ATTACH_META,
-          flags | GST_PARAM_MUTABLE_READY));
-
-  /**
-   * GstCudaPrefixSum:grid-columns:
-   *
-   * Columns of the grid of regions whose means and variances the video
-   * messages carry; 0 (with `grid-rows` 0) for none.
-   */
-  g_object_class_install_property (gobject_class, PROP_GRID_COLUMNS,
-      g_param_spec_int ("grid-columns", "Grid columns",
-          "Columns of the grid of regions whose means and variances the "
-          "messages carry (0: no grid)", 0, MAX_GRID, DEFAULT_GRID, flags));
-
-  /**
-   * GstCudaPrefixSum:grid-rows:
-   *
-   * Rows of the grid of regions; 0 (with `grid-columns` 0) for none.
-   */
-  g_object_class_install_property (gobject_class, PROP_GRID_ROWS,
-      g_param_spec_int ("grid-rows", "Grid rows",
-          "Rows of the grid of regions (0: no grid)", 0, MAX_GRID,
-          DEFAULT_GRID, flags));
-}
-
-/* Audio: the decaying peak of the level messages. */
-static void
-install_audio_properties (GObjectClass * gobject_class)
-{
-  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
-
-  /**
-   * GstCudaPrefixSum:peak-ttl:
-   *
-   * Audio: how long the decaying peak holds before it falls, in ns; as
-   * level's property of the same name.
-   */
-  g_object_class_install_property (gobject_class, PROP_PEAK_TTL,
-      g_param_spec_uint64 ("peak-ttl", "Peak TTL",
-          "Audio: time the decaying peak holds before falling, in ns", 0,
-          G_MAXUINT64, DEFAULT_PEAK_TTL, flags));
-
-  /**
-   * GstCudaPrefixSum:peak-falloff:
-   *
-   * Audio: how fast the decaying peak falls once `peak-ttl` has passed, in
-   * dB per second; as level's property of the same name.
-   */
-  g_object_class_install_property (gobject_class, PROP_PEAK_FALLOFF,
-      g_param_spec_double ("peak-falloff", "Peak falloff",
-          "Audio: how fast the decaying peak falls, in dB per second", 0.0,
-          G_MAXDOUBLE, DEFAULT_PEAK_FALLOFF, flags));
-}
-
-/* The scan variant of the integral images on the GPU. */
-static void
-install_algorithm_property (GObjectClass * gobject_class)
-{
-  /**
-   * GstCudaPrefixSum:algorithm:
-   *
-   * Video on the GPU: how the rows of the integral images are scanned:
-   * `auto`, the tables built in bands of rows (each entry written once),
-   * or one of the kernels/scan/scan.h variants run over the whole plane as
-   * one array (then each row's start taken off), for comparing them. Every
-   * choice gives the same tables. Changes in the NULL or READY state only.
-   */
-  gst_cuda_filter_base_class_install_enum (gobject_class, PROP_ALGORITHM,
-      "algorithm", "Algorithm",
-      "How the GPU scans the rows of the integral images",
-      gst_cuda_prefix_sum_algorithm_get_type (), DEFAULT_ALGORITHM,
-      GST_PARAM_MUTABLE_READY);
-}
-
 static void
 gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
 {
@@ -349,10 +117,7 @@ gst_cuda_prefix_sum_class_init (GstCudaPrefixSumClass * klass)
   gobject_class->set_property = gst_cuda_prefix_sum_set_property;
   gobject_class->get_property = gst_cuda_prefix_sum_get_property;
 
-  install_video_properties (gobject_class);
-  install_message_properties (gobject_class);
-  install_audio_properties (gobject_class);
-  install_algorithm_property (gobject_class);
+  gst_cuda_prefix_sum_install_properties (gobject_class);
 
   gst_cuda_filter_base_class_add_templates (element_class,
       caps);
@@ -390,6 +155,7 @@ gst_cuda_prefix_sum_init (GstCudaPrefixSum * self)
   self->peak_ttl = DEFAULT_PEAK_TTL;
   self->peak_falloff = DEFAULT_PEAK_FALLOFF;
   self->algorithm = DEFAULT_ALGORITHM;
+  self->loudness = DEFAULT_LOUDNESS;
   /* GAP buffers keep their flag: level statistics count them as silence */
   gst_base_transform_set_gap_aware (GST_BASE_TRANSFORM (self), TRUE);
 }
@@ -399,6 +165,8 @@ gst_cuda_prefix_sum_finalize (GObject * object)
 {
   g_free (GST_CUDA_PREFIX_SUM (object)->video.tables);
   gst_cuda_prefix_sum_audio_free (&GST_CUDA_PREFIX_SUM (object)->audio);
+  gst_cuda_prefix_sum_loudness_free (&GST_CUDA_PREFIX_SUM
+      (object)->loudness_meter);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -483,6 +251,9 @@ gst_cuda_prefix_sum_set_property (GObject * object, guint prop_id,
     case PROP_POST_MESSAGES:
       self->post_messages = g_value_get_boolean (value);
       break;
+    case PROP_LOUDNESS:
+      self->loudness = g_value_get_boolean (value);
+      break;
     case PROP_GRID_COLUMNS:
     case PROP_GRID_ROWS:
       refused = set_grid_side (self, prop_id, g_value_get_int (value));
@@ -521,6 +292,9 @@ gst_cuda_prefix_sum_get_property (GObject * object, guint prop_id,
       break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_LOUDNESS:
+      g_value_set_boolean (value, self->loudness);
       break;
     case PROP_ATTACH_META:
       g_value_set_boolean (value, self->attach_meta);
@@ -569,6 +343,7 @@ gst_cuda_prefix_sum_stop (GstCudaFilterBase * base)
 
   /* first: queued level work may still read the device buffers */
   gst_cuda_prefix_sum_audio_free (&self->audio);
+  gst_cuda_prefix_sum_loudness_free (&self->loudness_meter);
   gst_cuda_prefix_sum_video_free (&self->video, cuda);
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
@@ -586,6 +361,7 @@ audio_settings (GstCudaPrefixSum * self, GstCudaPrefixSumAudioSettings * set)
   set->interval = self->interval;
   set->peak_ttl = self->peak_ttl;
   set->peak_falloff = self->peak_falloff;
+  set->loudness = self->loudness;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -616,6 +392,10 @@ set_audio_caps (GstCudaPrefixSum * self, GstCaps * caps)
         ("Cannot measure caps %" GST_PTR_FORMAT ".", caps), (NULL));
     return FALSE;
   }
+  /* a meter for any stream: `loudness` may be turned on later */
+  gst_cuda_prefix_sum_loudness_configure (&self->loudness_meter,
+      GST_CUDA_FILTER_BASE (self), &info);
+  self->metering = FALSE;
   GST_OBJECT_LOCK (self);
   self->have_info = FALSE;
   self->have_audio = TRUE;
@@ -633,7 +413,7 @@ gst_cuda_prefix_sum_set_info (GstCudaFilterBase * base, GstCaps * incaps,
   GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (base);
   GstVideoInfo info;
   GstCudaPrefixSumOutput output;
-  gboolean attach, in_place;
+  gboolean attach, in_place, loudness;
   gchar *error;
 
   if (gst_structure_has_name (gst_caps_get_structure (incaps, 0),
@@ -641,7 +421,11 @@ gst_cuda_prefix_sum_set_info (GstCudaFilterBase * base, GstCaps * incaps,
     return set_audio_caps (self, incaps);
   GST_OBJECT_LOCK (self);
   self->have_audio = FALSE;
+  loudness = self->loudness;
   GST_OBJECT_UNLOCK (self);
+  if (loudness)
+    GST_ELEMENT_WARNING (self, CORE, NEGOTIATION, ("loudness=true measures "
+            "audio; on video frames it does nothing."), (NULL));
   if (!gst_video_info_from_caps (&info, incaps)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Cannot measure caps %" GST_PTR_FORMAT ".", incaps), (NULL));
@@ -726,11 +510,21 @@ gst_cuda_prefix_sum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstCudaPrefixSum *self = GST_CUDA_PREFIX_SUM (trans);
 
   GstCudaPrefixSumAudioSettings set;
+  GstFlowReturn ret;
 
   if (!self->have_audio)
     return measure (self, buf, NULL);
   audio_settings (self, &set);
-  return gst_cuda_prefix_sum_audio_measure (&self->audio, buf, &set);
+  ret = gst_cuda_prefix_sum_audio_measure (&self->audio, buf, &set);
+  if (ret == GST_FLOW_OK && set.loudness) {
+    /* turned on: the measure starts here */
+    if (!self->metering)
+      gst_cuda_prefix_sum_loudness_reset (&self->loudness_meter);
+    ret = gst_cuda_prefix_sum_loudness_measure (&self->loudness_meter, buf,
+        set.interval, set.post);
+  }
+  self->metering = set.loudness;
+  return ret;
 }
 
 static gboolean
@@ -748,10 +542,14 @@ gst_cuda_prefix_sum_sink_event (GstBaseTransform * trans, GstEvent * event)
 
     audio_settings (self, &set);
     /* the last, partial interval has its message, as with level */
-    if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+    if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
       gst_cuda_prefix_sum_audio_finish (&self->audio, set.post);
-    else if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+      gst_cuda_prefix_sum_loudness_finish (&self->loudness_meter, set.post
+          && set.loudness);
+    } else if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
       gst_cuda_prefix_sum_audio_flush (&self->audio);
+      gst_cuda_prefix_sum_loudness_reset (&self->loudness_meter);
+    }
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }

@@ -8,6 +8,7 @@
 
 #include "gstcudafilterbase.h"
 #include "gstcudaprefixsumaudio.h"
+#include "gstcudaprefixsumloudness.h"
 #include "gstcudaprefixsumvideo.h"
 #include "scan.h"
 
@@ -31,6 +32,7 @@ struct _GstCudaPrefixSum
   guint64 peak_ttl;
   gdouble peak_falloff;
   cf_scan_algorithm algorithm;
+  gboolean loudness;
   gboolean started;
 
   /* streaming thread */
@@ -40,6 +42,9 @@ struct _GstCudaPrefixSum
   /* audio: the level statistics */
   gboolean have_audio;
   GstCudaPrefixSumAudio audio;
+  /* audio: the loudness meter, and whether the last buffer was metered */
+  GstCudaPrefixSumLoudness loudness_meter;
+  gboolean metering;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (cudaprefixsum);

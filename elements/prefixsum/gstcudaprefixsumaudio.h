@@ -29,6 +29,7 @@ typedef struct
   gboolean post;                /* post-messages */
   GstClockTime interval, peak_ttl;
   gdouble peak_falloff;
+  gboolean loudness;            /* the loudness meter too */
 } GstCudaPrefixSumAudioSettings;
 
 typedef struct

@@ -41,7 +41,9 @@ typedef struct
   double momentary;             /* LUFS, the last 400 ms */
   double shortterm;             /* LUFS, the last 3 s */
   double global;                /* LUFS, integrated since the reset */
-  double relative_threshold;    /* LUFS, the integrated loudness's gate */
+  double relative_threshold;    /* LUFS, the integrated loudness's gate
+                                 * (-70, the absolute one, before any
+                                 * block passes it) */
   double range;                 /* LU, EBU Tech 3342 */
 } cf_loudness_values;
 

@@ -229,7 +229,9 @@ biquad (const double *co, double *s, double x)
 static void
 track_true_peak (cf_loudness * l, int c, double x)
 {
-  double *h = l->history[c], peak = l->true_peak[c];
+  /* the samples count at once: the interpolated ones lag HALF_SPAN
+   * samples behind */
+  double *h = l->history[c], peak = fmax (l->true_peak[c], fabs (x));
 
   memmove (h + 1, h, (SPAN - 1) * sizeof (double));
   h[0] = x;
@@ -325,7 +327,10 @@ cf_loudness_get (const cf_loudness * l, cf_loudness_values * v)
 
   v->momentary = lufs (recent_mean (l, BLOCK_STEPS));
   v->shortterm = lufs (recent_mean (l, WINDOW_STEPS));
-  v->global = v->relative_threshold = -INFINITY;
+  /* with no block above the absolute gate, the gate itself (as
+   * libebur128 says) */
+  v->global = -INFINITY;
+  v->relative_threshold = -70.0;
   if (l->n_blocks > 0) {
     for (size_t k = 0; k < l->n_blocks; k++)
       sum += l->blocks[k];

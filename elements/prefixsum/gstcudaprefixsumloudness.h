@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * cudaprefixsum's loudness meter on audio (`loudness=true`): ITU-R
+ * BS.1770-4 / EBU R128 (kernels/loudness/loudness.h), posted every
+ * `interval` as `ebur128-level` element messages with the fields and units
+ * of GStreamer's ebur128level, so that applications written for it work
+ * unchanged. Channels are weighted by their positions: LFE not counted,
+ * the surround and rear pairs and the sides +1.5 dB (1.41), a mono
+ * channel twice (as ebur128level counts it: dual mono), any other 1.
+ */
+#ifndef __GST_CUDA_PREFIX_SUM_LOUDNESS_H__
+#define __GST_CUDA_PREFIX_SUM_LOUDNESS_H__
+
+#include <gst/audio/audio.h>
+
+#include "gstcudafilterbase.h"
+#include "loudness.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  GstCudaFilterBase *owner;     /* posts the messages */
+  GstAudioInfo info;
+  cf_loudness *meter;           /* NULL: not configured */
+  GstClockTime interval;        /* the interval the count was made for */
+  guint64 interval_frames, until_post;
+  GstClockTime position;        /* the end of the last frame measured */
+  /* timestamps: frames counted from the first buffer's time, so that
+   * messages fall on the interval exactly; a jump starts a new count */
+  GstClockTime origin;
+  guint64 frames;
+  gdouble *planar;              /* a buffer's samples, planar doubles */
+  gsize room;                   /* doubles in `planar` */
+} GstCudaPrefixSumLoudness;
+
+/* A new stream of `info`: the meter starts from nothing. FALSE (and a
+ * warning posted) for a stream it cannot measure. */
+gboolean gst_cuda_prefix_sum_loudness_configure (GstCudaPrefixSumLoudness *
+    l, GstCudaFilterBase * owner, const GstAudioInfo * info);
+/* Forgets what was measured (a flush, or loudness turned on). */
+void gst_cuda_prefix_sum_loudness_reset (GstCudaPrefixSumLoudness * l);
+/* Measures a buffer, posting a message at each end of `interval` inside
+ * it when `post`. */
+GstFlowReturn gst_cuda_prefix_sum_loudness_measure (GstCudaPrefixSumLoudness *
+    l, GstBuffer * buf, GstClockTime interval, gboolean post);
+/* At EOS: a message for the interval begun, if any. */
+void gst_cuda_prefix_sum_loudness_finish (GstCudaPrefixSumLoudness * l,
+    gboolean post);
+void gst_cuda_prefix_sum_loudness_free (GstCudaPrefixSumLoudness * l);
+
+G_END_DECLS
+
+#endif
