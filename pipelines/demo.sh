@@ -6,8 +6,8 @@
 #    (cudaprefixsum), and the statistics message of the picture;
 #  - a plucked-string melody, the same in a room (convolution reverb with a
 #    generated stereo impulse response through cudaconv1d) and through a
-#    low-pass preset, as WAV files, and a few level messages of the reverb
-#    (cudaprefixsum on audio).
+#    low-pass preset, as WAV files, a few level messages of the reverb
+#    and its EBU R128 loudness (cudaprefixsum on audio).
 # Runs on the GPU when one is usable and on the CPU otherwise (same
 # results).
 set -euo pipefail
@@ -111,3 +111,14 @@ levels=$(gst-launch-1.0 -m filesrc location="$out/reverb.wav" ! wavparse \
   ! cudaprefixsum interval=1000000000 ! fakesink 2>/dev/null \
   | grep -o 'level, endtime.*')
 printf '%s\n' "$levels" | head -n 5 | sed -E 's/\(GValueArray\)//g; s/^/level: /'
+
+# Its loudness as EBU R128 measures it (ebur128-level messages): the last
+# message, at EOS, holds the whole file's integrated loudness and range.
+loudness=$(gst-launch-1.0 -m filesrc location="$out/reverb.wav" ! wavparse \
+  ! audioconvert ! audio/x-raw,format=F32LE \
+  ! cudaprefixsum loudness=true interval=1000000000 ! fakesink 2>/dev/null \
+  | grep -o 'ebur128-level, .*' | tail -n 1)
+field() { printf '%s' "$loudness" | sed -nE "s/.*$1=\(double\)([-0-9.einf]+).*/\1/p"; }
+printf 'loudness of reverb.wav: integrated %.1f LUFS, range %.1f LU, last 3 s %.1f LUFS\n' \
+  "$(field global-loudness)" "$(field loudness-range)" \
+  "$(field shortterm-loudness)"
