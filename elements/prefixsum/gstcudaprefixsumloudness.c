@@ -86,6 +86,7 @@ gst_cuda_prefix_sum_loudness_configure (GstCudaPrefixSumLoudness * l,
   if (cf_loudness_new (&l->meter, &cfg) != CF_OK)
     return FALSE;
   l->info = *info;
+  l->on_gpu = gst_cuda_filter_base_uses_cuda (owner);
   l->interval = GST_CLOCK_TIME_NONE;
   l->position = GST_CLOCK_TIME_NONE;
   l->origin = GST_CLOCK_TIME_NONE;
@@ -145,23 +146,55 @@ post (GstCudaPrefixSumLoudness * l, GstClockTime ts)
       gst_message_new_element (GST_OBJECT (l->owner), s));
 }
 
+static cf_audio_layout
+interleaved_layout (GstCudaPrefixSumLoudness * l)
+{
+  cf_audio_layout layout = { 0 };
+
+  sample_format (GST_AUDIO_INFO_FORMAT (&l->info), &layout.format);
+  layout.channels = GST_AUDIO_INFO_CHANNELS (&l->info);
+  layout.interleaved = 1;
+  return layout;
+}
+
 /* The buffer's samples as planar doubles, `frames` apart. */
 static gboolean
 to_planar (GstCudaPrefixSumLoudness * l, const guint8 * data, guint frames)
 {
-  gint channels = GST_AUDIO_INFO_CHANNELS (&l->info);
-  cf_audio_layout layout = { 0 };
-  gsize need = (gsize) channels * MAX (frames, 1);
+  cf_audio_layout layout = interleaved_layout (l);
+  gsize need = (gsize) layout.channels * MAX (frames, 1);
 
   if (need > l->room) {
     l->planar = g_renew (gdouble, l->planar, need);
     l->room = need;
   }
-  sample_format (GST_AUDIO_INFO_FORMAT (&l->info), &layout.format);
-  layout.channels = channels;
-  layout.interleaved = 1;
   return cf_audio_to_planar_cpu (&layout, data, (int) frames, l->planar,
       frames, 1) == CF_OK;
+}
+
+/* The GPU: the buffer's samples (or silence, for a GAP buffer) copied
+ * there and made planar doubles there, `frames` apart. */
+static int
+to_planar_on_gpu (GstCudaPrefixSumLoudness * l, const guint8 * data,
+    guint frames, gboolean gap)
+{
+  cf_stream stream = gst_cuda_filter_base_streams (l->owner)->compute;
+  cf_audio_layout layout = interleaved_layout (l);
+  gsize raw = (gsize) frames * GST_AUDIO_INFO_BPF (&l->info);
+  gsize planar = sizeof (gdouble) * layout.channels * MAX (frames, 1);
+  int st;
+
+  if (!gst_cuda_filter_base_ensure_device (l->owner, &l->d_raw, MAX (raw, 1))
+      || !gst_cuda_filter_base_ensure_device (l->owner, &l->d_planar,
+          planar))
+    return CF_ERR_NO_MEMORY;
+  if (gap)
+    return cf_gpu_memset (l->d_planar.ptr, 0, planar, stream);
+  /* from pageable memory: the copy has read it when it returns */
+  st = cf_gpu_copy_2d (l->d_raw.ptr, raw, data, raw, raw, 1,
+      CF_COPY_HOST_TO_DEVICE, stream);
+  return st != CF_OK ? st : cf_audio_to_planar_cuda (&layout, l->d_raw.ptr,
+      (int) frames, l->d_planar.ptr, frames, 1, stream);
 }
 
 /* The time of the buffer's first frame: counted on from the first
@@ -193,9 +226,10 @@ gst_cuda_prefix_sum_loudness_measure (GstCudaPrefixSumLoudness * l,
 {
   gint rate = GST_AUDIO_INFO_RATE (&l->info);
   gsize bpf = GST_AUDIO_INFO_BPF (&l->info);
+  gboolean gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP);
   GstMapInfo map;
   guint frames, done = 0;
-  gboolean converted;
+  int st = CF_OK;
 
   if (!l->meter)
     return GST_FLOW_OK;
@@ -212,17 +246,25 @@ gst_cuda_prefix_sum_loudness_measure (GstCudaPrefixSumLoudness * l,
   }
   frames = (guint) (map.size / bpf);
   /* a GAP buffer is silence, whatever its bytes */
-  converted = to_planar (l, map.data, frames);
-  gst_buffer_unmap (buf, &map);
-  if (!converted)
-    return GST_FLOW_OK;
-  if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
+  if (l->on_gpu)
+    st = to_planar_on_gpu (l, map.data, frames, gap);
+  else if (!to_planar (l, map.data, frames))
+    st = CF_ERR_INVALID;
+  else if (gap)
     memset (l->planar, 0, sizeof (gdouble) * GST_AUDIO_INFO_CHANNELS
         (&l->info) * frames);
+  gst_buffer_unmap (buf, &map);
+  if (!GST_CUDA_FILTER_CHECK (l->owner, st, "measuring loudness"))
+    return GST_FLOW_ERROR;
   follow_time (l, buf);
   while (done < frames) {
     guint n = (guint) MIN ((guint64) (frames - done), l->until_post);
-    cf_loudness_add_cpu (l->meter, l->planar + done, frames, (int) n, 1);
+    st = l->on_gpu ? cf_loudness_add_cuda (l->meter, (const gdouble *)
+        l->d_planar.ptr + done, frames, (int) n, 1,
+        gst_cuda_filter_base_streams (l->owner)->compute)
+        : cf_loudness_add_cpu (l->meter, l->planar + done, frames, (int) n, 1);
+    if (!GST_CUDA_FILTER_CHECK (l->owner, st, "measuring loudness"))
+      return GST_FLOW_ERROR;
     done += n;
     l->until_post -= n;
     l->position = GST_CLOCK_TIME_IS_VALID (l->origin) ? l->origin
@@ -251,7 +293,11 @@ gst_cuda_prefix_sum_loudness_finish (GstCudaPrefixSumLoudness * l,
 void
 gst_cuda_prefix_sum_loudness_free (GstCudaPrefixSumLoudness * l)
 {
+  /* the meter's device memory goes in the context it came from (pushed
+   * by the base around stop and caps) */
   g_clear_pointer (&l->meter, cf_loudness_free);
   g_clear_pointer (&l->planar, g_free);
   l->room = 0;
+  gst_cuda_filter_base_free_device (&l->d_raw);
+  gst_cuda_filter_base_free_device (&l->d_planar);
 }

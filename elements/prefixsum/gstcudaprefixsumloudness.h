@@ -7,6 +7,8 @@
  * unchanged. Channels are weighted by their positions: LFE not counted,
  * the surround and rear pairs and the sides +1.5 dB (1.41), a mono
  * channel twice (as ebur128level counts it: dual mono), any other 1.
+ * On the GPU backend the per-sample work runs on the GPU (each buffer
+ * waited for); the steps, gates and range are counted on the host.
  */
 #ifndef __GST_CUDA_PREFIX_SUM_LOUDNESS_H__
 #define __GST_CUDA_PREFIX_SUM_LOUDNESS_H__
@@ -32,6 +34,10 @@ typedef struct
   guint64 frames;
   gdouble *planar;              /* a buffer's samples, planar doubles */
   gsize room;                   /* doubles in `planar` */
+  /* the GPU (backend=cuda): the meter's CUDA twin, on the samples copied
+   * there and made planar doubles there; chosen when configured */
+  gboolean on_gpu;
+  GstCudaDeviceBuffer d_raw, d_planar;
 } GstCudaPrefixSumLoudness;
 
 /* A new stream of `info`: the meter starts from nothing. FALSE (and a

@@ -13,13 +13,15 @@
  * with silence before the stream began. Loudness is in LUFS and the range
  * in LU; with nothing measured, -infinity.
  *
- * This is the CPU twin: the reference, and the CPU backend.
+ * The CPU twin is the reference and the CPU backend; the CUDA twin
+ * (loudness_cuda.cu) does the per-sample work of a buffer on the GPU.
  */
 #ifndef CF_LOUDNESS_H
 #define CF_LOUDNESS_H
 
 #include <stddef.h>
 #include "cf_status.h"
+#include "gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +59,13 @@ void cf_loudness_reset (cf_loudness * loudness);
  * src + c * pitch samples, float or (f64) double. */
 int cf_loudness_add_cpu (cf_loudness * loudness, const void *src,
     size_t pitch, int frames, int f64);
+
+/* The same on device memory (the CUDA twin): the K-weighting and the peaks
+ * run on `stream`, which is waited for; the steps are counted on the host.
+ * Between two resets a meter is fed by one twin: each keeps the filters'
+ * state on its side. */
+int cf_loudness_add_cuda (cf_loudness * loudness, const void *src,
+    size_t pitch, int frames, int f64, cf_stream stream);
 
 void cf_loudness_get (const cf_loudness * loudness,
     cf_loudness_values * values);

@@ -4,39 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loudness.h"
-
-/* 100 ms steps: a gating block is 4 of them, a short-term window 30, and a
- * new window for the range starts every 10 */
-#define BLOCK_STEPS 4
-#define WINDOW_STEPS 30
-#define WINDOW_HOP 10
-/* the oversampling filter: 6 input samples either side of each output */
-#define HALF_SPAN 6
-#define SPAN (2 * HALF_SPAN + 1)
-#define MAX_FACTOR 4
-#define CF_PI 3.14159265358979323846
-
-struct cf_loudness
-{
-  int rate, channels, step;     /* step: frames in 100 ms */
-  double weights[CF_LOUDNESS_MAX_CHANNELS];
-  double shelf[5], highpass[5];
-  double state[CF_LOUDNESS_MAX_CHANNELS][4];   /* both biquads' */
-  double energy[CF_LOUDNESS_MAX_CHANNELS];     /* this step's so far */
-  int step_frames;
-  double recent[WINDOW_STEPS];  /* the last steps' weighted mean squares */
-  long steps;                   /* steps completed since the reset */
-  /* mean squares of the gating blocks and of the range's windows above
-   * the absolute gate */
-  double *blocks, *windows;
-  size_t n_blocks, n_windows, room_blocks, room_windows;
-  double sample_peak[CF_LOUDNESS_MAX_CHANNELS];
-  double true_peak[CF_LOUDNESS_MAX_CHANNELS];
-  int factor;                   /* oversampling: 4, 2 or 1 */
-  double interp[SPAN * MAX_FACTOR];     /* the filter, phase-major */
-  double history[CF_LOUDNESS_MAX_CHANNELS][SPAN];      /* newest first */
-};
+#include "loudness_private.h"
 
 /* the mean square a loudness of -70 LUFS has */
 static double
@@ -128,6 +96,11 @@ cf_loudness_new (cf_loudness ** loudness, const cf_loudness_config * config)
   for (int c = 0; c < l->channels; c++)
     l->weights[c] = config->weights ? config->weights[c] : 1.0;
   cf_loudness_k_weighting (l->rate, l->shelf, l->highpass);
+  l->window = malloc (sizeof (double) * (SPAN - 1 + l->step));
+  if (!l->window) {
+    free (l);
+    return CF_ERR_NO_MEMORY;
+  }
   l->factor = l->rate < 96000 ? 4 : l->rate < 192000 ? 2 : 1;
   design_interpolator (l);
   cf_loudness_reset (l);
@@ -140,6 +113,8 @@ cf_loudness_free (cf_loudness * l)
 {
   if (!l)
     return;
+  cf_loudness_device_free (l->device);
+  free (l->window);
   free (l->blocks);
   free (l->windows);
   free (l);
@@ -157,6 +132,9 @@ cf_loudness_reset (cf_loudness * l)
   l->step_frames = 0;
   l->steps = 0;
   l->n_blocks = l->n_windows = 0;
+  /* the CUDA twin's filter state starts again too */
+  cf_loudness_device_free (l->device);
+  l->device = NULL;
 }
 
 static int
@@ -215,6 +193,15 @@ end_step (cf_loudness * l)
   return st;
 }
 
+int
+cf_loudness_take_energy (cf_loudness * l, const double *energy, int frames)
+{
+  for (int c = 0; c < l->channels; c++)
+    l->energy[c] += energy[c];
+  l->step_frames += frames;
+  return l->step_frames == l->step ? end_step (l) : CF_OK;
+}
+
 static double
 biquad (const double *co, double *s, double x)
 {
@@ -225,30 +212,41 @@ biquad (const double *co, double *s, double x)
   return y;
 }
 
-/* The oversampled outputs of one new input sample of channel c. */
+/* Channel c's n new samples, in the window after room for its history:
+ * the largest of them and of the oversampled signal between them (the
+ * interpolated samples lag HALF_SPAN behind; the samples themselves count
+ * at once). */
 static void
-track_true_peak (cf_loudness * l, int c, double x)
+track_peaks (cf_loudness * l, int c, int n)
 {
-  /* the samples count at once: the interpolated ones lag HALF_SPAN
-   * samples behind */
-  double *h = l->history[c], peak = fmax (l->true_peak[c], fabs (x));
+  double *w = l->window, *h = l->history[c];
+  double sample_peak = l->sample_peak[c], true_peak = l->true_peak[c];
 
-  memmove (h + 1, h, (SPAN - 1) * sizeof (double));
-  h[0] = x;
-  for (int p = 0; p < l->factor; p++) {
-    const double *taps = l->interp + p * SPAN;
-    double y = 0.0;
-    for (int k = 0; k < SPAN; k++)
-      y += taps[k] * h[k];
-    peak = fmax (peak, fabs (y));
+  for (int j = 0; j < SPAN - 1; j++)
+    w[j] = h[SPAN - 2 - j];
+  for (int i = 0; i < n; i++) {
+    const double *at = w + SPAN - 1 + i;        /* at[-k]: x[i - k] */
+    sample_peak = fmax (sample_peak, fabs (at[0]));
+    for (int p = 0; p < l->factor; p++) {
+      const double *taps = l->interp + p * SPAN;
+      double y = 0.0;
+      for (int k = 0; k < SPAN; k++)
+        y += taps[k] * at[-k];
+      true_peak = fmax (true_peak, fabs (y));
+    }
   }
-  l->true_peak[c] = peak;
+  for (int j = 0; j < SPAN - 1; j++)
+    h[j] = w[SPAN - 2 + n - j];
+  l->sample_peak[c] = sample_peak;
+  l->true_peak[c] = fmax (true_peak, sample_peak);
 }
 
 int
 cf_loudness_add_cpu (cf_loudness * l, const void *src, size_t pitch,
     int frames, int f64)
 {
+  double energy[CF_LOUDNESS_MAX_CHANNELS];
+  double *x = l ? l->window + SPAN - 1 : NULL;
   int done = 0;
 
   if (!l || (!src && frames > 0) || frames < 0)
@@ -257,23 +255,22 @@ cf_loudness_add_cpu (cf_loudness * l, const void *src, size_t pitch,
     int n = frames - done < l->step - l->step_frames ? frames - done
         : l->step - l->step_frames;
     for (int c = 0; c < l->channels; c++) {
-      double *s = l->state[c], energy = 0.0, peak = l->sample_peak[c];
-      for (int i = done; i < done + n; i++) {
-        size_t at = (size_t) c * pitch + i;
-        double x = f64 ? ((const double *) src)[at]
+      double *s = l->state[c], sum = 0.0;
+      /* the samples as doubles, in the window after the history */
+      for (int i = 0; i < n; i++) {
+        size_t at = (size_t) c * pitch + done + i;
+        double v = f64 ? ((const double *) src)[at]
             : ((const float *) src)[at];
-        double y = biquad (l->highpass, s + 2, biquad (l->shelf, s, x));
-        energy += y * y;
-        peak = fmax (peak, fabs (x));
-        track_true_peak (l, c, x);
+        double y = biquad (l->highpass, s + 2, biquad (l->shelf, s, v));
+        sum += y * y;
+        x[i] = v;
       }
-      l->energy[c] += energy;
-      l->sample_peak[c] = peak;
+      energy[c] = sum;
+      track_peaks (l, c, n);
     }
-    l->step_frames += n;
     done += n;
-    if (l->step_frames == l->step) {
-      int st = end_step (l);
+    {
+      int st = cf_loudness_take_energy (l, energy, n);
       if (st != CF_OK)
         return st;
     }

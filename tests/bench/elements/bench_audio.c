@@ -9,7 +9,9 @@
  *   runs again with overlap=true (outputs pushed by the element's own
  *   thread while the next buffer comes in);
  * - cudaprefixsum's level statistics on the GPU against level, 8 channels
- *   in 1024-frame buffers;
+ *   in 1024-frame buffers; and its EBU R128 loudness (loudness=true) on
+ *   the GPU and the CPU backend against libebur128 called directly on the
+ *   same buffers (true peak included, as ours measures it);
  * - 16 cudaconv1d instances in one process (16 stereo stems, each through
  *   its own reverb, 16 pipelines side by side) against one alone.
  *
@@ -28,6 +30,9 @@
  * Exits 77 (skip) when cudaconv1d cannot run on a GPU here, unless
  * --no-gpu asks for the CPU figures alone. */
 #include <math.h>
+#ifdef HAVE_EBUR128
+#include <ebur128.h>
+#endif
 
 #include <glib/gstdio.h>
 #include <gst/app/gstappsrc.h>
@@ -365,6 +370,36 @@ print_ratio (const char *label, const Spec * ours, const Spec * peer)
     printf ("%-40s %11.1fx\n", label, ours->rt / peer->rt);
 }
 
+/* libebur128 on 8 channels of F32 in 1024-frame buffers, every mode the
+ * element measures: seconds of audio a second. */
+static gdouble
+libebur128_realtime (gint buffers)
+{
+#ifdef HAVE_EBUR128
+  ebur128_state *st = ebur128_init (8, RATE, EBUR128_MODE_M | EBUR128_MODE_S
+      | EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_SAMPLE_PEAK
+      | EBUR128_MODE_TRUE_PEAK);
+  gfloat *x = g_new (gfloat, 8 * 1024);
+  GRand *r = g_rand_new_with_seed (5);
+  gint64 t0;
+  gdouble seconds;
+
+  for (gint k = 0; k < 8 * 1024; k++)
+    x[k] = (gfloat) g_rand_double_range (r, -0.5, 0.5);
+  t0 = g_get_monotonic_time ();
+  for (gint b = 0; b < buffers; b++)
+    ebur128_add_frames_float (st, x, 1024);
+  seconds = (g_get_monotonic_time () - t0) / 1e6;
+  ebur128_destroy (&st);
+  g_free (x);
+  g_rand_free (r);
+  return (gdouble) buffers * 1024 / RATE / seconds;
+#else
+  (void) buffers;
+  return 0.0;
+#endif
+}
+
 static void
 print_row (const Spec * s)
 {
@@ -447,7 +482,12 @@ main (int argc, char **argv)
         NULL, many / 2),
     spec ("cudaconv1d overlap=true (GPU)", gpu_overlap, "F64LE", 8, 1024,
         NULL, many),
+    spec ("cudaprefixsum loudness (GPU)", "cudaprefixsum backend=cuda "
+        "loudness=true", "F32LE", 8, 1024, NULL, many),
+    spec ("cudaprefixsum loudness (CPU backend)", "cudaprefixsum "
+        "backend=cpu loudness=true", "F32LE", 8, 1024, NULL, cpu_buffers),
   };
+  gdouble ebur128_rt;
   Spec stem = spec ("cudaconv1d (GPU)", gpu2, "F32LE", 2, 1024, NULL,
       quick ? 500 : 3000);
   gdouble one = 0.0, all = 0.0, one_cpu = 0.0, all_cpu = 0.0;
@@ -480,6 +520,18 @@ main (int argc, char **argv)
   print_ratio ("GPU overlap / audiofirfilter, 1024", &runs[8], &runs[3]);
   print_ratio ("GPU overlap / audiofirfilter, 4096", &runs[9], &runs[5]);
   print_ratio ("cudaprefixsum / level, 1024 frames", &runs[6], &runs[7]);
+  ebur128_rt = libebur128_realtime (cpu_buffers);
+  if (ebur128_rt > 0) {
+    printf ("%-40s %10.0f %12.1f\n", "libebur128 (CPU, direct) F32 1024",
+        ebur128_rt, 1e6 * 1024 / RATE / ebur128_rt);
+    if (runs[11].ok)
+      printf ("%-40s %11.1fx\n", "loudness GPU / libebur128, 1024",
+          runs[11].rt / ebur128_rt);
+    if (runs[12].ok)
+      printf ("%-40s %11.1fx\n", "loudness CPU backend / libebur128",
+          runs[12].rt / ebur128_rt);
+  } else
+    printf ("libebur128: not found by the build, no loudness peer\n");
   if (one > 0 && all > 0) {
     printf ("stereo stems through a %d-tap reverb, 1024 frames: 1 instance "
         "%.0fx real time; %d side by side %.0fx in all (%.0fx each, %.2f "
