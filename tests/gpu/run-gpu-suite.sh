@@ -101,6 +101,9 @@ run cudaprefixsum test test_cudaprefixsum
 run cudaprefixsum-gpu test test_cudaprefixsum --gpu
 run level test test_cudaprefixsum_level
 run level-gpu test test_cudaprefixsum_level --gpu
+run loudness-cuda test test_loudness cuda
+run cudaprefixsum-loudness-gpu test test_cudaprefixsum_loudness --gpu
+run loudness-launch-gpu test bash "$root/tests/pipelines/test_loudness_launch.sh" cuda
 run cudamemory test test_cudamemory "$root/tests/media"
 # GStreamer 1.24+ only (not built against 1.22: MISSING there is expected)
 [ -n "$(bin test_cudastreams)" ] &&
