@@ -121,7 +121,7 @@ encode (const Programme * p, const gchar * format, gint at, gint n,
   return buf;
 }
 
-/* ---- the element ---------------------------------------------------------- */
+/* ---- the element --------------------------------------------------------- */
 
 static GstHarness *
 start (const gchar * format, gint channels, const gchar * settings,
@@ -199,7 +199,7 @@ finish (GstHarness * h, GstBus * bus)
   gst_object_unref (bus);
 }
 
-/* ---- tests ----------------------------------------------------------------- */
+/* ---- tests --------------------------------------------------------------- */
 
 GST_START_TEST (test_tech3341)
 {

@@ -235,7 +235,7 @@ programme (int channels, int rate, double seconds)
 
   for (int at = 0; at < s.frames;) {
     int n = (int) (rate * (0.2 + 4.0 * test_rand_range (0.0, 1.0)));
-    double level = pow (10.0, (-80.0 + 75.0 * test_rand_range (0.0, 1.0)) / 20.0);
+    double level = pow (10.0, test_rand_range (-80.0, -5.0) / 20.0);
     for (int i = at; i < at + n && i < s.frames; i++)
       for (int c = 0; c < channels; c++) {
         double white = 2.0 * test_rand_range (0.0, 1.0) - 1.0;
