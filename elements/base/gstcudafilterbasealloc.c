@@ -22,10 +22,10 @@
 /* Buffers the pinned pool keeps so upstream can work one frame ahead. */
 #define PINNED_POOL_MIN_BUFFERS 2
 
-/* A pool of pinned buffers for `caps`: a video pool for video caps (so
- * upstream can add video metas), a plain one otherwise. */
-static GstBufferPool *
-new_pinned_pool (GstCaps * caps, guint size, guint min)
+/* Offers a pool of pinned buffers for `caps` in `query`: a video pool for
+ * video caps (so upstream can add video metas), a plain one otherwise. */
+static void
+add_pinned_pool (GstQuery * query, GstCaps * caps, guint size)
 {
   GstVideoInfo info;
   GstBufferPool *pool;
@@ -35,17 +35,17 @@ new_pinned_pool (GstCaps * caps, guint size, guint min)
 
   pool = video ? gst_video_buffer_pool_new () : gst_buffer_pool_new ();
   config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, size, min, 0);
+  gst_buffer_pool_config_set_params (config, caps, size,
+      PINNED_POOL_MIN_BUFFERS, 0);
   gst_buffer_pool_config_set_allocator (config, allocator, NULL);
   if (video)
     gst_buffer_pool_config_add_option (config,
         GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_object_unref (allocator);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    gst_object_unref (pool);
-    return NULL;
-  }
-  return pool;
+  if (gst_buffer_pool_set_config (pool, config))
+    gst_query_add_allocation_pool (query, pool, size, PINNED_POOL_MIN_BUFFERS,
+        0);
+  gst_object_unref (pool);
 }
 
 static guint
@@ -81,13 +81,7 @@ gst_cuda_filter_base_propose_allocation (GstBaseTransform * trans,
   gst_object_unref (allocator);
   size = caps_buffer_size (caps);
   if (size > 0) {
-    GstBufferPool *pool = new_pinned_pool (caps, size,
-        PINNED_POOL_MIN_BUFFERS);
-    if (pool) {
-      gst_query_add_allocation_pool (query, pool, size,
-          PINNED_POOL_MIN_BUFFERS, 0);
-      gst_object_unref (pool);
-    }
+    add_pinned_pool (query, caps, size);
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   }
   return TRUE;
@@ -120,15 +114,8 @@ gst_cuda_filter_base_decide_allocation (GstBaseTransform * trans,
 
     gst_query_parse_allocation (query, &caps, NULL);
     size = caps ? caps_buffer_size (caps) : 0;
-    if (size > 0) {
-      GstBufferPool *pool = new_pinned_pool (caps, size,
-          PINNED_POOL_MIN_BUFFERS);
-      if (pool) {
-        gst_query_add_allocation_pool (query, pool, size,
-            PINNED_POOL_MIN_BUFFERS, 0);
-        gst_object_unref (pool);
-      }
-    }
+    if (size > 0)
+      add_pinned_pool (query, caps, size);
     if (gst_query_get_n_allocation_params (query) == 0) {
       GstAllocator *allocator = gst_cuda_pinned_allocator_get ();
       gst_query_add_allocation_param (query, allocator, NULL);
