@@ -87,7 +87,7 @@ gst_cuda_prefix_sum_loudness_configure (GstCudaPrefixSumLoudness * l,
     return FALSE;
   l->info = *info;
   l->on_gpu = gst_cuda_filter_base_uses_cuda (owner);
-  l->interval = GST_CLOCK_TIME_NONE;
+  l->interval_frames = 0;
   l->position = GST_CLOCK_TIME_NONE;
   l->origin = GST_CLOCK_TIME_NONE;
   return TRUE;
@@ -233,7 +233,9 @@ gst_cuda_prefix_sum_loudness_measure (GstCudaPrefixSumLoudness * l,
 
   if (!l->meter)
     return GST_FLOW_OK;
-  if (interval != l->interval) {
+  /* interval_frames 0: not yet worked out (the largest interval is
+   * GST_CLOCK_TIME_NONE's value, so that cannot mark it) */
+  if (l->interval_frames == 0 || interval != l->interval) {
     l->interval = interval;
     l->interval_frames = MAX (1, gst_util_uint64_scale (interval, rate,
             GST_SECOND));

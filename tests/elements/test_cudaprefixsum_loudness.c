@@ -436,6 +436,38 @@ GST_START_TEST (test_restarts)
 
 GST_END_TEST;
 
+/* The largest interval (GST_CLOCK_TIME_NONE's value): no message until
+ * EOS, then one for the whole stream. */
+GST_START_TEST (test_longest_interval)
+{
+  GRand *r = g_rand_new_with_seed (5);
+  Programme p = programme (r, 2, 2.0, -23.0);
+  GstBus *bus = gst_bus_new ();
+  gchar *settings = g_strdup_printf ("loudness=true interval=%"
+      G_GUINT64_FORMAT, G_MAXUINT64);
+  GstHarness *h = start ("F32LE", 2, settings, bus);
+  GPtrArray *msgs;
+  guint64 ts = 0;
+
+  push_range (h, &p, "F32LE", 0, p.frames);
+  msgs = take_messages (bus, "ebur128-level");
+  fail_unless_equals_int (msgs->len, 0);
+  g_ptr_array_unref (msgs);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  msgs = take_messages (bus, "ebur128-level");
+  fail_unless_equals_int (msgs->len, 1);
+  fail_unless (gst_structure_get_uint64 (g_ptr_array_index (msgs, 0),
+          "timestamp", &ts));
+  fail_unless_equals_uint64 (ts, 2 * GST_SECOND);
+  g_ptr_array_unref (msgs);
+  finish (h, bus);
+  g_free (settings);
+  g_free (p.x);
+  g_rand_free (r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_video)
 {
   GstBus *bus = gst_bus_new ();
@@ -478,6 +510,7 @@ loudness_suite (void)
 #endif
   tcase_add_test (tc, test_off_by_default);
   tcase_add_test (tc, test_restarts);
+  tcase_add_test (tc, test_longest_interval);
   tcase_add_test (tc, test_video);
   return s;
 }
