@@ -86,6 +86,8 @@ static GstFlowReturn gst_cuda_conv1d_generate_output (GstBaseTransform *
     trans, GstBuffer ** outbuf);
 static GstFlowReturn gst_cuda_conv1d_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
+static GstCaps *gst_cuda_conv1d_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 
 static void
 gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
@@ -116,6 +118,8 @@ gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_cuda_conv1d_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_conv1d_transform);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_conv1d_transform_caps);
   trans_class->generate_output =
       GST_DEBUG_FUNCPTR (gst_cuda_conv1d_generate_output);
 
@@ -164,11 +168,12 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
 
   GST_OBJECT_LOCK (self);
   if ((prop_id == GST_CUDA_CONV1D_PROP_LATENCY
-          || prop_id == GST_CUDA_CONV1D_PROP_OVERLAP)
+          || prop_id == GST_CUDA_CONV1D_PROP_OVERLAP
+          || prop_id == GST_CUDA_CONV1D_PROP_OUT_CHANNELS)
       && gst_cuda_filter_base_is_running (GST_CUDA_FILTER_BASE (self))) {
-    /* the reported latency, the history kept, the frames dropped and the
-     * way outputs leave are fixed for a run: the streaming thread reads
-     * them from the copy start took */
+    /* the reported latency, the history kept, the frames dropped, the
+     * way outputs leave and the caps are fixed for a run: the streaming
+     * thread reads them from the copy start took */
     refused = g_strdup ("it can change only in the NULL or READY state");
     GST_OBJECT_UNLOCK (self);
     goto done;
@@ -242,13 +247,15 @@ build_taps (GstCudaConv1d * self, GstCudaConv1dTaps * taps,
   GST_OBJECT_LOCK (self);
   s = self->props.settings;
   s.kernel = g_strdup (s.kernel);
+  s.matrix = g_strdup (s.matrix);
   gst_cuda_impulse_copy (&s.impulse, &self->props.settings.impulse);
   *algorithm = self->props.algorithm;
   self->props.rebuild = FALSE;
   GST_OBJECT_UNLOCK (self);
 
   ok = gst_cuda_conv1d_build (&s, GST_AUDIO_INFO_RATE (&self->info),
-      GST_AUDIO_INFO_CHANNELS (&self->info), taps, &error, &note);
+      GST_AUDIO_INFO_CHANNELS (&self->info),
+      GST_AUDIO_INFO_CHANNELS (&self->out_info), taps, &error, &note);
   if (note)
     GST_INFO_OBJECT (self, "%s", note);
   if (ok && self->filter.latency >= (guint64) taps->taps
@@ -265,6 +272,7 @@ build_taps (GstCudaConv1d * self, GstCudaConv1dTaps * taps,
   g_free (error);
   g_free (note);
   g_free (s.kernel);
+  g_free (s.matrix);
   gst_cuda_impulse_clear (&s.impulse);
   return ok;
 }
@@ -300,7 +308,7 @@ drain (GstCudaConv1d * self)
   if (!(buf = gst_cuda_conv1d_filter_new_output (&self->filter, kept)))
     return GST_FLOW_ERROR;
   gst_cuda_conv1d_filter_stamp (&self->filter, buf, kept);
-  if (!gst_audio_buffer_map (&abuf, &self->info, buf, GST_MAP_WRITE)) {
+  if (!gst_audio_buffer_map (&abuf, &self->out_info, buf, GST_MAP_WRITE)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map an audio "
             "buffer for the tail."), (NULL));
     gst_buffer_unref (buf);
@@ -364,15 +372,55 @@ gst_cuda_conv1d_stop (GstCudaFilterBase * base)
   GST_OBJECT_UNLOCK (self);
 }
 
+/* `out-channels`: the source's caps carry that count (stereo positions for
+ * 2, the default ones otherwise), the sink's take any. */
+static GstCaps *
+gst_cuda_conv1d_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
+  GstCaps *res, *both;
+  guint out;
+
+  GST_OBJECT_LOCK (self);
+  out = self->props.out_channels;
+  GST_OBJECT_UNLOCK (self);
+  res = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_caps (trans,
+      direction, caps, NULL);
+  if (out > 0) {
+    res = gst_caps_make_writable (res);
+    for (guint i = 0; i < gst_caps_get_size (res); i++) {
+      GstStructure *s = gst_caps_get_structure (res, i);
+      gst_structure_remove_field (s, "channel-mask");
+      if (direction == GST_PAD_SRC) {
+        gst_structure_set (s, "channels", GST_TYPE_INT_RANGE, 1, G_MAXINT,
+            NULL);
+        continue;
+      }
+      gst_structure_set (s, "channels", G_TYPE_INT, (gint) out, NULL);
+      if (out > 1)
+        gst_structure_set (s, "channel-mask", GST_TYPE_BITMASK,
+            gst_audio_channel_get_fallback_mask ((gint) out), NULL);
+    }
+  }
+  if (filter) {
+    both = gst_caps_intersect_full (filter, res, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (res);
+    res = both;
+  }
+  return res;
+}
+
 static gboolean
 gst_cuda_conv1d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
-    GstCaps * outcaps G_GNUC_UNUSED)
+    GstCaps * outcaps)
 {
   GstCudaConv1d *self = GST_CUDA_CONV1D (base);
-  GstAudioInfo info;
+  GstAudioInfo info, out_info;
   gchar *error;
 
-  if (!gst_audio_info_from_caps (&info, incaps)) {
+  if (!gst_audio_info_from_caps (&info, incaps)
+      || !gst_audio_info_from_caps (&out_info, outcaps)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Cannot filter caps %" GST_PTR_FORMAT ".", incaps), (NULL));
     return FALSE;
@@ -385,6 +433,7 @@ gst_cuda_conv1d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
 
   GST_OBJECT_LOCK (self);
   self->info = info;
+  self->out_info = out_info;
   self->have_info = TRUE;
   error = gst_cuda_conv1d_props_check (&self->props, &self->info);
   GST_OBJECT_UNLOCK (self);
@@ -397,7 +446,7 @@ gst_cuda_conv1d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
   GST_OBJECT_LOCK (self);
   self->props.rebuild = TRUE;
   GST_OBJECT_UNLOCK (self);
-  return gst_cuda_conv1d_filter_configure (&self->filter, &info);
+  return gst_cuda_conv1d_filter_configure (&self->filter, &info, &out_info);
 }
 
 static gboolean
@@ -444,16 +493,24 @@ add_tail (GstCudaConv1d * self, GstQuery * query)
 {
   GstFormat format;
   gint64 duration;
-  gint tail, rate, bpf;
+  gint tail, rate, bpf, in_bpf;
 
   gst_query_parse_duration (query, &format, &duration);
   GST_OBJECT_LOCK (self);
   tail = self->have_info ? self->tail_frames : 0;
   rate = GST_AUDIO_INFO_RATE (&self->info);
-  bpf = GST_AUDIO_INFO_BPF (&self->info);
+  in_bpf = GST_AUDIO_INFO_BPF (&self->info);
+  bpf = GST_AUDIO_INFO_BPF (&self->out_info);
   GST_OBJECT_UNLOCK (self);
-  if (duration < 0 || tail <= 0)
+  if (duration < 0 || !self->have_info)
     return;
+  /* bytes of the output, where its channels are not the input's */
+  if (format == GST_FORMAT_BYTES && in_bpf > 0)
+    duration = duration / in_bpf * bpf;
+  if (tail <= 0) {
+    gst_query_set_duration (query, format, duration);
+    return;
+  }
   if (format == GST_FORMAT_TIME)
     duration += gst_util_uint64_scale_int (tail, GST_SECOND, rate);
   else if (format == GST_FORMAT_DEFAULT)
@@ -623,7 +680,8 @@ gst_cuda_conv1d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (!gst_audio_buffer_map (&in, &self->info, inbuf, GST_MAP_READ))
     goto map_failed;
   if (have_out
-      && !gst_audio_buffer_map (&out, &self->info, outbuf, GST_MAP_WRITE)) {
+      && !gst_audio_buffer_map (&out, &self->out_info, outbuf,
+          GST_MAP_WRITE)) {
     gst_audio_buffer_unmap (&in);
     goto map_failed;
   }

@@ -25,7 +25,7 @@ struct _GstCudaConv1d
   /* properties, object lock */
   GstCudaConv1dProps props;
   gint tail_frames;             /* frames pushed after the input ends */
-  GstAudioInfo info;
+  GstAudioInfo info, out_info; /* the sink's and the source's streams */
   gboolean have_info;
 
   /* streaming thread */

@@ -59,6 +59,15 @@ host_from_planar (const cf_audio_layout * layout, const void *src,
 }
 
 static int
+host_sum_planes (const cf_audio_plane_sums * sums, const void *src,
+    size_t src_pitch, int frames, void *dst, size_t dst_pitch, int f64,
+    cf_stream stream G_GNUC_UNUSED)
+{
+  return cf_audio_sum_planes_cpu (sums, src, src_pitch, frames, dst,
+      dst_pitch, f64);
+}
+
+static int
 host_mix (int channels, int frames, const void *dry, size_t dry_pitch,
     const void *wet, size_t wet_pitch, void *out, size_t out_pitch,
     double a0, double a1, double b0, double b1, int f64,
@@ -178,6 +187,7 @@ static const GstCudaConv1dBackend cpu_backend = {
   .to_planar = host_to_planar,
   .from_planar = host_from_planar,
   .mix = host_mix,
+  .sum_planes = host_sum_planes,
   .shift_rows = host_shift_rows,
   .wait = host_wait,
   .pick_block = host_pick_block,
@@ -196,6 +206,7 @@ static const GstCudaConv1dBackend gpu_backend = {
   .to_planar = cf_audio_to_planar_cuda,
   .from_planar = cf_audio_from_planar_cuda,
   .mix = cf_audio_mix_cuda,
+  .sum_planes = cf_audio_sum_planes_cuda,
   .shift_rows = device_shift_rows,
   .wait = cf_gpu_stream_sync,
   .pick_block = device_pick_block,

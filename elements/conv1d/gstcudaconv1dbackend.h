@@ -14,6 +14,7 @@
 #include <gst/gst.h>
 
 #include "audio_convert.h"
+#include "audio_route.h"
 #include "fir.h"
 #include "gstcudafilterbase.h"
 
@@ -44,6 +45,10 @@ typedef struct
   int (*mix) (int channels, int frames, const void *dry, size_t dry_pitch,
       const void *wet, size_t wet_pitch, void *out, size_t out_pitch,
       double a0, double a1, double b0, double b1, int f64, cf_stream stream);
+  /* sums of planes (gathering routes' inputs, summing their outputs) */
+  int (*sum_planes) (const cf_audio_plane_sums * sums, const void *src,
+      size_t src_pitch, int frames, void *dst, size_t dst_pitch, int f64,
+      cf_stream stream);
   /* `rows` rows of `row` bytes, `pitch` apart, move `by` bytes to the
    * front of each; `scratch` (rows `scratch_pitch` apart) may be used on
    * the way, since source and destination overlap */

@@ -67,27 +67,31 @@ free_buffers (GstCudaConv1dFilter * f)
 
   for (guint k = 0; k < G_N_ELEMENTS (b->device); k++)
     f->backend->release (&b->device[k], buffer_slot (b, k));
+  f->backend->release (&b->routed_device, (void **) &b->routed);
   memset (b, 0, sizeof (*b));
 }
 
 /* Room for `chunk` frames: raw samples in and out, and the stage (history
- * + chunk) and wet signal of every channel, in float or double. */
+ * + chunk) and wet signal of every channel, in float or double. The stage
+ * has a row per output channel too: those past the input's stay silent,
+ * the dry signal of outputs with no input of their number. */
 static gboolean
 alloc_buffers (GstCudaConv1dFilter * f)
 {
   GstCudaConv1dBuffers *b = &f->buf;
-  gint channels = GST_AUDIO_INFO_CHANNELS (&f->info);
-  gsize raw = (gsize) f->chunk * GST_AUDIO_INFO_BPF (&f->info);
+  gint rows = MAX (GST_AUDIO_INFO_CHANNELS (&f->info),
+      GST_AUDIO_INFO_CHANNELS (&f->out_info));
   gsize sizes[4];
 
   free_buffers (f);
   b->es = computes_in_double (f) ? sizeof (gdouble) : sizeof (gfloat);
+  b->rows = rows;
   b->stage_pitch = f->history + f->chunk;
   b->wet_pitch = f->chunk;
-  sizes[0] = raw;
-  sizes[1] = raw;
-  sizes[2] = b->es * channels * b->stage_pitch;
-  sizes[3] = b->es * channels * b->wet_pitch;
+  sizes[0] = (gsize) f->chunk * GST_AUDIO_INFO_BPF (&f->info);
+  sizes[1] = (gsize) f->chunk * GST_AUDIO_INFO_BPF (&f->out_info);
+  sizes[2] = b->es * rows * b->stage_pitch;
+  sizes[3] = b->es * rows * b->wet_pitch;
   for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
     if (!f->backend->alloc (f->owner, &b->device[k], sizes[k],
             buffer_slot (b, k), stream_of (f)))
@@ -98,9 +102,8 @@ alloc_buffers (GstCudaConv1dFilter * f)
 /* The path and direct variant for the mask. */
 static void
 choose_path (GstCudaConv1dFilter * f, GstCudaConv1dAlgorithm algorithm,
-    cf_fir_config * cfg)
+    gsize taps, cf_fir_config * cfg)
 {
-  gsize taps = (gsize) f->taps.taps * f->taps.masks;
   /* longer masks direct would take seconds a buffer on either backend */
   gboolean fits = taps <= CF_CONV1D_MAX_DIRECT_TAPS;
   gint direct_max = f->backend->direct_max_taps;
@@ -111,7 +114,7 @@ choose_path (GstCudaConv1dFilter * f, GstCudaConv1dAlgorithm algorithm,
       cfg->path = CF_FIR_FFT;
       break;
     case GST_CUDA_CONV1D_ALGORITHM_AUTO:
-      cfg->path = fits && f->taps.taps <= direct_max ? CF_FIR_DIRECT
+      cfg->path = fits && cfg->mask.taps <= direct_max ? CF_FIR_DIRECT
           : CF_FIR_FFT;
       break;
     default:
@@ -121,24 +124,105 @@ choose_path (GstCudaConv1dFilter * f, GstCudaConv1dAlgorithm algorithm,
   }
 }
 
+/* FIR channels: one per route, or per channel where the routing is
+ * diagonal. */
+static gint
+fir_channels (const GstCudaConv1dRouting * routing)
+{
+  return routing->diagonal ? routing->in_channels : routing->n_routes;
+}
+
 /* Runs the input the old filter still holds (up to the new mask's length)
  * through a new filter, so that it continues the stream instead of
- * starting from silence. The wet buffer carries the frames. */
+ * starting from silence. With the same channels the wet buffer carries
+ * the frames; where the routes change, each new route takes the history
+ * of an old one with its input (none: silence), in buffers of the
+ * moment. */
 static gboolean
-prime_filter (GstCudaConv1dFilter * f, cf_fir * old, cf_fir * fir, gint taps)
+prime_filter (GstCudaConv1dFilter * f, cf_fir * old, cf_fir * fir,
+    const GstCudaConv1dTaps * taps)
 {
   GstCudaConv1dBuffers *b = &f->buf;
-  gint frames = cf_fir_recent (old, b->wet, b->wet_pitch,
-      MIN (taps - 1, f->chunk));
+  const GstCudaConv1dRouting *from = &f->taps.routing, *to = &taps->routing;
+  gboolean same = from->diagonal && to->diagonal;
+  gint old_rows = fir_channels (from), new_rows = fir_channels (to);
+  gint n = MIN (taps->taps - 1, f->chunk), frames;
+  GstCudaDeviceBuffer dev[3] = { 0 };
+  void *mem[3] = { NULL, NULL, NULL };
+  gsize plane = b->es * f->chunk;
+  cf_audio_plane_sums carry;
+  cf_stream stream = stream_of (f);
+  gboolean allocated;
+  int st = CF_OK;
 
+  if (same) {
+    frames = cf_fir_recent (old, b->wet, b->wet_pitch, n);
+    if (frames <= 0)
+      return GST_CUDA_FILTER_CHECK (f->owner, MIN (frames, 0),
+          "reading the history");
+    return GST_CUDA_FILTER_CHECK (f->owner, cf_fir_process (fir, b->wet,
+            b->wet_pitch, sample_at (f, b->stage, f->history),
+            b->stage_pitch, frames), "priming the filter");
+  }
+  gst_cuda_conv1d_routes_carry (from, to, &carry);
+  if (!cf_audio_plane_sums_ok (&carry))
+    return TRUE;                /* too many channels to carry: silence */
+  allocated = f->backend->alloc (f->owner, &dev[0], plane * old_rows,
+      &mem[0], stream) && f->backend->alloc (f->owner, &dev[1], plane
+      * new_rows, &mem[1], stream) && f->backend->alloc (f->owner, &dev[2],
+      plane * new_rows, &mem[2], stream);
+  frames = allocated ? cf_fir_recent (old, mem[0], f->chunk, n) : 0;
   if (frames < 0)
-    return GST_CUDA_FILTER_CHECK (f->owner, frames, "reading the history");
-  if (frames == 0)
-    return TRUE;
-  return GST_CUDA_FILTER_CHECK (f->owner, cf_fir_process (fir, b->wet,
-          b->wet_pitch, sample_at (f, b->stage, f->history),
-          b->stage_pitch, frames),
+    st = frames;
+  if (st == CF_OK && frames > 0)
+    st = f->backend->sum_planes (&carry, mem[0], f->chunk, frames, mem[1],
+        f->chunk, b->es == 8, stream);
+  if (st == CF_OK && frames > 0)
+    st = cf_fir_process (fir, mem[1], f->chunk, mem[2], f->chunk, frames);
+  if (st == CF_OK)
+    st = f->backend->wait (stream);
+  for (guint k = 0; k < G_N_ELEMENTS (dev); k++)
+    f->backend->release (&dev[k], &mem[k]);
+  /* an allocation's failure is posted already */
+  return allocated && GST_CUDA_FILTER_CHECK (f->owner, st,
       "priming the filter");
+}
+
+/* The masks as the FIR takes them: as given where the routing is
+ * diagonal, else one per route (its response's row, copied). */
+static gdouble *
+fir_masks (const GstCudaConv1dTaps * taps, gint * masks)
+{
+  const GstCudaConv1dRouting *g = &taps->routing;
+  gsize row = (gsize) taps->taps;
+  gdouble *h;
+
+  if (g->diagonal) {
+    *masks = taps->masks;
+    return g_memdup2 (taps->h, sizeof (gdouble) * row * taps->masks);
+  }
+  *masks = g->n_routes;
+  h = g_new (gdouble, row * g->n_routes);
+  for (gint k = 0; k < g->n_routes; k++)
+    memcpy (h + k * row, taps->h + g->route[k].ir * row,
+        sizeof (gdouble) * row);
+  return h;
+}
+
+/* Room for the routes' filtered chunks where the routing mixes channels
+ * (none where it is diagonal). */
+static gboolean
+alloc_routed (GstCudaConv1dFilter * f, const GstCudaConv1dRouting * g)
+{
+  GstCudaConv1dBuffers *b = &f->buf;
+
+  f->backend->release (&b->routed_device, (void **) &b->routed);
+  if (g->diagonal)
+    return TRUE;
+  gst_cuda_conv1d_routes_gather (g, &f->gather);
+  gst_cuda_conv1d_routes_scatter (g, &f->scatter);
+  return f->backend->alloc (f->owner, &b->routed_device, b->es
+      * g->n_routes * b->wet_pitch, (void **) &b->routed, stream_of (f));
 }
 
 /* (Re)builds the mask from the settings and a filter for it. A filter
@@ -153,27 +237,25 @@ gst_cuda_conv1d_filter_set_taps (GstCudaConv1dFilter * f,
   GstCudaConv1dTaps taps = *new_taps;
   cf_fir_config cfg = { 0 };
   gfloat *taps32 = NULL;
+  gdouble *h;
   cf_fir *fir;
   int st;
 
-  gst_cuda_conv1d_taps_clear (&f->taps);
-  f->taps = taps;
   memset (new_taps, 0, sizeof (*new_taps));
-
-  cfg.channels = GST_AUDIO_INFO_CHANNELS (&f->info);
+  cfg.channels = fir_channels (&taps.routing);
+  h = fir_masks (&taps, &cfg.mask.masks);
   cfg.mask.taps = taps.taps;
-  cfg.mask.masks = taps.masks;
   cfg.f64 = computes_in_double (f);
   if (cfg.f64) {
-    cfg.mask.h64 = taps.h;
+    cfg.mask.h64 = h;
   } else {
-    gsize n = (gsize) taps.taps * taps.masks;
+    gsize n = (gsize) taps.taps * cfg.mask.masks;
     taps32 = g_new (gfloat, n);
     for (gsize k = 0; k < n; k++)
-      taps32[k] = (gfloat) taps.h[k];
+      taps32[k] = (gfloat) h[k];
     cfg.mask.h = taps32;
   }
-  choose_path (f, algorithm, &cfg);
+  choose_path (f, algorithm, cfg.mask.taps * (gsize) cfg.mask.masks, &cfg);
   cfg.block = cfg.path == CF_FIR_FFT ? f->backend->pick_block (&cfg.mask,
       typical_frames) : 0;
   cfg.cuda = f->backend->cuda;
@@ -189,24 +271,37 @@ gst_cuda_conv1d_filter_set_taps (GstCudaConv1dFilter * f,
   cfg.max_frames = f->chunk;
   st = cf_fir_new (&fir, &cfg);
   g_free (taps32);              /* the filter keeps its own copy */
-  if (!GST_CUDA_FILTER_CHECK (f->owner, st, "creating the filter"))
+  g_free (h);
+  if (!GST_CUDA_FILTER_CHECK (f->owner, st, "creating the filter")) {
+    gst_cuda_conv1d_taps_clear (&taps);
     return FALSE;
-  if (f->fir && !prime_filter (f, f->fir, fir, taps.taps)) {
+  }
+  if (f->fir && !prime_filter (f, f->fir, fir, &taps)) {
     cf_fir_free (fir);
+    gst_cuda_conv1d_taps_clear (&taps);
     return FALSE;
   }
   /* the old filter's memory goes once its work (a queued output's) is done */
   if (f->fir && !GST_CUDA_FILTER_CHECK (f->owner,
           f->backend->wait (cfg.stream), "changing the mask")) {
     cf_fir_free (fir);
+    gst_cuda_conv1d_taps_clear (&taps);
+    return FALSE;
+  }
+  if (!alloc_routed (f, &taps.routing)) {
+    cf_fir_free (fir);
+    gst_cuda_conv1d_taps_clear (&taps);
     return FALSE;
   }
   if (f->fir)
     cf_fir_free (f->fir);
   f->fir = fir;
-  GST_INFO_OBJECT (f->owner, "%d taps x %d masks, %s path%s (block %d)",
-      taps.taps, taps.masks, cfg.path == CF_FIR_FFT ? "FFT" : "direct",
-      f->backend->where, cf_fir_block (fir));
+  gst_cuda_conv1d_taps_clear (&f->taps);
+  f->taps = taps;
+  GST_INFO_OBJECT (f->owner, "%d taps x %d masks, %d routes%s, %s path%s "
+      "(block %d)", taps.taps, taps.masks, taps.routing.n_routes,
+      taps.routing.diagonal ? " (diagonal)" : "", cfg.path == CF_FIR_FFT
+      ? "FFT" : "direct", f->backend->where, cf_fir_block (fir));
   return TRUE;
 }
 
@@ -215,8 +310,7 @@ gst_cuda_conv1d_filter_set_taps (GstCudaConv1dFilter * f,
 gboolean
 gst_cuda_conv1d_filter_reset (GstCudaConv1dFilter * f)
 {
-  gsize stage = f->buf.es * GST_AUDIO_INFO_CHANNELS (&f->info)
-      * f->buf.stage_pitch;
+  gsize stage = f->buf.es * f->buf.rows * f->buf.stage_pitch;
   int st;
 
   f->start_ts = GST_CLOCK_TIME_NONE;
@@ -235,11 +329,11 @@ gst_cuda_conv1d_filter_reset (GstCudaConv1dFilter * f)
 
 /* ---- filtering ---------------------------------------------------------------- */
 
-/* The negotiated samples as the conversion kernels see them. */
+/* The negotiated samples (the input's or the output's) as the conversion
+ * kernels see them. */
 static cf_audio_layout
-audio_layout (GstCudaConv1dFilter * f)
+audio_layout (GstCudaConv1dFilter * f, const GstAudioInfo * info)
 {
-  GstAudioInfo *info = &f->info;
   GstAudioFormat format = GST_AUDIO_INFO_FORMAT (info);
   cf_audio_layout layout;
 
@@ -261,7 +355,7 @@ samples_in (GstCudaConv1dFilter * f, gpointer * in, const void *mapped,
     gint frames, void *x, size_t x_pitch)
 {
   GstCudaConv1dBuffers *b = &f->buf;
-  cf_audio_layout layout = audio_layout (f);
+  cf_audio_layout layout = audio_layout (f, &f->info);
   gsize bps = GST_AUDIO_INFO_BPS (&f->info);
   gsize bpf = GST_AUDIO_INFO_BPF (&f->info);
   gsize run = frames * (layout.interleaved ? bpf : bps);
@@ -296,9 +390,9 @@ samples_out (GstCudaConv1dFilter * f, gint drop, gint kept, gpointer * out,
     void *mapped, gint out_at)
 {
   GstCudaConv1dBuffers *b = &f->buf;
-  cf_audio_layout layout = audio_layout (f);
-  gsize bps = GST_AUDIO_INFO_BPS (&f->info);
-  gsize bpf = GST_AUDIO_INFO_BPF (&f->info);
+  cf_audio_layout layout = audio_layout (f, &f->out_info);
+  gsize bps = GST_AUDIO_INFO_BPS (&f->out_info);
+  gsize bpf = GST_AUDIO_INFO_BPF (&f->out_info);
   gsize step = layout.interleaved ? bpf : bps;
   gint n_planes = layout.interleaved ? 1 : layout.channels;
   const GstCudaConv1dBackend *be = f->backend;
@@ -329,9 +423,36 @@ keep_history (GstCudaConv1dFilter * f, gint frames)
   gint channels = GST_AUDIO_INFO_CHANNELS (&f->info);
   gsize es = b->es;
 
+  /* (stage rows past the input's channels stay silent) */
+
   /* the wet buffer, written out by now, serves as scratch */
   return f->backend->shift_rows (b->stage, b->stage_pitch * es, frames * es,
       f->history * es, channels, b->wet, b->wet_pitch * es, stream_of (f));
+}
+
+/* Step 2 where routes mix channels: each route's input from the stage
+ * (at x) gathered where the filter reads it, filtered, and the routes'
+ * outputs summed into the output channels' wet rows. */
+static int
+filter_routes (GstCudaConv1dFilter * f, const void *x, gint frames)
+{
+  GstCudaConv1dBuffers *b = &f->buf;
+  const GstCudaConv1dBackend *be = f->backend;
+  cf_stream stream = stream_of (f);
+  void *routes_in;
+  size_t pitch;
+  int st = cf_fir_input (f->fir, frames, &routes_in, &pitch);
+
+  if (st == CF_OK)
+    st = be->sum_planes (&f->gather, x, b->stage_pitch, frames, routes_in,
+        pitch, b->es == 8, stream);
+  if (st == CF_OK)
+    st = cf_fir_process (f->fir, routes_in, pitch, b->routed, b->wet_pitch,
+        frames);
+  if (st == CF_OK)
+    st = be->sum_planes (&f->scatter, b->routed, b->wet_pitch, frames,
+        b->wet, b->wet_pitch, b->es == 8, stream);
+  return st;
 }
 
 /* After a chunk's work was queued (status `st`): on success, waits for it
@@ -355,29 +476,30 @@ filter_chunk (GstCudaConv1dFilter * f, gpointer * in, gint frames, gint drop,
     gpointer * out, gint out_at, gdouble dry1, gdouble wet1)
 {
   GstCudaConv1dBuffers *b = &f->buf;
-  gint channels = GST_AUDIO_INFO_CHANNELS (&f->info);
+  gint channels = GST_AUDIO_INFO_CHANNELS (&f->out_info);
+  gboolean diagonal = f->taps.routing.diagonal;
   cf_stream stream = stream_of (f);
   gint kept = frames - drop;
   gboolean mixing = dry1 != 0.0 || wet1 != 1.0 || f->dry_gain != 0.0
       || f->wet_gain != 1.0;
   void *x = sample_at (f, b->stage, f->history);
   size_t x_pitch = b->stage_pitch;
-  cf_audio_layout layout = audio_layout (f);
+  cf_audio_layout layout = audio_layout (f, &f->info);
   /* interleaved samples in page-locked memory, read and written there by
    * the GPU: their device addresses (NULL: elsewhere) */
   gboolean bus = f->backend->cuda && layout.interleaved;
   const void *mapped_in = bus && in ? cf_gpu_host_device_pointer (in[0])
       : NULL;
   void *mapped_out = bus && kept > 0 ? cf_gpu_host_device_pointer ((guint8 *)
-      out[0] + out_at * GST_AUDIO_INFO_BPF (&f->info)) : NULL;
+      out[0] + out_at * GST_AUDIO_INFO_BPF (&f->out_info)) : NULL;
   int st = CF_ERR_UNSUPPORTED;
 
   /* 0. both so, nothing to mix or drop: where the filter takes the chunk
    * whole, it converts the samples itself, in its one launch (not for a
    * queued output of OVERLAP_SPLIT frames or more: there the GPU's time is
    * what counts, and separate conversions take less of it) */
-  if (mapped_in && mapped_out && kept == frames && f->history == 0
-      && !mixing && !(f->queued_output && frames >= OVERLAP_SPLIT))
+  if (diagonal && mapped_in && mapped_out && kept == frames
+      && f->history == 0 && !mixing && !(f->queued_output && frames >= OVERLAP_SPLIT))
     st = cf_fir_process_interleaved (f->fir, &layout, mapped_in,
         mapped_out, frames);
   if (st != CF_ERR_UNSUPPORTED)
@@ -387,15 +509,19 @@ filter_chunk (GstCudaConv1dFilter * f, gpointer * in, gint frames, gint drop,
   /* 1. samples in, as float or double: after the history kept for the dry
    * signal, or, with none to keep, straight where the filter reads them (one
    * device copy less) */
-  if (f->history == 0 && !mixing)
+  if (diagonal && f->history == 0 && !mixing)
     st = cf_fir_input (f->fir, frames, &x, &x_pitch);
   if (st == CF_OK)
     st = samples_in (f, in, mapped_in, frames, x, x_pitch);
 
-  /* 2. filter; 3. mix with the input delayed by the latency */
-  if (st == CF_OK)
+  /* 2. filter (routes that mix channels: each route's input gathered
+   * where the filter reads it, the outputs summed by channel); 3. mix
+   * with the input delayed by the latency */
+  if (st == CF_OK && diagonal)
     st = cf_fir_process (f->fir, x, x_pitch, b->wet, b->wet_pitch,
         frames);
+  else if (st == CF_OK)
+    st = filter_routes (f, x, frames);
   if (st == CF_OK && mixing) {
     const void *dry = sample_at (f, x, -(gssize) f->latency);
     st = f->backend->mix (channels, frames, dry, b->stage_pitch, b->wet,
@@ -462,7 +588,8 @@ gst_cuda_conv1d_filter_stamp (GstCudaConv1dFilter * f, GstBuffer * buf,
 GstBuffer *
 gst_cuda_conv1d_filter_new_output (GstCudaConv1dFilter * f, gint frames)
 {
-  gsize bpf = GST_AUDIO_INFO_BPF (&f->info), size = MAX (1, frames) * bpf;
+  gsize bpf = GST_AUDIO_INFO_BPF (&f->out_info);
+  gsize size = MAX (1, frames) * bpf;
   GstBuffer *buf = NULL;
 
   if (f->pool) {
@@ -496,8 +623,9 @@ gst_cuda_conv1d_filter_new_output (GstCudaConv1dFilter * f, gint frames)
     return NULL;
   gst_buffer_resize (buf, 0, (gssize) frames * bpf);
   if (frames > 0
-      && GST_AUDIO_INFO_LAYOUT (&f->info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED)
-    gst_buffer_add_audio_meta (buf, &f->info, frames, NULL);
+      && GST_AUDIO_INFO_LAYOUT (&f->out_info)
+      == GST_AUDIO_LAYOUT_NON_INTERLEAVED)
+    gst_buffer_add_audio_meta (buf, &f->out_info, frames, NULL);
   return buf;
 }
 
@@ -570,13 +698,14 @@ gst_cuda_conv1d_filter_finalize (GstCudaConv1dFilter * f)
 
 gboolean
 gst_cuda_conv1d_filter_configure (GstCudaConv1dFilter * f,
-    const GstAudioInfo * info)
+    const GstAudioInfo * info, const GstAudioInfo * out_info)
 {
   gst_cuda_conv1d_filter_clear (f);
   /* the backend is fixed from start to stop: chosen once a stream */
   f->backend = gst_cuda_conv1d_backend_get
       (gst_cuda_filter_base_uses_cuda (f->owner));
   f->info = *info;
+  f->out_info = *out_info;
   /* as many chunk starts as planes: any channel count */
   g_free (f->chunk_planes);
   f->chunk_planes = g_new (gpointer, GST_AUDIO_INFO_CHANNELS (info));

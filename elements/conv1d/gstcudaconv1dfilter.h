@@ -41,10 +41,14 @@ typedef struct
   void *raw_in, *raw_out;       /* samples in the stream's format */
   guint8 *stage;                /* per channel: history, then the chunk */
   guint8 *wet;                  /* per channel: the filtered chunk */
+  guint8 *routed;               /* per route: its filtered chunk (routes
+                                 * that mix channels only) */
   gsize stage_pitch, wet_pitch; /* samples */
   gsize es;                     /* bytes a sample: 4 (float) or 8 (double,
                                  * for F64 and S32 streams) */
-  GstCudaDeviceBuffer device[4];
+  gint rows;                    /* stage and wet rows: the larger of the
+                                 * input's and the output's channels */
+  GstCudaDeviceBuffer device[4], routed_device;
 } GstCudaConv1dBuffers;
 
 typedef struct
@@ -53,11 +57,15 @@ typedef struct
   const GstCudaConv1dBackend *backend;  /* chosen when a stream is
                                          * configured */
   GstAudioInfo info;            /* the stream filtered */
+  GstAudioInfo out_info;        /* what comes out (its channels may differ) */
   /* set by the element at start, fixed for the run */
   guint64 latency;              /* frames dropped at the start */
   gboolean overlap;             /* outputs leave by the output thread */
   GstCudaConv1dTaps taps;
-  cf_fir *fir;
+  cf_fir *fir;                  /* a channel per route (taps.routing), or
+                                 * per channel where the routing is
+                                 * diagonal */
+  cf_audio_plane_sums gather, scatter;  /* routes that mix channels */
   gint chunk;                   /* frames per chunk at most */
   gint history;                 /* frames of input kept for the dry signal */
   GstCudaConv1dBuffers buf;
@@ -81,7 +89,7 @@ void gst_cuda_conv1d_filter_finalize (GstCudaConv1dFilter * f);
 /* A new stream: the old filter and its buffers go. FALSE after posting an
  * error. */
 gboolean gst_cuda_conv1d_filter_configure (GstCudaConv1dFilter * f,
-    const GstAudioInfo * info);
+    const GstAudioInfo * info, const GstAudioInfo * out_info);
 /* The filter, its buffers and pool go (stop). */
 void gst_cuda_conv1d_filter_clear (GstCudaConv1dFilter * f);
 /* A filter for `taps` (taken); a filter already running hands over its

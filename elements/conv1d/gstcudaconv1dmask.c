@@ -261,8 +261,7 @@ design_preset (const GstCudaConv1dSettings * s, gint rate, gdouble * h,
 /* ---- building ------------------------------------------------------------------- */
 
 static gboolean
-from_kernel (const gchar * text, gint channels, GstCudaConv1dTaps * t,
-    gchar ** error)
+from_kernel (const gchar * text, GstCudaConv1dTaps * t, gchar ** error)
 {
   gdouble *values;
   gint rows, cols;
@@ -271,12 +270,6 @@ from_kernel (const gchar * text, gint channels, GstCudaConv1dTaps * t,
   if (!gst_cuda_parse_matrix (text, &values, &rows, &cols, &why)) {
     *error = g_strdup_printf ("kernel \"%s\": %s", text, why);
     g_free (why);
-    return FALSE;
-  }
-  if (rows != 1 && rows != channels) {
-    *error = g_strdup_printf ("kernel \"%s\" has %d masks: give one for all "
-        "channels or one per channel (%d)", text, rows, channels);
-    g_free (values);
     return FALSE;
   }
   if (cols > GST_CUDA_CONV1D_MAX_TAPS) {
@@ -292,18 +285,12 @@ from_kernel (const gchar * text, gint channels, GstCudaConv1dTaps * t,
 }
 
 static gboolean
-from_impulse (const GstCudaImpulse * ir, gint rate, gint channels,
-    GstCudaConv1dTaps * t, gchar ** error, gchar ** note)
+from_impulse (const GstCudaImpulse * ir, gint rate, GstCudaConv1dTaps * t,
+    gchar ** error, gchar ** note)
 {
   GstCudaImpulse resampled = { 0 };
   const GstCudaImpulse *use = ir;
 
-  if (ir->channels != 1 && ir->channels != channels) {
-    *error = g_strdup_printf ("the impulse response has %d channels: it "
-        "must have 1 (for every channel) or as many as the stream (%d)",
-        ir->channels, channels);
-    return FALSE;
-  }
   if (ir->rate != rate) {
     /* the limits hold after resampling too: a response at a low rate
      * grows by rate / ir->rate */
@@ -363,7 +350,8 @@ normalize (GstCudaConv1dTaps * t, gboolean energy)
 
 gboolean
 gst_cuda_conv1d_build (const GstCudaConv1dSettings * s, gint rate,
-    gint channels, GstCudaConv1dTaps * t, gchar ** error, gchar ** note)
+    gint in_channels, gint out_channels, GstCudaConv1dTaps * t,
+    gchar ** error, gchar ** note)
 {
   gboolean ok = TRUE, energy = FALSE;
 
@@ -372,9 +360,9 @@ gst_cuda_conv1d_build (const GstCudaConv1dSettings * s, gint rate,
   if (note)
     *note = NULL;
   if (gst_cuda_mask_text_is_set (s->kernel)) {
-    ok = from_kernel (s->kernel, channels, t, error);
+    ok = from_kernel (s->kernel, t, error);
   } else if (s->impulse.frames > 0) {
-    ok = from_impulse (&s->impulse, rate, channels, t, error, note);
+    ok = from_impulse (&s->impulse, rate, t, error, note);
     energy = TRUE;
   } else if (s->preset != GST_CUDA_CONV1D_PRESET_NONE) {
     t->h = g_new (gdouble, MAX (1, s->taps));
@@ -386,6 +374,9 @@ gst_cuda_conv1d_build (const GstCudaConv1dSettings * s, gint rate,
     t->h = g_new (gdouble, 1);
     t->h[0] = 1.0;
   }
+  if (ok)
+    ok = gst_cuda_conv1d_routes_choose (&t->routing, s->matrix, in_channels,
+        out_channels, t->masks, error);
   if (ok && s->normalize)
     normalize (t, energy);
   if (!ok)

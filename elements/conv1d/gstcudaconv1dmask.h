@@ -6,6 +6,8 @@
 
 #include <glib-object.h>
 
+#include "gstcudaconv1droutes.h"
+
 G_BEGIN_DECLS
 
 /* The longest mask accepted: 2^21 taps, 43.7 s at 48 kHz. The partitioned
@@ -60,14 +62,17 @@ typedef struct
   gint taps;                    /* preset length, odd */
   GstCudaConv1dWindow window;
   gboolean normalize;
+  gchar *matrix;                /* routes "in:out:ir ..."; unset: by counts */
 } GstCudaConv1dSettings;
 
-/* Masks ready for a stream: `masks` (1 or one per channel) of `taps`, in
- * double (a float stream's filter rounds them to float). */
+/* Masks ready for a stream: `masks` responses of `taps`, in double (a
+ * float stream's filter rounds them to float), and the routes that take
+ * the input channels through them to the output channels. */
 typedef struct
 {
   gint taps, masks;
   gdouble *h;
+  GstCudaConv1dRouting routing;
 } GstCudaConv1dTaps;
 
 /* Reads an impulse response with libsndfile. On failure returns FALSE and
@@ -77,12 +82,13 @@ gboolean gst_cuda_impulse_load (const gchar * location,
 void gst_cuda_impulse_clear (GstCudaImpulse * impulse);
 void gst_cuda_impulse_copy (GstCudaImpulse * dst, const GstCudaImpulse * src);
 
-/* Builds the masks of `settings` for a stream of `rate` and `channels`.
+/* Builds the masks of `settings` and their routes for a stream of `rate`
+ * and `in_channels`, into `out_channels` (0: as many).
  * On failure returns FALSE and sets *error; *note, when not NULL, tells
  * what was done on the way (resampling) for the log. */
 gboolean gst_cuda_conv1d_build (const GstCudaConv1dSettings * settings,
-    gint rate, gint channels, GstCudaConv1dTaps * taps, gchar ** error,
-    gchar ** note);
+    gint rate, gint in_channels, gint out_channels, GstCudaConv1dTaps * taps,
+    gchar ** error, gchar ** note);
 void gst_cuda_conv1d_taps_clear (GstCudaConv1dTaps * taps);
 
 G_END_DECLS

@@ -23,6 +23,8 @@
 #define DEFAULT_LATENCY 0
 #define DEFAULT_ALGORITHM GST_CUDA_CONV1D_ALGORITHM_AUTO
 #define DEFAULT_OVERLAP FALSE
+#define DEFAULT_MATRIX NULL
+#define DEFAULT_OUT_CHANNELS 0
 
 #define GST_TYPE_CUDA_CONV1D_ALGORITHM (gst_cuda_conv1d_algorithm_get_type ())
 static GType
@@ -61,14 +63,16 @@ install_mask_source_properties (GObjectClass * gobject_class)
    * GstCudaConv1d:kernel:
    *
    * Taps separated by spaces or commas, h[0] (the current frame) first, e.g.
-   * "0.25 0.5 0.25"; one mask for every channel, or one per channel
-   * separated by `;` (all of the same length). When set, it is used instead
-   * of `location` and `preset`.
+   * "0.25 0.5 0.25"; one mask for every channel, one per channel, or one
+   * per route of a channel matrix (`out-channels`, `matrix`), separated by
+   * `;` (all of the same length). When set, it is used instead of
+   * `location` and `preset`.
    */
   g_object_class_install_property (gobject_class, GST_CUDA_CONV1D_PROP_KERNEL,
       g_param_spec_string ("kernel", "Kernel",
           "Taps, h[0] first (e.g. \"0.25 0.5 0.25\"); one mask per channel "
-          "separated by ';'. Overrides location and preset", DEFAULT_KERNEL,
+          "or route separated by ';'. Overrides location and preset",
+          DEFAULT_KERNEL,
           flags));
 
   /**
@@ -76,14 +80,18 @@ install_mask_source_properties (GObjectClass * gobject_class)
    *
    * An impulse response file, read with libsndfile (WAV, FLAC, AIFF,
    * Ogg/Vorbis, ...). A mono response filters every channel; one with as
-   * many channels as the stream maps channel to channel. A response at
+   * many channels as the stream maps channel to channel; one of C_in x
+   * C_out channels is a matrix, input-major (a 4-channel file on a stereo
+   * stream: true stereo, L->L, L->R, R->L, R->R); `matrix` routes any
+   * other order. A response at
    * another sample rate is resampled to the stream's. Used when `kernel` is
    * empty; overrides `preset`.
    */
   g_object_class_install_property (gobject_class, GST_CUDA_CONV1D_PROP_LOCATION,
       g_param_spec_string ("location", "Location",
-          "Impulse response file (WAV, FLAC, AIFF, Ogg...): mono, or one "
-          "channel per stream channel", DEFAULT_LOCATION, flags));
+          "Impulse response file (WAV, FLAC, AIFF, Ogg...): mono, one "
+          "channel per stream channel, or in x out channels",
+          DEFAULT_LOCATION, flags));
 
   /**
    * GstCudaConv1d:preset:
@@ -96,6 +104,21 @@ install_mask_source_properties (GObjectClass * gobject_class)
       GST_CUDA_CONV1D_PROP_PRESET, "preset", "Preset",
       "Windowed-sinc filter, used when kernel and location are empty",
       GST_TYPE_CUDA_CONV1D_PRESET, DEFAULT_PRESET, 0);
+
+  /**
+   * GstCudaConv1d:matrix:
+   *
+   * Routes through the responses for files in any order: triples
+   * "in:out:ir" separated by commas or spaces, e.g. "0:0:0 0:1:1 1:0:2
+   * 1:1:3" (input 0 through response 1 into output 1, ...). Output j is
+   * the sum of its routes; pairs not listed are silent and cost nothing.
+   * Empty: the layout follows from the counts (1 response for every
+   * channel, one per channel, or input-major C_in x C_out).
+   */
+  g_object_class_install_property (gobject_class, GST_CUDA_CONV1D_PROP_MATRIX,
+      g_param_spec_string ("matrix", "Matrix",
+          "Routes \"in:out:ir\" through the responses, separated by commas "
+          "or spaces (empty: by the channel counts)", DEFAULT_MATRIX, flags));
 }
 
 /* The presets' shape, and how every mask is scaled. */
@@ -211,6 +234,22 @@ install_output_properties (GObjectClass * gobject_class)
       GST_TYPE_CUDA_CONV1D_ALGORITHM, DEFAULT_ALGORITHM, 0);
 
   /**
+   * GstCudaConv1d:out-channels:
+   *
+   * Output channels (0: as many as the input). With an impulse response of
+   * C_in x C_out channels (input-major) or a `matrix`, each output is the
+   * sum of the inputs through their responses: 14 responses of 7 speakers
+   * into 2 ears virtualise a 7-channel stream on headphones. The source
+   * caps carry the count (stereo positions for 2, the default positions
+   * otherwise).
+   */
+  g_object_class_install_property (gobject_class,
+      GST_CUDA_CONV1D_PROP_OUT_CHANNELS, g_param_spec_uint ("out-channels",
+          "Output channels", "Output channels (0: as many as the input)", 0,
+          GST_CUDA_CONV1D_MAX_ROUTES, DEFAULT_OUT_CHANNELS,
+          flags | GST_PARAM_MUTABLE_READY));
+
+  /**
    * GstCudaConv1d:overlap:
    *
    * On the GPU, outputs are pushed by a thread of the element's own, each
@@ -253,12 +292,15 @@ gst_cuda_conv1d_props_init (GstCudaConv1dProps * props)
   props->latency = DEFAULT_LATENCY;
   props->algorithm = DEFAULT_ALGORITHM;
   props->overlap = DEFAULT_OVERLAP;
+  props->out_channels = DEFAULT_OUT_CHANNELS;
+  s->matrix = g_strdup (DEFAULT_MATRIX);
 }
 
 void
 gst_cuda_conv1d_props_clear (GstCudaConv1dProps * props)
 {
   g_free (props->settings.kernel);
+  g_free (props->settings.matrix);
   gst_cuda_impulse_clear (&props->settings.impulse);
   g_free (props->location);
   g_free (props->settings_error);
@@ -292,10 +334,17 @@ gst_cuda_conv1d_props_check (GstCudaConv1dProps * props,
       g_free (why);
     }
     g_free (values);
+    if (!error) {
+      GstCudaConv1dRoute routes[GST_CUDA_CONV1D_MAX_ROUTES];
+      gint n;
+      gst_cuda_conv1d_routes_parse (props->settings.matrix, routes, &n,
+          &error);
+    }
     return error;
   }
   if (!gst_cuda_conv1d_build (&props->settings, GST_AUDIO_INFO_RATE (info),
-          GST_AUDIO_INFO_CHANNELS (info), &taps, &error, NULL))
+          GST_AUDIO_INFO_CHANNELS (info), (gint) props->out_channels, &taps,
+          &error, NULL))
     return error;
   if (props->latency >= (guint64) taps.taps && props->latency > 0)
     error = g_strdup_printf ("latency=%" G_GUINT64_FORMAT " is not shorter "
@@ -393,6 +442,12 @@ store_property (GstCudaConv1dProps * props, GObject * object, guint prop_id,
     case GST_CUDA_CONV1D_PROP_OVERLAP:
       props->overlap = g_value_get_boolean (value);
       break;
+    case GST_CUDA_CONV1D_PROP_MATRIX:
+      s->matrix = g_value_dup_string (value);
+      break;
+    case GST_CUDA_CONV1D_PROP_OUT_CHANNELS:
+      props->out_channels = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -413,6 +468,8 @@ settle_mask_change (GstCudaConv1dProps * props, guint prop_id,
   if (error && props->started) {
     if (prop_id == GST_CUDA_CONV1D_PROP_KERNEL)
       g_free (s->kernel);
+    if (prop_id == GST_CUDA_CONV1D_PROP_MATRIX)
+      g_free (s->matrix);
     if (prop_id == GST_CUDA_CONV1D_PROP_LOCATION) {
       g_free (props->location);
       gst_cuda_impulse_clear (&s->impulse);
@@ -427,6 +484,8 @@ settle_mask_change (GstCudaConv1dProps * props, guint prop_id,
   }
   if (prop_id == GST_CUDA_CONV1D_PROP_KERNEL)
     g_free (saved->settings.kernel);
+  if (prop_id == GST_CUDA_CONV1D_PROP_MATRIX)
+    g_free (saved->settings.matrix);
   if (prop_id == GST_CUDA_CONV1D_PROP_LOCATION) {
     g_free (saved->location);
     g_free (saved->location_error);
@@ -501,6 +560,12 @@ gst_cuda_conv1d_props_get (GstCudaConv1dProps * props, GObject * object,
       break;
     case GST_CUDA_CONV1D_PROP_OVERLAP:
       g_value_set_boolean (value, props->overlap);
+      break;
+    case GST_CUDA_CONV1D_PROP_MATRIX:
+      g_value_set_string (value, s->matrix);
+      break;
+    case GST_CUDA_CONV1D_PROP_OUT_CHANNELS:
+      g_value_set_uint (value, props->out_channels);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);

@@ -34,6 +34,8 @@ enum
   GST_CUDA_CONV1D_PROP_LATENCY,
   GST_CUDA_CONV1D_PROP_ALGORITHM,
   GST_CUDA_CONV1D_PROP_OVERLAP,
+  GST_CUDA_CONV1D_PROP_MATRIX,
+  GST_CUDA_CONV1D_PROP_OUT_CHANNELS,
 };
 
 /* The values of the properties, and what follows from them; the
@@ -46,6 +48,7 @@ typedef struct
   guint64 latency;
   GstCudaConv1dAlgorithm algorithm;
   gboolean overlap;             /* outputs pushed by their own thread (GPU) */
+  guint out_channels;           /* 0: as many as the input */
   gchar *settings_error;        /* why the settings make no mask, or NULL */
   gchar *location_error;        /* why `location` could not be read, or NULL */
   gboolean started;             /* bad settings are refused, not stored */

@@ -1246,9 +1246,9 @@ GST_START_TEST (test_kernel_masks)
     const gchar *kernel;
     const gchar *why;
   } refused[] = {
-    {3, "1 2; 3 4", "has 2 masks"},
-    {2, "1; 2; 3", "has 3 masks"},
-    {1, "1 0; 0 1", "has 2 masks"},
+    {3, "1 2; 3 4", "has 2 channels"},
+    {2, "1; 2; 3", "has 3 channels"},
+    {1, "1 0; 0 1", "has 2 channels"},
   };
 
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
