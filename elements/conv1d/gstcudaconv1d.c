@@ -449,10 +449,43 @@ gst_cuda_conv1d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
   return gst_cuda_conv1d_filter_configure (&self->filter, &info, &out_info);
 }
 
+/* New caps; where `out-channels` is set and downstream takes no such
+ * count, an error that says so (GstBaseTransform's own says only "not
+ * negotiated"). */
+static gboolean
+caps_event (GstCudaConv1d * self, GstEvent * event)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  gboolean ok = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans,
+      event);
+  GstCaps *wanted, *taken;
+  guint out;
+
+  GST_OBJECT_LOCK (self);
+  out = self->props.out_channels;
+  GST_OBJECT_UNLOCK (self);
+  if (ok || out == 0)
+    return ok;
+  wanted = gst_caps_new_simple ("audio/x-raw", "channels", G_TYPE_INT,
+      (gint) out, NULL);
+  taken = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (trans),
+      wanted);
+  if (gst_caps_is_empty (taken))
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Downstream takes no "
+            "audio of %u channels: out-channels=%u cannot be negotiated.",
+            out, out), (NULL));
+  gst_caps_unref (taken);
+  gst_caps_unref (wanted);
+  return ok;
+}
+
 static gboolean
 gst_cuda_conv1d_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS)
+    return caps_event (self, event);
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:{

@@ -298,7 +298,7 @@ gst_cuda_conv1d_filter_set_taps (GstCudaConv1dFilter * f,
   f->fir = fir;
   gst_cuda_conv1d_taps_clear (&f->taps);
   f->taps = taps;
-  GST_INFO_OBJECT (f->owner, "%d taps x %d masks, %d routes%s, %s path%s "
+  GST_INFO_OBJECT (f->owner, "%d taps x %d masks, %d routes%s, %s path %s "
       "(block %d)", taps.taps, taps.masks, taps.routing.n_routes,
       taps.routing.diagonal ? " (diagonal)" : "", cfg.path == CF_FIR_FFT
       ? "FFT" : "direct", f->backend->where, cf_fir_block (fir));

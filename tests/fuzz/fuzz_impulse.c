@@ -56,7 +56,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     s.taps = 31;
     s.normalize = TRUE;
     if (gst_cuda_conv1d_build (&s, stream_rate (&impulse), impulse.channels,
-            &taps, &error, &note))
+            0, &taps, &error, &note))
       gst_cuda_conv1d_taps_clear (&taps);
     else
       g_assert (error && *error);

@@ -57,8 +57,11 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     s.bandwidth = 200;
     s.taps = 31;
     s.normalize = pick & 2;
-    if (gst_cuda_conv1d_build (&s, 48000, 1 + (pick >> 4) % 8, &taps, &error,
-            &note))
+    /* the same text as a routing matrix too, into 0 (as many), 1 or 2
+     * outputs */
+    s.matrix = (pick & 4) ? text : NULL;
+    if (gst_cuda_conv1d_build (&s, 48000, 1 + (pick >> 4) % 8, (pick >> 1)
+            % 3, &taps, &error, &note))
       gst_cuda_conv1d_taps_clear (&taps);
     else
       g_assert (error && *error);
