@@ -105,6 +105,7 @@ run level-gpu test test_cudaprefixsum_level --gpu
 run loudness-cuda test test_loudness cuda
 run cudaprefixsum-loudness-gpu test test_cudaprefixsum_loudness --gpu
 run loudness-launch-gpu test bash "$root/tests/pipelines/test_loudness_launch.sh" cuda
+run matrix-launch-gpu test bash "$root/tests/pipelines/test_matrix_launch.sh" cuda
 run cudamemory test test_cudamemory "$root/tests/media"
 # GStreamer 1.24+ only (not built against 1.22: MISSING there is expected)
 [ -n "$(bin test_cudastreams)" ] &&
@@ -136,6 +137,7 @@ run bench-conv1d bench bench_conv1d
 run bench-scan bench bench_scan
 run bench-integral bench bench_integral
 run bench-audio bench bench_audio
+run bench-matrix bench bench_matrix
 wanted peer-conv1d &&
   python3 "$root/tests/bench/conv1d/peer_conv1d.py" > "$logs/peer-conv1d.log" 2>&1
 
@@ -168,6 +170,7 @@ sed -n '/^floor/p;/scan summary/,$p' "$logs/bench-scan.log" 2>/dev/null
 sed -n '/integral summary/,$p' "$logs/bench-integral.log" 2>/dev/null
 cat "$logs/peer-conv1d.log" 2>/dev/null
 sed -n '/audio pipeline summary/,$p' "$logs/bench-audio.log" 2>/dev/null
+cat "$logs/bench-matrix.log" 2>/dev/null
 cat "$logs/tiling.log" 2>/dev/null
 echo
 echo "== GPU suite (seed $CF_TEST_SEED, logs in $logs)"
