@@ -61,3 +61,18 @@ cf_audio_mix_cpu (int channels, int frames, const void *dry,
               cf_plane_get (wet, f64, c * wet_pitch + n), a0, a1, b0, b1));
   return CF_OK;
 }
+
+int
+cf_audio_crossfade_cpu (int channels, int frames, const void *a,
+    size_t a_pitch, const void *b, size_t b_pitch, void *out,
+    size_t out_pitch, long long start, long long length, int f64)
+{
+  if (channels < 1 || frames < 0 || length < 0 || !a || !b || !out)
+    return CF_ERR_INVALID;
+  for (int c = 0; c < channels; c++)
+    for (int n = 0; n < frames; n++)
+      cf_plane_put (out, f64, c * out_pitch + n, cf_crossfade_at (start + n,
+              length, cf_plane_get (a, f64, c * a_pitch + n),
+              cf_plane_get (b, f64, c * b_pitch + n)));
+  return CF_OK;
+}

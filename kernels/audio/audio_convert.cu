@@ -72,6 +72,21 @@ blocks_for (int frames, int channels)
   return (unsigned) (((size_t) frames * channels + THREADS - 1) / THREADS);
 }
 
+template <typename T>
+__global__ void
+crossfade_kernel (int channels, int frames, const T * a, size_t a_pitch,
+    const T * b, size_t b_pitch, T * out, size_t out_pitch, long long start,
+    long long length)
+{
+  size_t k = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  int c = (int) (k / frames), n = (int) (k % frames);
+
+  if (c >= channels)
+    return;
+  out[c * out_pitch + n] = (T) cf_crossfade_at (start + n, length,
+      a[c * a_pitch + n], b[c * b_pitch + n]);
+}
+
 int
 launched (void)
 {
@@ -144,5 +159,30 @@ cf_audio_mix_cuda (int channels, int frames, const void *dry,
     mix_kernel<<<blocks, THREADS, 0, s>>> (channels, frames,
         (const float *) dry, dry_pitch, (const float *) wet, wet_pitch,
         (float *) out, out_pitch, a0, a1, b0, b1);
+  return launched ();
+}
+
+extern "C" int
+cf_audio_crossfade_cuda (int channels, int frames, const void *a,
+    size_t a_pitch, const void *b, size_t b_pitch, void *out,
+    size_t out_pitch, long long start, long long length, int f64,
+    cf_stream stream)
+{
+  cudaStream_t s = (cudaStream_t) stream;
+  unsigned blocks;
+
+  if (channels < 1 || frames < 0 || length < 0 || !a || !b || !out)
+    return CF_ERR_INVALID;
+  if (frames == 0)
+    return CF_OK;
+  blocks = blocks_for (frames, channels);
+  if (f64)
+    crossfade_kernel<<<blocks, THREADS, 0, s>>> (channels, frames,
+        (const double *) a, a_pitch, (const double *) b, b_pitch,
+        (double *) out, out_pitch, start, length);
+  else
+    crossfade_kernel<<<blocks, THREADS, 0, s>>> (channels, frames,
+        (const float *) a, a_pitch, (const float *) b, b_pitch,
+        (float *) out, out_pitch, start, length);
   return launched ();
 }

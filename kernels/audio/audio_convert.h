@@ -64,6 +64,18 @@ int cf_audio_mix_cuda (int channels, int frames, const void *dry,
     size_t out_pitch, double a0, double a1, double b0, double b1, int f64,
     cf_stream stream);
 
+/* out[c][n] = (1 - w) a[c][n] + w b[c][n], w the raised cosine
+ * (1 - cos(pi t / length)) / 2 at t = start + n (1 from t = length on):
+ * from one filter's output to another's without a click. `out` may be a
+ * or b. Computed in double. */
+int cf_audio_crossfade_cpu (int channels, int frames, const void *a,
+    size_t a_pitch, const void *b, size_t b_pitch, void *out,
+    size_t out_pitch, long long start, long long length, int f64);
+int cf_audio_crossfade_cuda (int channels, int frames, const void *a,
+    size_t a_pitch, const void *b, size_t b_pitch, void *out,
+    size_t out_pitch, long long start, long long length, int f64,
+    cf_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,3 +30,13 @@ cf_audio_mix_cuda (int ch, int f, const void *d, size_t dp, const void *w,
   (void) s;
   return CF_ERR_NO_CUDA;
 }
+
+int
+cf_audio_crossfade_cuda (int ch, int f, const void *a, size_t ap,
+    const void *b, size_t bp, void *o, size_t op, long long start,
+    long long length, int f64, cf_stream s)
+{
+  (void) ch; (void) f; (void) a; (void) ap; (void) b; (void) bp; (void) o;
+  (void) op; (void) start; (void) length; (void) f64; (void) s;
+  return CF_ERR_NO_CUDA;
+}

@@ -76,6 +76,16 @@ cf_mix_at (int n, int frames, double dry, double wet, double a0, double a1,
   return (a0 + (a1 - a0) * t) * dry + (b0 + (b1 - b0) * t) * wet;
 }
 
+/* One crossfaded sample: see cf_audio_crossfade_cpu(). */
+CF_AUDIO_FN double
+cf_crossfade_at (long long t, long long length, double a, double b)
+{
+  double w = t >= length ? 1.0 : t <= 0 ? 0.0
+      : 0.5 * (1.0 - cos (3.14159265358979323846 * (double) t
+          / (double) length));
+  return a + w * (b - a);
+}
+
 /* Sample i of a plane of floats, or of doubles (f64). */
 CF_AUDIO_FN double
 cf_plane_get (const void *plane, int f64, size_t i)

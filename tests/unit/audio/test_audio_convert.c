@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "audio_convert.h"
+#include "audio_route.h"
 #include "test_gpu.h"
 #include "test_util.h"
 
@@ -299,6 +300,142 @@ out:
   free (out);
 }
 
+/* Uploads `n` bytes of each of `count` host arrays into one device block;
+ * *d is the block, arrays at d + k * n. */
+static int
+upload_all (void **d, uint8_t ** host, int count, size_t n, cf_stream stream)
+{
+  int st = cf_gpu_malloc (d, count * n);
+
+  for (int k = 0; k < count && st == CF_OK; k++)
+    st = cf_gpu_copy_2d ((uint8_t *) * d + k * n, n, host[k], n, n, 1,
+        CF_COPY_HOST_TO_DEVICE, stream);
+  return st;
+}
+
+/* The crossfade from a to b: exactly a before the start, the raised cosine
+ * across `length` frames, exactly b after; the start within the call, or
+ * before it (a fade that began in an earlier buffer). */
+static void
+check_crossfade (int cuda, cf_stream stream, int channels, int frames,
+    int f64)
+{
+  size_t es = f64 ? 8 : 4, pitch = (size_t) frames + 5;
+  size_t n = (size_t) channels * pitch;
+  uint8_t *a = malloc (n * es), *b = malloc (n * es), *out = malloc (n * es);
+  uint8_t *arrays[2] = { a, b };
+  long long length = frames / 2 + 1, start = -(long long) (frames / 3);
+  double tolerance = f64 ? 1e-15 : 1e-6;
+  int st, bad = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    plane_put (a, f64, i, test_rand_range (-1, 1));
+    plane_put (b, f64, i, test_rand_range (-1, 1));
+  }
+  if (cuda) {
+    void *d = NULL;
+    st = upload_all (&d, arrays, 2, n * es, stream);
+    if (st == CF_OK)
+      st = cf_audio_crossfade_cuda (channels, frames, d, pitch,
+          (uint8_t *) d + n * es, pitch, d, pitch, start, length, f64,
+          stream);
+    if (st == CF_OK)
+      st = cf_gpu_copy_2d (out, n * es, d, n * es, n * es, 1,
+          CF_COPY_DEVICE_TO_HOST, stream);
+    if (st == CF_OK)
+      st = cf_gpu_stream_sync (stream);
+    cf_gpu_free (d);
+  } else {
+    st = cf_audio_crossfade_cpu (channels, frames, a, pitch, b, pitch, out,
+        pitch, start, length, f64);
+  }
+  if (!test_check (st == CF_OK, "crossfade: %s", cf_status_name (st)))
+    goto out;
+  for (int c = 0; c < channels && !bad; c++)
+    for (int k = 0; k < frames && !bad; k++) {
+      long long t = start + k;
+      double w = t <= 0 ? 0.0 : t >= length ? 1.0
+          : (1.0 - cos (M_PI * t / length)) / 2.0;
+      size_t i = c * pitch + k;
+      double x = plane_get (a, f64, i), y = plane_get (b, f64, i);
+      double want = (1.0 - w) * x + w * y, got = plane_get (out, f64, i);
+      /* outside the fade, each side exactly */
+      int exact = t <= 0 || t >= length;
+      if (exact ? got != (t <= 0 ? x : y) : fabs (got - want) > tolerance)
+        bad = test_check (0, "crossfade (%s) ch %d frame %d (t %lld of "
+            "%lld): %.17g, want %.17g", f64 ? "double" : "float", c, k, t,
+            length, got, want) + 1;
+    }
+  if (!bad)
+    test_check (1, "");
+out:
+  free (a);
+  free (b);
+  free (out);
+}
+
+/* Sums of planes: a gather (one source each, one destination silent) and
+ * a scatter (several sources summed), against sums done here in double. */
+static void
+check_sums (int cuda, cf_stream stream, int frames, int f64)
+{
+  size_t es = f64 ? 8 : 4, pitch = (size_t) frames + 3;
+  cf_audio_plane_sums sums = { 0 };
+  const int sources = 5;
+  uint8_t *src = malloc (sources * pitch * es);
+  uint8_t *dst = malloc (4 * pitch * es);
+  uint8_t *arrays[1] = { src };
+  /* dst 0: 1 + 3; dst 1: nothing; dst 2: 4; dst 3: 0 + 2 + 4 */
+  static const int first[] = { 0, 2, 2, 3, 6 };
+  static const int source[] = { 1, 3, 4, 0, 2, 4 };
+  double tolerance = f64 ? 1e-15 : 1e-6;
+  int st, bad = 0;
+
+  sums.planes = 4;
+  memcpy (sums.first, first, sizeof (first));
+  memcpy (sums.source, source, sizeof (source));
+  for (size_t i = 0; i < sources * pitch; i++)
+    plane_put (src, f64, i, test_rand_range (-1, 1));
+  if (cuda) {
+    void *d = NULL, *d_dst = NULL;
+    st = upload_all (&d, arrays, 1, sources * pitch * es, stream);
+    if (st == CF_OK)
+      st = cf_gpu_malloc (&d_dst, 4 * pitch * es);
+    if (st == CF_OK)
+      st = cf_audio_sum_planes_cuda (&sums, d, pitch, frames, d_dst, pitch,
+          f64, stream);
+    if (st == CF_OK)
+      st = cf_gpu_copy_2d (dst, 4 * pitch * es, d_dst, 4 * pitch * es,
+          4 * pitch * es, 1, CF_COPY_DEVICE_TO_HOST, stream);
+    if (st == CF_OK)
+      st = cf_gpu_stream_sync (stream);
+    cf_gpu_free (d);
+    cf_gpu_free (d_dst);
+  } else {
+    st = cf_audio_sum_planes_cpu (&sums, src, pitch, frames, dst, pitch,
+        f64);
+  }
+  if (!test_check (st == CF_OK, "sums: %s", cf_status_name (st)))
+    goto out;
+  for (int j = 0; j < 4 && !bad; j++)
+    for (int k = 0; k < frames && !bad; k++) {
+      double want = 0.0, got = plane_get (dst, f64, j * pitch + k);
+      for (int r = first[j]; r < first[j + 1]; r++)
+        want += plane_get (src, f64, source[r] * pitch + k);
+      if (fabs (got - want) > tolerance)
+        bad = test_check (0, "sums (%s) plane %d frame %d: %.17g, want "
+            "%.17g", f64 ? "double" : "float", j, k, got, want) + 1;
+    }
+  /* a table out of range is refused */
+  sums.first[4] = CF_AUDIO_MAX_ROUTES + 1;
+  if (!bad)
+    test_check (cf_audio_sum_planes_cpu (&sums, src, pitch, frames, dst,
+            pitch, f64) == CF_ERR_INVALID, "a bad table was taken");
+out:
+  free (src);
+  free (dst);
+}
+
 /* Both conversions on page-locked raw samples read or written in place,
  * against the CPU twin. */
 static void
@@ -412,8 +549,11 @@ main (int argc, char **argv)
         for (int inter = 0; inter < 2; inter++)
           check_case (cuda, stream, (cf_audio_format) f, sizes[s][0],
               sizes[s][1], inter, f64);
-    for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++)
+    for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++) {
       check_mix (cuda, stream, sizes[s][0], sizes[s][1], f64);
+      check_crossfade (cuda, stream, sizes[s][0], sizes[s][1], f64);
+      check_sums (cuda, stream, sizes[s][1], f64);
+    }
   }
   if (cuda) {
     check_mapped (stream);
