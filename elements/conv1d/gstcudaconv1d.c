@@ -46,6 +46,7 @@
 
 #include "audio_convert.h"
 #include "gstcudaconv1d.h"
+#include "gstcudamaskparse.h"
 #include "gstcudapin.h"
 #include "gstcudapinnedallocator.h"
 
@@ -125,12 +126,18 @@ gst_cuda_conv1d_class_init (GstCudaConv1dClass * klass)
 
 }
 
+static gboolean build_in_background (gpointer element,
+    GstCudaConv1dTaps * taps, GstCudaConv1dAlgorithm * algorithm,
+    gchar ** error);
+
 static void
 gst_cuda_conv1d_init (GstCudaConv1d * self)
 {
   gst_cuda_conv1d_props_init (&self->props);
   gst_cuda_conv1d_outputs_init (&self->outputs, GST_CUDA_FILTER_BASE (self));
   gst_cuda_conv1d_filter_init (&self->filter, GST_CUDA_FILTER_BASE (self));
+  gst_cuda_conv1d_preparer_init (&self->preparer, build_in_background,
+      self);
   self->filter.start_ts = GST_CLOCK_TIME_NONE;
 }
 
@@ -140,6 +147,7 @@ gst_cuda_conv1d_finalize (GObject * object)
   GstCudaConv1d *self = GST_CUDA_CONV1D (object);
 
   gst_cuda_conv1d_props_clear (&self->props);
+  gst_cuda_conv1d_preparer_finalize (&self->preparer);
   gst_cuda_conv1d_filter_finalize (&self->filter);
   gst_cuda_conv1d_outputs_finalize (&self->outputs);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -181,6 +189,10 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
   refused = gst_cuda_conv1d_props_set (&self->props, object, prop_id, value,
       &loaded, self->have_info ? &self->info : NULL, pspec);
   GST_OBJECT_UNLOCK (self);
+  /* a new response while a stream plays: prepared off the streaming
+   * thread (before the first buffer, that thread builds it itself) */
+  if (!refused && gst_cuda_conv1d_props_is_mask (prop_id))
+    gst_cuda_conv1d_preparer_request (&self->preparer);
 
 done:
   if (refused && prop_id == GST_CUDA_CONV1D_PROP_LOCATION) {
@@ -201,6 +213,11 @@ gst_cuda_conv1d_get_property (GObject * object, guint prop_id,
 {
   GstCudaConv1d *self = GST_CUDA_CONV1D (object);
 
+  if (prop_id == GST_CUDA_CONV1D_PROP_PREPARING) {
+    g_value_set_boolean (value,
+        gst_cuda_conv1d_preparer_busy (&self->preparer));
+    return;
+  }
   GST_OBJECT_LOCK (self);
   gst_cuda_conv1d_props_get (&self->props, object, prop_id, value, pspec);
   GST_OBJECT_UNLOCK (self);
@@ -208,41 +225,34 @@ gst_cuda_conv1d_get_property (GObject * object, guint prop_id,
 
 /* ---- the mask ------------------------------------------------------------ */
 
-static gboolean build_taps (GstCudaConv1d * self, GstCudaConv1dTaps * taps,
-    GstCudaConv1dAlgorithm * algorithm);
-
-/* (Re)builds the mask from the settings and hands it to the filter.
- * FALSE after posting an error. */
-static gboolean
-apply_settings (GstCudaConv1d * self, gint typical_frames)
+/* Where the masks come from, for the take-over message. Called with the
+ * object lock. */
+static gchar *
+source_name (GstCudaConv1d * self)
 {
-  GstCudaConv1dAlgorithm algorithm;
-  GstCudaConv1dTaps taps;
-  gint tail;
+  GstCudaConv1dSettings *s = &self->props.settings;
+  GEnumValue *preset;
 
-  if (!build_taps (self, &taps, &algorithm))
-    return FALSE;
-  tail = taps.taps - 1 - (gint) self->filter.latency;
-  if (!gst_cuda_conv1d_filter_set_taps (&self->filter, &taps, algorithm,
-          typical_frames)) {
-    gst_cuda_conv1d_taps_clear (&taps);
-    return FALSE;
-  }
-  GST_OBJECT_LOCK (self);
-  self->tail_frames = tail;
-  GST_OBJECT_UNLOCK (self);
-  return TRUE;
+  if (gst_cuda_mask_text_is_set (s->kernel))
+    return g_strdup ("kernel");
+  if (s->impulse.frames > 0 && self->props.location)
+    return g_strdup (self->props.location);
+  preset = g_enum_get_value (g_type_class_peek
+      (GST_TYPE_CUDA_CONV1D_PRESET), s->preset);
+  return g_strdup (preset ? preset->value_nick : "none");
 }
 
 /* The taps the properties describe, read under the lock and built outside
- * it, and the algorithm asked for. FALSE after posting an error. */
+ * it, and the algorithm asked for. FALSE with *error set. */
 static gboolean
 build_taps (GstCudaConv1d * self, GstCudaConv1dTaps * taps,
-    GstCudaConv1dAlgorithm * algorithm)
+    GstCudaConv1dAlgorithm * algorithm, gchar ** error)
 {
   GstCudaConv1dSettings s;
-  gchar *error = NULL, *note = NULL;
+  gchar *note = NULL, *name;
   gboolean ok;
+  gint in, out, rate;
+  guint64 latency;
 
   GST_OBJECT_LOCK (self);
   s = self->props.settings;
@@ -251,30 +261,125 @@ build_taps (GstCudaConv1d * self, GstCudaConv1dTaps * taps,
   gst_cuda_impulse_copy (&s.impulse, &self->props.settings.impulse);
   *algorithm = self->props.algorithm;
   self->props.rebuild = FALSE;
+  name = source_name (self);
+  rate = GST_AUDIO_INFO_RATE (&self->info);
+  in = GST_AUDIO_INFO_CHANNELS (&self->info);
+  out = GST_AUDIO_INFO_CHANNELS (&self->out_info);
+  latency = self->props.latency;
   GST_OBJECT_UNLOCK (self);
 
-  ok = gst_cuda_conv1d_build (&s, GST_AUDIO_INFO_RATE (&self->info),
-      GST_AUDIO_INFO_CHANNELS (&self->info),
-      GST_AUDIO_INFO_CHANNELS (&self->out_info), taps, &error, &note);
+  *error = NULL;
+  ok = gst_cuda_conv1d_build (&s, rate, in, out, taps, error, &note);
   if (note)
     GST_INFO_OBJECT (self, "%s", note);
-  if (ok && self->filter.latency >= (guint64) taps->taps
-      && self->filter.latency > 0) {
-    error = g_strdup_printf ("latency=%" G_GUINT64_FORMAT " is not shorter "
-        "than the mask (%d taps)", self->filter.latency, taps->taps);
+  if (ok && latency >= (guint64) taps->taps && latency > 0) {
+    *error = g_strdup_printf ("latency=%" G_GUINT64_FORMAT " is not shorter "
+        "than the mask (%d taps)", latency, taps->taps);
+    gst_cuda_conv1d_taps_clear (taps);
     ok = FALSE;
   }
-  if (!ok) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Invalid mask: %s.", error),
-        (NULL));
-    gst_cuda_conv1d_taps_clear (taps);
-  }
-  g_free (error);
+  if (ok)
+    taps->name = name;
+  else
+    g_free (name);
   g_free (note);
   g_free (s.kernel);
   g_free (s.matrix);
   gst_cuda_impulse_clear (&s.impulse);
   return ok;
+}
+
+/* The preparer's build: the same, on its thread. */
+static gboolean
+build_in_background (gpointer element, GstCudaConv1dTaps * taps,
+    GstCudaConv1dAlgorithm * algorithm, gchar ** error)
+{
+  return build_taps (GST_CUDA_CONV1D (element), taps, algorithm, error);
+}
+
+/* Frames after the input's end, for the duration query. */
+static void
+update_tail (GstCudaConv1d * self)
+{
+  gint tail = gst_cuda_conv1d_filter_tail (&self->filter)
+      - (gint) self->filter.latency;
+
+  GST_OBJECT_LOCK (self);
+  self->tail_frames = tail;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Builds the first mask of a stream from the settings, on the streaming
+ * thread (nothing plays yet). FALSE after posting an error. */
+static gboolean
+apply_settings (GstCudaConv1d * self, gint typical_frames)
+{
+  GstCudaConv1dAlgorithm algorithm;
+  GstCudaConv1dChainSpec spec;
+  GstCudaConv1dTaps taps;
+  gchar *error = NULL;
+
+  if (!build_taps (self, &taps, &algorithm, &error)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Invalid mask: %s.", error),
+        (NULL));
+    g_free (error);
+    return FALSE;
+  }
+  if (!gst_cuda_conv1d_filter_set_taps (&self->filter, &taps, algorithm,
+          typical_frames))
+    return FALSE;
+  update_tail (self);
+  /* later changes are prepared off this thread, for buffers like these */
+  spec = gst_cuda_conv1d_filter_spec (&self->filter, algorithm,
+      typical_frames);
+  gst_cuda_conv1d_preparer_set_spec (&self->preparer, &spec);
+  return TRUE;
+}
+
+/* A response prepared off the streaming thread takes over at this buffer
+ * (`inbuf`), crossfading from the one playing; the application hears of
+ * it. FALSE after posting an error. */
+static gboolean
+take_prepared (GstCudaConv1d * self, GstBuffer * inbuf)
+{
+  GstCudaConv1dChain chain;
+  GstStructure *st;
+  GstClockTime running;
+  gchar *error = NULL;
+  guint crossfade;
+  guint64 fade;
+
+  if (!gst_cuda_conv1d_preparer_take (&self->preparer, &chain, &error)) {
+    if (error)
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("The new mask could "
+              "not be prepared: %s. The current one stays.", error), (NULL));
+    g_free (error);
+    return TRUE;
+  }
+  GST_OBJECT_LOCK (self);
+  crossfade = self->props.crossfade;
+  GST_OBJECT_UNLOCK (self);
+  fade = gst_util_uint64_scale_int_round (crossfade,
+      GST_AUDIO_INFO_RATE (&self->info), 1000);
+  running = gst_segment_to_running_time (&GST_BASE_TRANSFORM (self)->segment,
+      GST_FORMAT_TIME, GST_BUFFER_PTS (inbuf));
+  st = gst_structure_new ("cudaconv1d-response",
+      "name", G_TYPE_STRING, chain.taps.name ? chain.taps.name : "",
+      "taps", G_TYPE_INT, chain.taps.taps,
+      "channels", G_TYPE_INT, chain.taps.masks,
+      "routes", G_TYPE_INT, chain.taps.routing.n_routes,
+      "crossfade", G_TYPE_UINT64, gst_util_uint64_scale_int (fade,
+          GST_SECOND, GST_AUDIO_INFO_RATE (&self->info)),
+      "offset", G_TYPE_UINT64, self->filter.frames_in,
+      "running-time", G_TYPE_UINT64, running, NULL);
+  if (!gst_cuda_conv1d_filter_take_over (&self->filter, &chain, fade)) {
+    gst_structure_free (st);
+    return FALSE;
+  }
+  update_tail (self);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), st));
+  return TRUE;
 }
 
 /* Pushes the rest of the convolution (taps - 1 frames of filtered
@@ -290,14 +395,15 @@ drain (GstCudaConv1d * self)
 
   if (ret != GST_FLOW_OK)
     return ret;
-  if (!self->filter.fir || !GST_CLOCK_TIME_IS_VALID (self->filter.start_ts)
+  if (!gst_cuda_conv1d_filter_ready (&self->filter)
+      || !GST_CLOCK_TIME_IS_VALID (self->filter.start_ts)
       || self->filter.frames_in == 0)
     return gst_cuda_conv1d_filter_reset (&self->filter) ? GST_FLOW_OK
         : GST_FLOW_ERROR;
   /* one buffer, however long the tail: a buffer stamped after the input's
    * end must not come before the EOS that follows it (chunks are the
    * filter's business, not the stream's) */
-  frames = self->filter.taps.taps - 1;
+  frames = gst_cuda_conv1d_filter_tail (&self->filter);
   kept = gst_cuda_conv1d_filter_kept (&self->filter, frames);
   if (kept == 0) {
     ok = gst_cuda_conv1d_filter_process (&self->filter, NULL, frames, NULL,
@@ -363,6 +469,7 @@ gst_cuda_conv1d_stop (GstCudaFilterBase * base)
   GstCudaConv1d *self = GST_CUDA_CONV1D (base);
 
   gst_cuda_conv1d_stop_outputs (&self->outputs);
+  gst_cuda_conv1d_preparer_stop (&self->preparer);
   gst_cuda_conv1d_filter_clear (&self->filter);
   GST_OBJECT_LOCK (self);
   self->props.started = FALSE;
@@ -428,8 +535,11 @@ gst_cuda_conv1d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
   /* a running stream ends here: its tail goes out in the old format (or
    * nowhere, when the source pad is flushing or unlinked: the new caps
    * still stand) */
-  if (self->filter.fir && drain (self) <= GST_FLOW_NOT_NEGOTIATED)
+  if (gst_cuda_conv1d_filter_ready (&self->filter)
+      && drain (self) <= GST_FLOW_NOT_NEGOTIATED)
     return FALSE;
+  /* responses prepared for the old stream are not for this one */
+  gst_cuda_conv1d_preparer_stop (&self->preparer);
 
   GST_OBJECT_LOCK (self);
   self->info = info;
@@ -616,7 +726,7 @@ gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform * trans,
   GstCudaConv1d *self = GST_CUDA_CONV1D (trans);
   GstClockTime ts = GST_BUFFER_PTS (inbuf);
   gint frames = input_frames (self, inbuf);
-  gboolean rebuild, gap = FALSE;
+  gboolean gap = FALSE;
   gint kept;
 
   if (!self->have_info)
@@ -648,11 +758,13 @@ gst_cuda_conv1d_prepare_output_buffer (GstBaseTransform * trans,
     self->filter.start_offset = GST_BUFFER_OFFSET (inbuf);
   }
 
-  GST_OBJECT_LOCK (self);
-  rebuild = self->props.rebuild || !self->filter.fir;
-  GST_OBJECT_UNLOCK (self);
-  if (rebuild && !apply_settings (self, MAX (frames, 64)))
+  /* the first mask here; later ones once prepared */
+  if (!gst_cuda_conv1d_filter_ready (&self->filter)) {
+    if (!apply_settings (self, MAX (frames, 64)))
+      return GST_FLOW_ERROR;
+  } else if (!take_prepared (self, inbuf)) {
     return GST_FLOW_ERROR;
+  }
 
   kept = gst_cuda_conv1d_filter_kept (&self->filter, frames);
   *outbuf = gst_cuda_conv1d_filter_new_output (&self->filter, kept);

@@ -9,6 +9,7 @@
 
 #include "gstcudaconv1dfilter.h"
 #include "gstcudaconv1doverlap.h"
+#include "gstcudaconv1dprepare.h"
 #include "gstcudaconv1dsettings.h"
 
 G_BEGIN_DECLS
@@ -31,6 +32,7 @@ struct _GstCudaConv1d
   /* streaming thread */
   GstCudaConv1dFilter filter;
   GstCudaConv1dOutputs outputs; /* `overlap`: the output thread */
+  GstCudaConv1dPreparer preparer;       /* responses set while playing */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (cudaconv1d);

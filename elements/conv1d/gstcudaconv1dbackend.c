@@ -59,6 +59,16 @@ host_from_planar (const cf_audio_layout * layout, const void *src,
 }
 
 static int
+host_crossfade (int channels, int frames, const void *a, size_t a_pitch,
+    const void *b, size_t b_pitch, void *out, size_t out_pitch,
+    long long start, long long length, int f64,
+    cf_stream stream G_GNUC_UNUSED)
+{
+  return cf_audio_crossfade_cpu (channels, frames, a, a_pitch, b, b_pitch,
+      out, out_pitch, start, length, f64);
+}
+
+static int
 host_sum_planes (const cf_audio_plane_sums * sums, const void *src,
     size_t src_pitch, int frames, void *dst, size_t dst_pitch, int f64,
     cf_stream stream G_GNUC_UNUSED)
@@ -188,6 +198,7 @@ static const GstCudaConv1dBackend cpu_backend = {
   .from_planar = host_from_planar,
   .mix = host_mix,
   .sum_planes = host_sum_planes,
+  .crossfade = host_crossfade,
   .shift_rows = host_shift_rows,
   .wait = host_wait,
   .pick_block = host_pick_block,
@@ -207,6 +218,7 @@ static const GstCudaConv1dBackend gpu_backend = {
   .from_planar = cf_audio_from_planar_cuda,
   .mix = cf_audio_mix_cuda,
   .sum_planes = cf_audio_sum_planes_cuda,
+  .crossfade = cf_audio_crossfade_cuda,
   .shift_rows = device_shift_rows,
   .wait = cf_gpu_stream_sync,
   .pick_block = device_pick_block,

@@ -45,6 +45,10 @@ typedef struct
   int (*mix) (int channels, int frames, const void *dry, size_t dry_pitch,
       const void *wet, size_t wet_pitch, void *out, size_t out_pitch,
       double a0, double a1, double b0, double b1, int f64, cf_stream stream);
+  /* raised-cosine crossfade from a to b (cf_audio_crossfade_cpu) */
+  int (*crossfade) (int channels, int frames, const void *a, size_t a_pitch,
+      const void *b, size_t b_pitch, void *out, size_t out_pitch,
+      long long start, long long length, int f64, cf_stream stream);
   /* sums of planes (gathering routes' inputs, summing their outputs) */
   int (*sum_planes) (const cf_audio_plane_sums * sums, const void *src,
       size_t src_pitch, int frames, void *dst, size_t dst_pitch, int f64,

@@ -55,7 +55,7 @@ static void **
 buffer_slot (GstCudaConv1dBuffers * b, guint k)
 {
   void **slots[] = { &b->raw_in, &b->raw_out, (void **) &b->stage,
-    (void **) &b->wet
+    (void **) &b->wet, (void **) &b->wet_next
   };
   return slots[k];
 }
@@ -67,7 +67,6 @@ free_buffers (GstCudaConv1dFilter * f)
 
   for (guint k = 0; k < G_N_ELEMENTS (b->device); k++)
     f->backend->release (&b->device[k], buffer_slot (b, k));
-  f->backend->release (&b->routed_device, (void **) &b->routed);
   memset (b, 0, sizeof (*b));
 }
 
@@ -81,7 +80,7 @@ alloc_buffers (GstCudaConv1dFilter * f)
   GstCudaConv1dBuffers *b = &f->buf;
   gint rows = MAX (GST_AUDIO_INFO_CHANNELS (&f->info),
       GST_AUDIO_INFO_CHANNELS (&f->out_info));
-  gsize sizes[4];
+  gsize sizes[5];
 
   free_buffers (f);
   b->es = computes_in_double (f) ? sizeof (gdouble) : sizeof (gfloat);
@@ -92,6 +91,7 @@ alloc_buffers (GstCudaConv1dFilter * f)
   sizes[1] = (gsize) f->chunk * GST_AUDIO_INFO_BPF (&f->out_info);
   sizes[2] = b->es * rows * b->stage_pitch;
   sizes[3] = b->es * rows * b->wet_pitch;
+  sizes[4] = sizes[3];
   for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
     if (!f->backend->alloc (f->owner, &b->device[k], sizes[k],
             buffer_slot (b, k), stream_of (f)))
@@ -99,210 +99,98 @@ alloc_buffers (GstCudaConv1dFilter * f)
   return TRUE;
 }
 
-/* The path and direct variant for the mask. */
-static void
-choose_path (GstCudaConv1dFilter * f, GstCudaConv1dAlgorithm algorithm,
-    gsize taps, cf_fir_config * cfg)
+GstCudaConv1dChainSpec
+gst_cuda_conv1d_filter_spec (GstCudaConv1dFilter * f,
+    GstCudaConv1dAlgorithm algorithm, gint typical_frames)
 {
-  /* longer masks direct would take seconds a buffer on either backend */
-  gboolean fits = taps <= CF_CONV1D_MAX_DIRECT_TAPS;
-  gint direct_max = f->backend->direct_max_taps;
+  GstCudaConv1dChainSpec spec;
 
-  cfg->direct = CF_CONV1D_FAST;
-  switch (algorithm) {
-    case GST_CUDA_CONV1D_ALGORITHM_FFT:
-      cfg->path = CF_FIR_FFT;
-      break;
-    case GST_CUDA_CONV1D_ALGORITHM_AUTO:
-      cfg->path = fits && cfg->mask.taps <= direct_max ? CF_FIR_DIRECT
-          : CF_FIR_FFT;
-      break;
-    default:
-      cfg->path = fits ? CF_FIR_DIRECT : CF_FIR_FFT;
-      cfg->direct = (cf_conv1d_algorithm) algorithm;
-      break;
-  }
+  spec.owner = f->owner;
+  spec.backend = f->backend;
+  spec.chunk = f->chunk;
+  spec.f64 = computes_in_double (f);
+  spec.typical_frames = typical_frames;
+  spec.algorithm = algorithm;
+  return spec;
 }
 
-/* FIR channels: one per route, or per channel where the routing is
- * diagonal. */
-static gint
-fir_channels (const GstCudaConv1dRouting * routing)
+gboolean
+gst_cuda_conv1d_filter_ready (GstCudaConv1dFilter * f)
 {
-  return routing->diagonal ? routing->in_channels : routing->n_routes;
+  return f->chain.fir != NULL;
 }
 
-/* Runs the input the old filter still holds (up to the new mask's length)
- * through a new filter, so that it continues the stream instead of
- * starting from silence. With the same channels the wet buffer carries
- * the frames; where the routes change, each new route takes the history
- * of an old one with its input (none: silence), in buffers of the
- * moment. */
+gint
+gst_cuda_conv1d_filter_tail (GstCudaConv1dFilter * f)
+{
+  return MAX (f->chain.taps.taps, f->next.taps.taps) - 1;
+}
+
+/* The crossfade ends: the next chain alone, the old one freed once its
+ * work (a queued output's) is done. */
 static gboolean
-prime_filter (GstCudaConv1dFilter * f, cf_fir * old, cf_fir * fir,
-    const GstCudaConv1dTaps * taps)
+end_fade (GstCudaConv1dFilter * f)
 {
-  GstCudaConv1dBuffers *b = &f->buf;
-  const GstCudaConv1dRouting *from = &f->taps.routing, *to = &taps->routing;
-  gboolean same = from->diagonal && to->diagonal;
-  gint old_rows = fir_channels (from), new_rows = fir_channels (to);
-  gint n = MIN (taps->taps - 1, f->chunk), frames;
-  GstCudaDeviceBuffer dev[3] = { 0 };
-  void *mem[3] = { NULL, NULL, NULL };
-  gsize plane = b->es * f->chunk;
-  cf_audio_plane_sums carry;
-  cf_stream stream = stream_of (f);
-  gboolean allocated;
-  int st = CF_OK;
+  int st = f->backend->wait (stream_of (f));
 
-  if (same) {
-    frames = cf_fir_recent (old, b->wet, b->wet_pitch, n);
-    if (frames <= 0)
-      return GST_CUDA_FILTER_CHECK (f->owner, MIN (frames, 0),
-          "reading the history");
-    return GST_CUDA_FILTER_CHECK (f->owner, cf_fir_process (fir, b->wet,
-            b->wet_pitch, sample_at (f, b->stage, f->history),
-            b->stage_pitch, frames), "priming the filter");
+  gst_cuda_conv1d_chain_clear (&f->chain);
+  f->chain = f->next;
+  memset (&f->next, 0, sizeof (f->next));
+  f->fade_at = f->fade_frames = 0;
+  return GST_CUDA_FILTER_CHECK (f->owner, st, "changing the mask");
+}
+
+gboolean
+gst_cuda_conv1d_filter_take_over (GstCudaConv1dFilter * f,
+    GstCudaConv1dChain * chain, guint64 fade_frames)
+{
+  GstCudaConv1dChainSpec spec = gst_cuda_conv1d_filter_spec (f,
+      GST_CUDA_CONV1D_ALGORITHM_AUTO, f->chunk);
+
+  /* a change during a crossfade: the one coming in plays alone now */
+  if (f->next.fir && !end_fade (f)) {
+    gst_cuda_conv1d_chain_clear (chain);
+    return FALSE;
   }
-  gst_cuda_conv1d_routes_carry (from, to, &carry);
-  if (!cf_audio_plane_sums_ok (&carry))
-    return TRUE;                /* too many channels to carry: silence */
-  allocated = f->backend->alloc (f->owner, &dev[0], plane * old_rows,
-      &mem[0], stream) && f->backend->alloc (f->owner, &dev[1], plane
-      * new_rows, &mem[1], stream) && f->backend->alloc (f->owner, &dev[2],
-      plane * new_rows, &mem[2], stream);
-  frames = allocated ? cf_fir_recent (old, mem[0], f->chunk, n) : 0;
-  if (frames < 0)
-    st = frames;
-  if (st == CF_OK && frames > 0)
-    st = f->backend->sum_planes (&carry, mem[0], f->chunk, frames, mem[1],
-        f->chunk, b->es == 8, stream);
-  if (st == CF_OK && frames > 0)
-    st = cf_fir_process (fir, mem[1], f->chunk, mem[2], f->chunk, frames);
-  if (st == CF_OK)
-    st = f->backend->wait (stream);
-  for (guint k = 0; k < G_N_ELEMENTS (dev); k++)
-    f->backend->release (&dev[k], &mem[k]);
-  /* an allocation's failure is posted already */
-  return allocated && GST_CUDA_FILTER_CHECK (f->owner, st,
-      "priming the filter");
-}
-
-/* The masks as the FIR takes them: as given where the routing is
- * diagonal, else one per route (its response's row, copied). */
-static gdouble *
-fir_masks (const GstCudaConv1dTaps * taps, gint * masks)
-{
-  const GstCudaConv1dRouting *g = &taps->routing;
-  gsize row = (gsize) taps->taps;
-  gdouble *h;
-
-  if (g->diagonal) {
-    *masks = taps->masks;
-    return g_memdup2 (taps->h, sizeof (gdouble) * row * taps->masks);
+  if (f->chain.fir && !gst_cuda_conv1d_chain_prime (chain, &f->chain,
+          &spec)) {
+    gst_cuda_conv1d_chain_clear (chain);
+    return FALSE;
   }
-  *masks = g->n_routes;
-  h = g_new (gdouble, row * g->n_routes);
-  for (gint k = 0; k < g->n_routes; k++)
-    memcpy (h + k * row, taps->h + g->route[k].ir * row,
-        sizeof (gdouble) * row);
-  return h;
+  f->next = *chain;
+  memset (chain, 0, sizeof (*chain));
+  if (!f->chain.fir || fade_frames == 0)
+    return end_fade (f);
+  f->fade_at = 0;
+  f->fade_frames = fade_frames;
+  return TRUE;
 }
 
-/* Room for the routes' filtered chunks where the routing mixes channels
- * (none where it is diagonal). */
-static gboolean
-alloc_routed (GstCudaConv1dFilter * f, const GstCudaConv1dRouting * g)
-{
-  GstCudaConv1dBuffers *b = &f->buf;
-
-  f->backend->release (&b->routed_device, (void **) &b->routed);
-  if (g->diagonal)
-    return TRUE;
-  gst_cuda_conv1d_routes_gather (g, &f->gather);
-  gst_cuda_conv1d_routes_scatter (g, &f->scatter);
-  return f->backend->alloc (f->owner, &b->routed_device, b->es
-      * g->n_routes * b->wet_pitch, (void **) &b->routed, stream_of (f));
-}
-
-/* (Re)builds the mask from the settings and a filter for it. A filter
- * already running hands over its input history, so a mask change applies
- * at this buffer with no glitch beyond the new filter's own start. FALSE
- * after posting an error. */
+/* Builds a chain for `taps` (taken) and puts it in at once: the first of
+ * a stream (the working buffers made for it first), or a change applied
+ * on the streaming thread. A filter already running hands over its input
+ * history. FALSE after posting an error. */
 gboolean
 gst_cuda_conv1d_filter_set_taps (GstCudaConv1dFilter * f,
-    GstCudaConv1dTaps * new_taps, GstCudaConv1dAlgorithm algorithm,
+    GstCudaConv1dTaps * taps, GstCudaConv1dAlgorithm algorithm,
     gint typical_frames)
 {
-  GstCudaConv1dTaps taps = *new_taps;
-  cf_fir_config cfg = { 0 };
-  gfloat *taps32 = NULL;
-  gdouble *h;
-  cf_fir *fir;
-  int st;
-
-  memset (new_taps, 0, sizeof (*new_taps));
-  cfg.channels = fir_channels (&taps.routing);
-  h = fir_masks (&taps, &cfg.mask.masks);
-  cfg.mask.taps = taps.taps;
-  cfg.f64 = computes_in_double (f);
-  if (cfg.f64) {
-    cfg.mask.h64 = h;
-  } else {
-    gsize n = (gsize) taps.taps * cfg.mask.masks;
-    taps32 = g_new (gfloat, n);
-    for (gsize k = 0; k < n; k++)
-      taps32[k] = (gfloat) h[k];
-    cfg.mask.h = taps32;
-  }
-  choose_path (f, algorithm, cfg.mask.taps * (gsize) cfg.mask.masks, &cfg);
-  cfg.block = cfg.path == CF_FIR_FFT ? f->backend->pick_block (&cfg.mask,
-      typical_frames) : 0;
-  cfg.cuda = f->backend->cuda;
-  cfg.stream = stream_of (f);
+  GstCudaConv1dChainSpec spec;
+  GstCudaConv1dChain chain;
 
   /* the input is kept as long as the latency, for the dry signal */
-  if (!f->fir) {
+  if (!f->chain.fir) {
     f->history = (gint) f->latency;
     f->chunk = MAX (MIN_CHUNK, f->history);
-    if (!alloc_buffers (f))
+    if (!alloc_buffers (f)) {
+      gst_cuda_conv1d_taps_clear (taps);
       return FALSE;
+    }
   }
-  cfg.max_frames = f->chunk;
-  st = cf_fir_new (&fir, &cfg);
-  g_free (taps32);              /* the filter keeps its own copy */
-  g_free (h);
-  if (!GST_CUDA_FILTER_CHECK (f->owner, st, "creating the filter")) {
-    gst_cuda_conv1d_taps_clear (&taps);
+  spec = gst_cuda_conv1d_filter_spec (f, algorithm, typical_frames);
+  if (!gst_cuda_conv1d_chain_build (&chain, &spec, taps))
     return FALSE;
-  }
-  if (f->fir && !prime_filter (f, f->fir, fir, &taps)) {
-    cf_fir_free (fir);
-    gst_cuda_conv1d_taps_clear (&taps);
-    return FALSE;
-  }
-  /* the old filter's memory goes once its work (a queued output's) is done */
-  if (f->fir && !GST_CUDA_FILTER_CHECK (f->owner,
-          f->backend->wait (cfg.stream), "changing the mask")) {
-    cf_fir_free (fir);
-    gst_cuda_conv1d_taps_clear (&taps);
-    return FALSE;
-  }
-  if (!alloc_routed (f, &taps.routing)) {
-    cf_fir_free (fir);
-    gst_cuda_conv1d_taps_clear (&taps);
-    return FALSE;
-  }
-  if (f->fir)
-    cf_fir_free (f->fir);
-  f->fir = fir;
-  gst_cuda_conv1d_taps_clear (&f->taps);
-  f->taps = taps;
-  GST_INFO_OBJECT (f->owner, "%d taps x %d masks, %d routes%s, %s path %s "
-      "(block %d)", taps.taps, taps.masks, taps.routing.n_routes,
-      taps.routing.diagonal ? " (diagonal)" : "", cfg.path == CF_FIR_FFT
-      ? "FFT" : "direct", f->backend->where, cf_fir_block (fir));
-  return TRUE;
+  return gst_cuda_conv1d_filter_take_over (f, &chain, 0);
 }
 
 /* Forgets the stream: no history, the next buffer starts the timeline.
@@ -317,9 +205,14 @@ gst_cuda_conv1d_filter_reset (GstCudaConv1dFilter * f)
   f->start_offset = GST_BUFFER_OFFSET_NONE;
   f->frames_in = f->frames_out = 0;
   f->reset_pending = FALSE;
-  if (!f->fir)
+  /* a crossfade under way ends: the response coming in plays alone */
+  if (f->next.fir && !end_fade (f)) {
+    f->reset_pending = TRUE;
+    return FALSE;
+  }
+  if (!f->chain.fir)
     return TRUE;
-  st = cf_fir_reset (f->fir);
+  st = cf_fir_reset (f->chain.fir);
   if (st == CF_OK)
     st = f->backend->clear (f->buf.stage, stage, stream_of (f));
   /* until a reset succeeds, the old stream's history is still there */
@@ -430,28 +323,23 @@ keep_history (GstCudaConv1dFilter * f, gint frames)
       f->history * es, channels, b->wet, b->wet_pitch * es, stream_of (f));
 }
 
-/* Step 2 where routes mix channels: each route's input from the stage
- * (at x) gathered where the filter reads it, filtered, and the routes'
- * outputs summed into the output channels' wet rows. */
+/* Step 2 while crossfading: the chunk through the next chain too, and the
+ * output moved from the current chain's towards it. */
 static int
-filter_routes (GstCudaConv1dFilter * f, const void *x, gint frames)
+crossfade (GstCudaConv1dFilter * f, const void *x, size_t x_pitch,
+    gint frames)
 {
   GstCudaConv1dBuffers *b = &f->buf;
-  const GstCudaConv1dBackend *be = f->backend;
   cf_stream stream = stream_of (f);
-  void *routes_in;
-  size_t pitch;
-  int st = cf_fir_input (f->fir, frames, &routes_in, &pitch);
+  int st = gst_cuda_conv1d_chain_run (&f->next, x, x_pitch, frames,
+      b->wet_next, b->wet_pitch, b->es == 8, stream);
 
   if (st == CF_OK)
-    st = be->sum_planes (&f->gather, x, b->stage_pitch, frames, routes_in,
-        pitch, b->es == 8, stream);
-  if (st == CF_OK)
-    st = cf_fir_process (f->fir, routes_in, pitch, b->routed, b->wet_pitch,
-        frames);
-  if (st == CF_OK)
-    st = be->sum_planes (&f->scatter, b->routed, b->wet_pitch, frames,
-        b->wet, b->wet_pitch, b->es == 8, stream);
+    st = f->backend->crossfade (GST_AUDIO_INFO_CHANNELS (&f->out_info),
+        frames, b->wet, b->wet_pitch, b->wet_next, b->wet_pitch, b->wet,
+        b->wet_pitch, (long long) f->fade_at, (long long) f->fade_frames,
+        b->es == 8, stream);
+  f->fade_at += frames;
   return st;
 }
 
@@ -477,7 +365,9 @@ filter_chunk (GstCudaConv1dFilter * f, gpointer * in, gint frames, gint drop,
 {
   GstCudaConv1dBuffers *b = &f->buf;
   gint channels = GST_AUDIO_INFO_CHANNELS (&f->out_info);
-  gboolean diagonal = f->taps.routing.diagonal;
+  gboolean fading = f->next.fir != NULL;
+  /* the fast paths: one chain, each channel through its own mask */
+  gboolean plain = !fading && f->chain.taps.routing.diagonal;
   cf_stream stream = stream_of (f);
   gint kept = frames - drop;
   gboolean mixing = dry1 != 0.0 || wet1 != 1.0 || f->dry_gain != 0.0
@@ -498,9 +388,9 @@ filter_chunk (GstCudaConv1dFilter * f, gpointer * in, gint frames, gint drop,
    * whole, it converts the samples itself, in its one launch (not for a
    * queued output of OVERLAP_SPLIT frames or more: there the GPU's time is
    * what counts, and separate conversions take less of it) */
-  if (diagonal && mapped_in && mapped_out && kept == frames
+  if (plain && mapped_in && mapped_out && kept == frames
       && f->history == 0 && !mixing && !(f->queued_output && frames >= OVERLAP_SPLIT))
-    st = cf_fir_process_interleaved (f->fir, &layout, mapped_in,
+    st = cf_fir_process_interleaved (f->chain.fir, &layout, mapped_in,
         mapped_out, frames);
   if (st != CF_ERR_UNSUPPORTED)
     return finish_chunk (f, st);
@@ -509,19 +399,18 @@ filter_chunk (GstCudaConv1dFilter * f, gpointer * in, gint frames, gint drop,
   /* 1. samples in, as float or double: after the history kept for the dry
    * signal, or, with none to keep, straight where the filter reads them (one
    * device copy less) */
-  if (diagonal && f->history == 0 && !mixing)
-    st = cf_fir_input (f->fir, frames, &x, &x_pitch);
+  if (plain && f->history == 0 && !mixing)
+    st = cf_fir_input (f->chain.fir, frames, &x, &x_pitch);
   if (st == CF_OK)
     st = samples_in (f, in, mapped_in, frames, x, x_pitch);
 
-  /* 2. filter (routes that mix channels: each route's input gathered
-   * where the filter reads it, the outputs summed by channel); 3. mix
-   * with the input delayed by the latency */
-  if (st == CF_OK && diagonal)
-    st = cf_fir_process (f->fir, x, x_pitch, b->wet, b->wet_pitch,
-        frames);
-  else if (st == CF_OK)
-    st = filter_routes (f, x, frames);
+  /* 2. filter (while crossfading, through both chains, from the one to the
+   * other); 3. mix with the input delayed by the latency */
+  if (st == CF_OK)
+    st = gst_cuda_conv1d_chain_run (&f->chain, x, x_pitch, frames, b->wet,
+        b->wet_pitch, b->es == 8, stream);
+  if (st == CF_OK && fading)
+    st = crossfade (f, x, x_pitch, frames);
   if (st == CF_OK && mixing) {
     const void *dry = sample_at (f, x, -(gssize) f->latency);
     st = f->backend->mix (channels, frames, dry, b->stage_pitch, b->wet,
@@ -537,7 +426,9 @@ filter_chunk (GstCudaConv1dFilter * f, gpointer * in, gint frames, gint drop,
   if (st == CF_OK && f->history > 0)
     st = keep_history (f, frames);
 
-  return finish_chunk (f, st);
+  if (!finish_chunk (f, st))
+    return FALSE;
+  return !fading || f->fade_at < f->fade_frames || end_fade (f);
 }
 
 /* Frames of the next `frames` generated that are still to be dropped. */
@@ -677,9 +568,9 @@ gst_cuda_conv1d_filter_init (GstCudaConv1dFilter * f,
 void
 gst_cuda_conv1d_filter_clear (GstCudaConv1dFilter * f)
 {
-  if (f->fir)
-    cf_fir_free (f->fir);
-  f->fir = NULL;
+  gst_cuda_conv1d_chain_clear (&f->chain);
+  gst_cuda_conv1d_chain_clear (&f->next);
+  f->fade_at = f->fade_frames = 0;
   free_buffers (f);
   f->history = f->chunk = 0;
   if (f->pool) {
@@ -693,7 +584,6 @@ gst_cuda_conv1d_filter_finalize (GstCudaConv1dFilter * f)
 {
   gst_cuda_conv1d_filter_clear (f);
   g_clear_pointer (&f->chunk_planes, g_free);
-  gst_cuda_conv1d_taps_clear (&f->taps);
 }
 
 gboolean

@@ -19,20 +19,10 @@
 #include "fir.h"
 #include "gstcudafilterbase.h"
 #include "gstcudaconv1dbackend.h"
+#include "gstcudaconv1dchain.h"
 #include "gstcudaconv1dmask.h"
 
 G_BEGIN_DECLS
-
-/* The `algorithm` property: a direct variant or the FFT path. */
-typedef enum
-{
-  GST_CUDA_CONV1D_ALGORITHM_AUTO,
-  GST_CUDA_CONV1D_ALGORITHM_BASIC,
-  GST_CUDA_CONV1D_ALGORITHM_TILED,
-  GST_CUDA_CONV1D_ALGORITHM_CACHED,
-  GST_CUDA_CONV1D_ALGORITHM_FAST,
-  GST_CUDA_CONV1D_ALGORITHM_FFT,
-} GstCudaConv1dAlgorithm;
 
 /* Where the samples of one chunk live while it is filtered (the backend's
  * memory: host for the CPU, device for CUDA). */
@@ -41,14 +31,14 @@ typedef struct
   void *raw_in, *raw_out;       /* samples in the stream's format */
   guint8 *stage;                /* per channel: history, then the chunk */
   guint8 *wet;                  /* per channel: the filtered chunk */
-  guint8 *routed;               /* per route: its filtered chunk (routes
-                                 * that mix channels only) */
+  guint8 *wet_next;             /* the same through the next chain, while
+                                 * the filter crossfades to it */
   gsize stage_pitch, wet_pitch; /* samples */
   gsize es;                     /* bytes a sample: 4 (float) or 8 (double,
                                  * for F64 and S32 streams) */
   gint rows;                    /* stage and wet rows: the larger of the
                                  * input's and the output's channels */
-  GstCudaDeviceBuffer device[4], routed_device;
+  GstCudaDeviceBuffer device[5];
 } GstCudaConv1dBuffers;
 
 typedef struct
@@ -61,11 +51,10 @@ typedef struct
   /* set by the element at start, fixed for the run */
   guint64 latency;              /* frames dropped at the start */
   gboolean overlap;             /* outputs leave by the output thread */
-  GstCudaConv1dTaps taps;
-  cf_fir *fir;                  /* a channel per route (taps.routing), or
-                                 * per channel where the routing is
-                                 * diagonal */
-  cf_audio_plane_sums gather, scatter;  /* routes that mix channels */
+  GstCudaConv1dChain chain;     /* the masks playing */
+  GstCudaConv1dChain next;      /* while crossfading: the masks coming in */
+  guint64 fade_at, fade_frames; /* frames into the crossfade, and its
+                                 * length */
   gint chunk;                   /* frames per chunk at most */
   gint history;                 /* frames of input kept for the dry signal */
   GstCudaConv1dBuffers buf;
@@ -99,6 +88,21 @@ void gst_cuda_conv1d_filter_clear (GstCudaConv1dFilter * f);
 gboolean gst_cuda_conv1d_filter_set_taps (GstCudaConv1dFilter * f,
     GstCudaConv1dTaps * taps, GstCudaConv1dAlgorithm algorithm,
     gint typical_frames);
+/* What a chain for this stream is built with (its algorithm and typical
+ * buffer size given). */
+GstCudaConv1dChainSpec gst_cuda_conv1d_filter_spec (GstCudaConv1dFilter * f,
+    GstCudaConv1dAlgorithm algorithm, gint typical_frames);
+/* `chain` (taken) takes over from the current one: primed with the
+ * input's history, then alone from the next buffer (fade_frames 0, or no
+ * chain yet), or after a raised-cosine crossfade of `fade_frames`. FALSE
+ * after posting an error. */
+gboolean gst_cuda_conv1d_filter_take_over (GstCudaConv1dFilter * f,
+    GstCudaConv1dChain * chain, guint64 fade_frames);
+/* Whether a filter is built (the first buffer has configured it). */
+gboolean gst_cuda_conv1d_filter_ready (GstCudaConv1dFilter * f);
+/* Frames of the convolution after the input's end: the longest mask's
+ * taps - 1. */
+gint gst_cuda_conv1d_filter_tail (GstCudaConv1dFilter * f);
 /* Forgets the stream: no history, the next buffer starts the timeline.
  * FALSE after posting an error; reset_pending then stays set. */
 gboolean gst_cuda_conv1d_filter_reset (GstCudaConv1dFilter * f);

@@ -388,5 +388,6 @@ void
 gst_cuda_conv1d_taps_clear (GstCudaConv1dTaps * t)
 {
   g_free (t->h);
+  g_free (t->name);
   memset (t, 0, sizeof (*t));
 }

@@ -73,6 +73,8 @@ typedef struct
   gint taps, masks;
   gdouble *h;
   GstCudaConv1dRouting routing;
+  gchar *name;                  /* where they came from: the file, "kernel"
+                                 * or the preset */
 } GstCudaConv1dTaps;
 
 /* Reads an impulse response with libsndfile. On failure returns FALSE and

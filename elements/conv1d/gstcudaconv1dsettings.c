@@ -25,6 +25,9 @@
 #define DEFAULT_OVERLAP FALSE
 #define DEFAULT_MATRIX NULL
 #define DEFAULT_OUT_CHANNELS 0
+#define DEFAULT_CROSSFADE 30
+/* a crossfade longer than this is surely a mistake (seconds for ms) */
+#define MAX_CROSSFADE 10000
 
 #define GST_TYPE_CUDA_CONV1D_ALGORITHM (gst_cuda_conv1d_algorithm_get_type ())
 static GType
@@ -250,6 +253,36 @@ install_output_properties (GObjectClass * gobject_class)
           flags | GST_PARAM_MUTABLE_READY));
 
   /**
+   * GstCudaConv1d:crossfade:
+   *
+   * When the response changes while playing (`kernel`, `location`,
+   * `preset` and its settings, `matrix`), the new one is prepared by a
+   * thread of the element's own; once ready, both filter the input for
+   * this many milliseconds while the output moves from the old one's to
+   * the new one's with a raised-cosine weight. 0: the new one takes over
+   * at a buffer boundary. May change while playing (for the next change).
+   */
+  g_object_class_install_property (gobject_class,
+      GST_CUDA_CONV1D_PROP_CROSSFADE, g_param_spec_uint ("crossfade",
+          "Crossfade", "Milliseconds from the old response to a new one "
+          "set while playing (0: switch at a buffer boundary)", 0,
+          MAX_CROSSFADE, DEFAULT_CROSSFADE, flags
+          | GST_PARAM_MUTABLE_PLAYING));
+
+  /**
+   * GstCudaConv1d:preparing:
+   *
+   * TRUE while a response set while playing is being prepared (read,
+   * resampled, transformed and uploaded off the streaming thread); the old
+   * one plays meanwhile. A `cudaconv1d-response` element message says
+   * when the new one takes over.
+   */
+  g_object_class_install_property (gobject_class,
+      GST_CUDA_CONV1D_PROP_PREPARING, g_param_spec_boolean ("preparing",
+          "Preparing", "A response set while playing is being prepared",
+          FALSE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  /**
    * GstCudaConv1d:overlap:
    *
    * On the GPU, outputs are pushed by a thread of the element's own, each
@@ -293,6 +326,7 @@ gst_cuda_conv1d_props_init (GstCudaConv1dProps * props)
   props->algorithm = DEFAULT_ALGORITHM;
   props->overlap = DEFAULT_OVERLAP;
   props->out_channels = DEFAULT_OUT_CHANNELS;
+  props->crossfade = DEFAULT_CROSSFADE;
   s->matrix = g_strdup (DEFAULT_MATRIX);
 }
 
@@ -353,11 +387,12 @@ gst_cuda_conv1d_props_check (GstCudaConv1dProps * props,
   return error;
 }
 
-static gboolean
-is_mask_property (guint prop_id)
+gboolean
+gst_cuda_conv1d_props_is_mask (guint prop_id)
 {
   return prop_id != GST_CUDA_CONV1D_PROP_GAIN
-      && prop_id != GST_CUDA_CONV1D_PROP_MIX;
+      && prop_id != GST_CUDA_CONV1D_PROP_MIX
+      && prop_id != GST_CUDA_CONV1D_PROP_CROSSFADE;
 }
 
 /* A location whose file cannot be read: refused while running (returned);
@@ -448,6 +483,9 @@ store_property (GstCudaConv1dProps * props, GObject * object, guint prop_id,
     case GST_CUDA_CONV1D_PROP_OUT_CHANNELS:
       props->out_channels = g_value_get_uint (value);
       break;
+    case GST_CUDA_CONV1D_PROP_CROSSFADE:
+      props->crossfade = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -510,7 +548,7 @@ gst_cuda_conv1d_props_set (GstCudaConv1dProps * props, GObject * object,
   saved.latency = props->latency;
   saved.algorithm = props->algorithm;
   store_property (props, object, prop_id, value, loaded, pspec);
-  if (is_mask_property (prop_id))
+  if (gst_cuda_conv1d_props_is_mask (prop_id))
     return settle_mask_change (props, prop_id, &saved, info);
   return NULL;
 }
@@ -566,6 +604,9 @@ gst_cuda_conv1d_props_get (GstCudaConv1dProps * props, GObject * object,
       break;
     case GST_CUDA_CONV1D_PROP_OUT_CHANNELS:
       g_value_set_uint (value, props->out_channels);
+      break;
+    case GST_CUDA_CONV1D_PROP_CROSSFADE:
+      g_value_set_uint (value, props->crossfade);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);

@@ -36,6 +36,8 @@ enum
   GST_CUDA_CONV1D_PROP_OVERLAP,
   GST_CUDA_CONV1D_PROP_MATRIX,
   GST_CUDA_CONV1D_PROP_OUT_CHANNELS,
+  GST_CUDA_CONV1D_PROP_CROSSFADE,
+  GST_CUDA_CONV1D_PROP_PREPARING,
 };
 
 /* The values of the properties, and what follows from them; the
@@ -49,6 +51,7 @@ typedef struct
   GstCudaConv1dAlgorithm algorithm;
   gboolean overlap;             /* outputs pushed by their own thread (GPU) */
   guint out_channels;           /* 0: as many as the input */
+  guint crossfade;              /* ms from one response to the next */
   gchar *settings_error;        /* why the settings make no mask, or NULL */
   gchar *location_error;        /* why `location` could not be read, or NULL */
   gboolean started;             /* bad settings are refused, not stored */
@@ -65,6 +68,9 @@ void gst_cuda_conv1d_props_clear (GstCudaConv1dProps * props);
 
 /* Why the settings make no usable mask for a stream of `info` (NULL before
  * caps are negotiated), or NULL. Called with object lock. */
+/* Whether a change of `prop_id` rebuilds the masks. */
+gboolean gst_cuda_conv1d_props_is_mask (guint prop_id);
+
 gchar *gst_cuda_conv1d_props_check (GstCudaConv1dProps * props,
     const GstAudioInfo * info);
 

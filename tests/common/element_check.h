@@ -120,6 +120,21 @@ release_output (GstBuffer * out)
   gst_buffer_unref (out);
 }
 
+/* Waits (up to a minute) until cudaconv1d has prepared the response set
+ * while playing: the next buffer then takes it over. */
+static inline void
+wait_prepared (GstElement * e, const gchar * what)
+{
+  gboolean busy = TRUE;
+
+  for (gint k = 0; k < 60000 && busy; k++) {
+    g_object_get (e, "preparing", &busy, NULL);
+    if (busy)
+      g_usleep (1000);
+  }
+  fail_unless (!busy, "%s: the new response was not ready in a minute", what);
+}
+
 /* Why backend=cuda cannot start `factory` here, or NULL when it can. Runs
  * before the suite, where check's assertions cannot be used. */
 static inline gchar *

@@ -2300,6 +2300,8 @@ run_mask_change (const gchar * backend, const MaskChange * mc, guint k,
   g_array_append_vals (a, cuts, n_cuts);
   s = stream_new (GST_AUDIO_FORMAT_F32LE, mc->planar, mc->channels, RATE, a);
   conv_start (&c, make_conv_latency (backend, mc->latency));
+  /* the new mask alone from the buffer after it is ready */
+  g_object_set (c.conv, "crossfade", 0, NULL);
   before = apply_mask (c.conv, &mc->before);
   conv_set_caps (&c, &s->info);
   out_init_for (&o, s);
@@ -2309,6 +2311,7 @@ run_mask_change (const gchar * backend, const MaskChange * mc, guint k,
   held = first_filter_holds (log, what);
   g_free (log);
   after = apply_mask (c.conv, &mc->after);
+  wait_prepared (c.conv, what);
   push_range (&c, s, 3, s->cuts->len, 0, what);
   push_eos (&c);
   out_take_from (&o, &c, -1, what);
@@ -2375,7 +2378,7 @@ GST_START_TEST (test_location_change)
   Out o;
 
   conv_start (&c, make_conv (backend));
-  g_object_set (c.conv, "location", a, NULL);
+  g_object_set (c.conv, "location", a, "crossfade", 0, NULL);
   conv_set_caps (&c, &s->info);
   out_init_for (&o, s);
   fail_unless (log_start (), "this GStreamer logs nothing");
@@ -2384,6 +2387,7 @@ GST_START_TEST (test_location_change)
   held = first_filter_holds (log, "location change");
   g_free (log);
   g_object_set (c.conv, "location", b, NULL);
+  wait_prepared (c.conv, "location change");
   g_object_get (c.conv, "location", &location, NULL);
   fail_unless_equals_string (location, b);
   g_free (location);

@@ -418,8 +418,9 @@ GST_START_TEST (test_change_routes)
       if (from_frame == n0) {
         GstElement *e = gst_harness_find_element (hn, "cudaconv1d");
         kernel = kernel_text (h[1], to->responses, taps);
-        g_object_set (e, "kernel", kernel, NULL);
+        g_object_set (e, "kernel", kernel, "crossfade", 0, NULL);
         g_free (kernel);
+        wait_prepared (e, what);
         gst_object_unref (e);
       }
       in = make_buffer (&in_info, x, frames, from_frame, 500);
