@@ -195,6 +195,9 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
     gst_cuda_conv1d_preparer_request (&self->preparer);
 
 done:
+  /* one full stop: the reason may bring its own */
+  if (refused && g_str_has_suffix (refused, "."))
+    refused[strlen (refused) - 1] = '\0';
   if (refused && prop_id == GST_CUDA_CONV1D_PROP_LOCATION) {
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
         ("Refused location \"%s\": %s. The current mask stays.",

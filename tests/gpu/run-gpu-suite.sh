@@ -98,6 +98,7 @@ run conv1d-cpu test test_conv1d cpu
 run cudaconv1d test test_cudaconv1d
 run cudaconv1d-gpu test test_cudaconv1d --gpu
 run cudaconv1d-matrix-gpu test test_cudaconv1d_matrix --gpu
+run cudaconv1d-change-gpu test test_cudaconv1d_change --gpu
 run cudaprefixsum test test_cudaprefixsum
 run cudaprefixsum-gpu test test_cudaprefixsum --gpu
 run level test test_cudaprefixsum_level
