@@ -109,7 +109,10 @@ gst_cuda_impulse_load (const gchar * location, GstCudaImpulse * ir,
   ir->channels = info.channels;
   ir->rate = info.samplerate;
   ir->frames = (gint) info.frames;
-  ir->data = g_new (gdouble, (gsize) ir->frames * ir->channels);
+  /* shared, never written again: copies are references (cheap under the
+   * object lock) */
+  ir->data = g_atomic_rc_box_alloc (sizeof (gdouble) * ir->frames
+      * ir->channels);
   for (gint c = 0; c < ir->channels; c++)
     for (gint n = 0; n < ir->frames; n++) {
       gdouble v = interleaved[(gsize) n * ir->channels + c];
@@ -130,7 +133,8 @@ gst_cuda_impulse_load (const gchar * location, GstCudaImpulse * ir,
 void
 gst_cuda_impulse_clear (GstCudaImpulse * ir)
 {
-  g_free (ir->data);
+  if (ir->data)
+    g_atomic_rc_box_release (ir->data);
   memset (ir, 0, sizeof (*ir));
 }
 
@@ -138,8 +142,7 @@ void
 gst_cuda_impulse_copy (GstCudaImpulse * dst, const GstCudaImpulse * src)
 {
   *dst = *src;
-  dst->data = src->data ? g_memdup2 (src->data,
-      sizeof (gdouble) * src->frames * src->channels) : NULL;
+  dst->data = src->data ? g_atomic_rc_box_acquire (src->data) : NULL;
 }
 
 /* The response at another rate, every channel. */
@@ -150,7 +153,8 @@ resample (const GstCudaImpulse * ir, gint rate, GstCudaImpulse * out)
   out->rate = rate;
   out->frames = gst_cuda_response_resampled_frames (ir->frames, ir->rate,
       rate);
-  out->data = g_new (gdouble, (gsize) out->frames * out->channels);
+  out->data = g_atomic_rc_box_alloc (sizeof (gdouble) * out->frames
+      * out->channels);
   for (gint c = 0; c < ir->channels; c++)
     gst_cuda_response_resample (ir->data + (gsize) c * ir->frames,
         ir->frames, ir->rate, out->data + (gsize) c * out->frames,
@@ -286,7 +290,7 @@ from_kernel (const gchar * text, GstCudaConv1dTaps * t, gchar ** error)
 
 static gboolean
 from_impulse (const GstCudaImpulse * ir, gint rate, GstCudaConv1dTaps * t,
-    gchar ** error, gchar ** note)
+    gboolean shape_only, gchar ** error, gchar ** note)
 {
   GstCudaImpulse resampled = { 0 };
   const GstCudaImpulse *use = ir;
@@ -310,6 +314,12 @@ from_impulse (const GstCudaImpulse * ir, gint rate, GstCudaConv1dTaps * t,
           GST_CUDA_CONV1D_MAX_TOTAL_TAPS);
       return FALSE;
     }
+    if (shape_only) {
+      t->taps = gst_cuda_response_resampled_frames (ir->frames, ir->rate,
+          rate);
+      t->masks = ir->channels;
+      return TRUE;
+    }
     resample (ir, rate, &resampled);
     use = &resampled;
     if (note)
@@ -319,6 +329,8 @@ from_impulse (const GstCudaImpulse * ir, gint rate, GstCudaConv1dTaps * t,
   }
   t->taps = use->frames;
   t->masks = use->channels;
+  if (shape_only)
+    return TRUE;
   t->h = g_memdup2 (use->data, sizeof (gdouble) * use->frames * use->channels);
   gst_cuda_impulse_clear (&resampled);
   return TRUE;
@@ -348,9 +360,11 @@ normalize (GstCudaConv1dTaps * t, gboolean energy)
   }
 }
 
-gboolean
-gst_cuda_conv1d_build (const GstCudaConv1dSettings * s, gint rate,
-    gint in_channels, gint out_channels, GstCudaConv1dTaps * t,
+/* The masks, or with `shape_only` their counts and routes alone (no taps
+ * copied, nothing resampled): what a check needs. */
+static gboolean
+build (const GstCudaConv1dSettings * s, gint rate, gint in_channels,
+    gint out_channels, gboolean shape_only, GstCudaConv1dTaps * t,
     gchar ** error, gchar ** note)
 {
   gboolean ok = TRUE, energy = FALSE;
@@ -362,7 +376,7 @@ gst_cuda_conv1d_build (const GstCudaConv1dSettings * s, gint rate,
   if (gst_cuda_mask_text_is_set (s->kernel)) {
     ok = from_kernel (s->kernel, t, error);
   } else if (s->impulse.frames > 0) {
-    ok = from_impulse (&s->impulse, rate, t, error, note);
+    ok = from_impulse (&s->impulse, rate, t, shape_only, error, note);
     energy = TRUE;
   } else if (s->preset != GST_CUDA_CONV1D_PRESET_NONE) {
     t->h = g_new (gdouble, MAX (1, s->taps));
@@ -377,10 +391,31 @@ gst_cuda_conv1d_build (const GstCudaConv1dSettings * s, gint rate,
   if (ok)
     ok = gst_cuda_conv1d_routes_choose (&t->routing, s->matrix, in_channels,
         out_channels, t->masks, error);
-  if (ok && s->normalize)
+  if (ok && s->normalize && t->h)
     normalize (t, energy);
   if (!ok)
     gst_cuda_conv1d_taps_clear (t);     /* a preset refused after its taps */
+  return ok;
+}
+
+gboolean
+gst_cuda_conv1d_build (const GstCudaConv1dSettings * s, gint rate,
+    gint in_channels, gint out_channels, GstCudaConv1dTaps * t,
+    gchar ** error, gchar ** note)
+{
+  return build (s, rate, in_channels, out_channels, FALSE, t, error, note);
+}
+
+gboolean
+gst_cuda_conv1d_check (const GstCudaConv1dSettings * s, gint rate,
+    gint in_channels, gint out_channels, gint * taps, gchar ** error)
+{
+  GstCudaConv1dTaps t;
+  gboolean ok = build (s, rate, in_channels, out_channels, TRUE, &t, error,
+      NULL);
+
+  *taps = t.taps;
+  gst_cuda_conv1d_taps_clear (&t);
   return ok;
 }
 

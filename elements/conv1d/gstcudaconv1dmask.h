@@ -91,6 +91,12 @@ void gst_cuda_impulse_copy (GstCudaImpulse * dst, const GstCudaImpulse * src);
 gboolean gst_cuda_conv1d_build (const GstCudaConv1dSettings * settings,
     gint rate, gint in_channels, gint out_channels, GstCudaConv1dTaps * taps,
     gchar ** error, gchar ** note);
+/* Whether `settings` build for such a stream, and the taps they would
+ * have, without building them (no taps copied, nothing resampled): cheap
+ * enough to run under the object lock. FALSE with *error set. */
+gboolean gst_cuda_conv1d_check (const GstCudaConv1dSettings * settings,
+    gint rate, gint in_channels, gint out_channels, gint * taps,
+    gchar ** error);
 void gst_cuda_conv1d_taps_clear (GstCudaConv1dTaps * taps);
 
 G_END_DECLS

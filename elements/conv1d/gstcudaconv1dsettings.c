@@ -348,8 +348,8 @@ gchar *
 gst_cuda_conv1d_props_check (GstCudaConv1dProps * props,
     const GstAudioInfo * info)
 {
-  GstCudaConv1dTaps taps;
   gchar *error = NULL;
+  gint taps;
 
   /* an unreadable file stays the reason until the location changes or a
    * kernel replaces it */
@@ -376,14 +376,13 @@ gst_cuda_conv1d_props_check (GstCudaConv1dProps * props,
     }
     return error;
   }
-  if (!gst_cuda_conv1d_build (&props->settings, GST_AUDIO_INFO_RATE (info),
+  if (!gst_cuda_conv1d_check (&props->settings, GST_AUDIO_INFO_RATE (info),
           GST_AUDIO_INFO_CHANNELS (info), (gint) props->out_channels, &taps,
-          &error, NULL))
+          &error))
     return error;
-  if (props->latency >= (guint64) taps.taps && props->latency > 0)
+  if (props->latency >= (guint64) taps && props->latency > 0)
     error = g_strdup_printf ("latency=%" G_GUINT64_FORMAT " is not shorter "
-        "than the mask (%d taps)", props->latency, taps.taps);
-  gst_cuda_conv1d_taps_clear (&taps);
+        "than the mask (%d taps)", props->latency, taps);
   return error;
 }
 

@@ -1,0 +1,309 @@
+/* What a response change while playing costs the stream: cudaconv1d
+ * filters stereo F32 at 48 kHz in 1024-frame buffers through a 1 s
+ * impulse response (appsrc ! cudaconv1d ! fakesink, as fast as it goes);
+ * the application's thread sets `location` to a 10 s response (480000
+ * taps) three times, each once the last has taken over. Each buffer's
+ * time in the element (sink pad to source pad) is sorted by when it
+ * passed: the steady state before the first change, while the new
+ * response is prepared (off the streaming thread), and during the
+ * crossfade that follows (both responses filter).
+ *
+ * Prints, per backend: the steady state's median and 99th percentile, the
+ * largest time of a buffer while a response was prepared and during the
+ * crossfades, and the bound those must keep: the steady p99 plus one
+ * normal (median) buffer.
+ *
+ *   bench_change [--quick] [--no-gpu]
+ *
+ * Exits 77 (skip) when cudaconv1d cannot run on a GPU here, unless
+ * --no-gpu asks for the CPU figures alone. */
+#include <glib/gstdio.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/gst.h>
+#include <math.h>
+#include <sndfile.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RATE 48000
+#define FRAMES 1024
+#define CHANGES 3
+#define MAX_BUFFERS (1 << 17)
+
+typedef enum
+{
+  STEADY, PREPARING, CROSSFADING, AFTER
+} Phase;
+
+typedef struct
+{
+  GstBuffer *tmpl;
+  guint64 pushed;
+  gpointer buffers;             /* where the source stops (a count) */
+  gint64 in_time;               /* the buffer in the element now */
+  gdouble us[MAX_BUFFERS];
+  Phase phase[MAX_BUFFERS];
+  guint n;
+  /* set by the application's thread and the bus handler */
+  volatile gint phase_now;
+  gint64 fade_end;              /* monotonic µs */
+  gint takeovers;
+} Run;
+
+static void
+need_data (GstAppSrc * src, guint length G_GNUC_UNUSED, Run * r)
+{
+  GstBuffer *b;
+
+  if (r->pushed >= (guint64) g_atomic_pointer_get (&r->buffers)) {
+    gst_app_src_end_of_stream (src);
+    return;
+  }
+  b = gst_buffer_copy (r->tmpl);
+  GST_BUFFER_PTS (b) = gst_util_uint64_scale_int (r->pushed * FRAMES,
+      GST_SECOND, RATE);
+  GST_BUFFER_DURATION (b) = gst_util_uint64_scale_int (FRAMES, GST_SECOND,
+      RATE);
+  r->pushed++;
+  gst_app_src_push_buffer (src, b);
+}
+
+static GstPadProbeReturn
+on_sink (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info G_GNUC_UNUSED,
+    Run * r)
+{
+  r->in_time = g_get_monotonic_time ();
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+on_src (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info G_GNUC_UNUSED,
+    Run * r)
+{
+  gint64 now = g_get_monotonic_time ();
+  gint phase = g_atomic_int_get (&r->phase_now);
+
+  if (phase == CROSSFADING && now > r->fade_end)
+    g_atomic_int_set (&r->phase_now, phase = AFTER);
+  if (r->n < MAX_BUFFERS) {
+    r->us[r->n] = (gdouble) (now - r->in_time);
+    r->phase[r->n] = (Phase) phase;
+    r->n++;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* The take-over message: the crossfade runs from here. */
+static GstBusSyncReply
+on_message (GstBus * bus G_GNUC_UNUSED, GstMessage * m, Run * r)
+{
+  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT
+      && gst_structure_has_name (gst_message_get_structure (m),
+          "cudaconv1d-response")) {
+    guint64 fade = 0;
+    gst_structure_get_uint64 (gst_message_get_structure (m), "crossfade",
+        &fade);
+    /* the crossfade's audio, at the rate the stream goes, plus a margin */
+    r->fade_end = g_get_monotonic_time () + 20000;
+    g_atomic_int_set (&r->phase_now, CROSSFADING);
+    g_atomic_int_inc (&r->takeovers);
+  }
+  return GST_BUS_PASS;
+}
+
+static void
+write_ir (const gchar * path, gint frames, guint32 seed)
+{
+  SF_INFO info = { 0 };
+  gfloat *h = g_new (gfloat, (gsize) frames * 2);
+  GRand *r = g_rand_new_with_seed (seed);
+  SNDFILE *f;
+
+  for (gsize k = 0; k < (gsize) frames * 2; k++)
+    h[k] = (gfloat) (g_rand_double_range (r, -1, 1) * exp (-(gdouble) (k
+                / 2) / (0.3 * frames)) * 0.01);
+  info.samplerate = RATE;
+  info.channels = 2;
+  info.format = SF_FORMAT_WAV | SF_FORMAT_FLOAT;
+  f = sf_open (path, SFM_WRITE, &info);
+  sf_writef_float (f, h, frames);
+  sf_close (f);
+  g_free (h);
+  g_rand_free (r);
+}
+
+static int
+compare (const void *a, const void *b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+  return (x > y) - (x < y);
+}
+
+/* Runs one backend; prints its row; FALSE when it failed or the bound
+ * was broken. */
+static gboolean
+run_backend (const gchar * backend, const gchar * ir1, gchar ** ir10,
+    guint64 buffers)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=src format=time "
+      "caps=audio/x-raw,format=F32LE,rate=%d,channels=2,layout=interleaved,"
+      "channel-mask=(bitmask)0x3 ! cudaconv1d name=f backend=%s location=%s "
+      "! fakesink sync=false", RATE, backend, ir1);
+  GstElement *p = gst_parse_launch (desc, NULL), *src, *f;
+  Run *r = g_new0 (Run, 1);
+  GstBus *bus = gst_element_get_bus (p);
+  gdouble *steady = g_new (gdouble, MAX_BUFFERS), med, p99;
+  gdouble worst_prep = 0, worst_fade = 0;
+  guint n_steady = 0, n_prep = 0, n_fade = 0;
+  GstMapInfo map;
+  GstMessage *m;
+  GstPad *pad;
+  gboolean ok;
+
+  /* no end until the changes are done */
+  g_atomic_pointer_set (&r->buffers, GSIZE_TO_POINTER (G_MAXSIZE));
+  r->tmpl = gst_buffer_new_allocate (NULL, FRAMES * 2 * sizeof (gfloat),
+      NULL);
+  gst_buffer_map (r->tmpl, &map, GST_MAP_WRITE);
+  for (gsize k = 0; k < FRAMES * 2; k++)
+    ((gfloat *) map.data)[k] = (gfloat) g_random_double_range (-0.5, 0.5);
+  gst_buffer_unmap (r->tmpl, &map);
+  src = gst_bin_get_by_name (GST_BIN (p), "src");
+  f = gst_bin_get_by_name (GST_BIN (p), "f");
+  g_signal_connect (src, "need-data", G_CALLBACK (need_data), r);
+  pad = gst_element_get_static_pad (f, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
+      (GstPadProbeCallback) on_sink, r, NULL);
+  gst_object_unref (pad);
+  pad = gst_element_get_static_pad (f, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
+      (GstPadProbeCallback) on_src, r, NULL);
+  gst_object_unref (pad);
+  gst_bus_set_sync_handler (bus, (GstBusSyncHandler) on_message, r, NULL);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+
+  /* the steady state first (`buffers` of them), then each change once
+   * the last took over and its crossfade passed, then as many again */
+  while (r->n < buffers)
+    g_usleep (1000);
+  for (gint c = 0; c < CHANGES; c++) {
+    gint before = g_atomic_int_get (&r->takeovers);
+    gint64 give_up = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+    g_atomic_int_set (&r->phase_now, PREPARING);
+    gint64 t_set = g_get_monotonic_time ();
+    g_object_set (f, "location", ir10[c % 2], NULL);
+    if (g_getenv ("BENCH_CHANGE_DEBUG"))
+      printf ("  set_property took %.1f ms\n",
+          (g_get_monotonic_time () - t_set) / 1000.0);
+    while (g_atomic_int_get (&r->takeovers) == before
+        && g_get_monotonic_time () < give_up)
+      g_usleep (1000);
+    while (g_atomic_int_get (&r->phase_now) == CROSSFADING)
+      g_usleep (1000);
+  }
+  g_atomic_pointer_set (&r->buffers, GSIZE_TO_POINTER (r->pushed + 100));
+  m = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  ok = GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS
+      && g_atomic_int_get (&r->takeovers) == CHANGES;
+  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+    GError *error = NULL;
+    gst_message_parse_error (m, &error, NULL);
+    printf ("  %s failed: %s\n", backend, error->message);
+    g_clear_error (&error);
+  } else if (!ok) {
+    printf ("  %s: %d of %d changes took over within a minute each\n",
+        backend, g_atomic_int_get (&r->takeovers), CHANGES);
+  }
+  gst_message_unref (m);
+  gst_element_set_state (p, GST_STATE_NULL);
+
+  /* the first buffers set the filter up: left out */
+  for (guint k = 10; k < r->n; k++) {
+    if (r->phase[k] == STEADY)
+      steady[n_steady++] = r->us[k];
+    else if (r->phase[k] == PREPARING) {
+      worst_prep = MAX (worst_prep, r->us[k]);
+      n_prep++;
+    } else if (r->phase[k] == CROSSFADING) {
+      worst_fade = MAX (worst_fade, r->us[k]);
+      n_fade++;
+    }
+  }
+  qsort (steady, n_steady, sizeof (gdouble), compare);
+  med = n_steady ? steady[n_steady / 2] : -1;
+  p99 = n_steady ? steady[(gsize) ((n_steady - 1) * 0.99)] : -1;
+  printf ("%-10s %8.1f %8.1f %10.1f (%5u) %10.1f (%5u) %10.1f  %s\n",
+      backend, med, p99, worst_prep, n_prep, worst_fade, n_fade, p99 + med,
+      ok && worst_prep <= p99 + med ? "within" : "BEYOND");
+  gst_object_unref (src);
+  gst_object_unref (f);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  gst_buffer_unref (r->tmpl);
+  g_free (steady);
+  g_free (desc);
+  g_free (r);
+  return ok;
+}
+
+static gboolean
+gpu_usable (void)
+{
+  GstElement *probe = gst_element_factory_make ("cudaconv1d", NULL);
+  gboolean ok;
+
+  gst_util_set_object_arg (G_OBJECT (probe), "backend", "cuda");
+  ok = gst_element_set_state (probe, GST_STATE_PAUSED)
+      != GST_STATE_CHANGE_FAILURE;
+  gst_element_set_state (probe, GST_STATE_NULL);
+  gst_object_unref (probe);
+  return ok;
+}
+
+int
+main (int argc, char **argv)
+{
+  gboolean quick = FALSE, no_gpu = FALSE, ok = TRUE;
+  gchar *dir = g_dir_make_tmp ("bench-change-XXXXXX", NULL);
+  gchar *ir1 = g_build_filename (dir, "1s.wav", NULL);
+  gchar *ir10[2] = { g_build_filename (dir, "10s-a.wav", NULL),
+    g_build_filename (dir, "10s-b.wav", NULL)
+  };
+
+  gst_init (&argc, &argv);
+  for (gint k = 1; k < argc; k++) {
+    quick |= strcmp (argv[k], "--quick") == 0;
+    no_gpu |= strcmp (argv[k], "--no-gpu") == 0;
+  }
+  if (!gst_element_factory_find ("cudaconv1d")) {
+    printf ("SKIP bench-change: cudaconv1d not found (GST_PLUGIN_PATH?)\n");
+    return 77;
+  }
+  if (!no_gpu && !gpu_usable ()) {
+    printf ("SKIP bench-change: no usable CUDA device\n");
+    return 77;
+  }
+  write_ir (ir1, RATE, 1);
+  write_ir (ir10[0], 10 * RATE, 2);
+  write_ir (ir10[1], 10 * RATE, 3);
+  printf ("response changes while playing: stereo F32 48 kHz, %d-frame "
+      "buffers, a 1 s response, then 10 s ones (480000 taps) set %d times; "
+      "time a buffer spends in the element, us (buffers)\n%-10s %8s %8s "
+      "%18s %18s %10s\n", FRAMES, CHANGES, "backend", "median", "p99",
+      "max preparing", "max crossfading", "bound");
+  if (!no_gpu)
+    ok &= run_backend ("cuda", ir1, ir10, quick ? 5000 : 20000);
+  ok &= run_backend ("cpu", ir1, ir10, quick ? 500 : 2000);
+  printf ("bound: the steady p99 plus one median buffer\n");
+  g_unlink (ir1);
+  g_unlink (ir10[0]);
+  g_unlink (ir10[1]);
+  g_rmdir (dir);
+  g_free (ir1);
+  g_free (ir10[0]);
+  g_free (ir10[1]);
+  g_free (dir);
+  return ok ? 0 : 1;
+}
