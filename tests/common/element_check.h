@@ -197,6 +197,20 @@ check_cuda_without_gpu (const gchar * factory)
   gst_object_unref (e);
 }
 
+/* `--gpu` given: 0 when backend=cuda can start `factory`, else 77 after
+ * printing "SKIP name: why". Without `--gpu`, 0. */
+static inline gint
+gpu_or_skip (const gchar * factory, const gchar * name, gboolean gpu)
+{
+  gchar *why = gpu ? cuda_unusable_reason (factory) : NULL;
+
+  if (!why)
+    return 0;
+  g_print ("SKIP %s: %s\n", name, why);
+  g_free (why);
+  return 77;
+}
+
 /* The start of an element test program: `--gpu` taken out of argv (TRUE
  * when given), check initialised, the seed chosen (CF_TEST_SEED replays a
  * run) and the element found. Returns FALSE, having said why, when the

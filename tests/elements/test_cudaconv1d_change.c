@@ -331,15 +331,9 @@ main (int argc, char **argv)
 
   if (!element_test_init ("cudaconv1d", &argc, &argv, &gpu))
     return 1;
-  if (gpu) {
-    gchar *why = cuda_unusable_reason ("cudaconv1d");
-    if (why) {
-      g_print ("SKIP cudaconv1d-change-gpu: %s\n", why);
-      g_free (why);
-      return 77;
-    }
-    backend = "cuda";
-  }
+  if (gpu_or_skip ("cudaconv1d", "cudaconv1d-change-gpu", gpu))
+    return 77;
+  backend = gpu ? "cuda" : "cpu";
   ret = gst_check_run_suite (change_suite (), gpu ? "cudaconv1d-change-gpu"
       : "cudaconv1d-change", __FILE__);
   g_rand_free (rng);

@@ -38,6 +38,8 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/audio/audio.h>
 #include <gst/gst.h>
+
+#include "bench_gpu.h"
 #include <sndfile.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -417,20 +419,6 @@ print_row (const Spec * s)
     printf ("%-40s %10s\n", what, "failed");
 }
 
-static gboolean
-gpu_usable (void)
-{
-  GstElement *probe = gst_element_factory_make ("cudaconv1d", NULL);
-  gboolean ok;
-
-  gst_util_set_object_arg (G_OBJECT (probe), "backend", "cuda");
-  ok = gst_element_set_state (probe, GST_STATE_PAUSED)
-      != GST_STATE_CHANGE_FAILURE;
-  gst_element_set_state (probe, GST_STATE_NULL);
-  gst_object_unref (probe);
-  return ok;
-}
-
 int
 main (int argc, char **argv)
 {
@@ -451,7 +439,7 @@ main (int argc, char **argv)
     printf ("SKIP bench-audio: cudaconv1d not found (GST_PLUGIN_PATH?)\n");
     return 77;
   }
-  if (!no_gpu && !gpu_usable ()) {
+  if (!no_gpu && !bench_gpu_usable ("cudaconv1d")) {
     printf ("SKIP bench-audio: no usable CUDA device\n");
     return 77;
   }

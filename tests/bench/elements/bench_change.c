@@ -20,6 +20,8 @@
 #include <glib/gstdio.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
+
+#include "bench_gpu.h"
 #include <math.h>
 #include <sndfile.h>
 #include <stdio.h>
@@ -248,20 +250,6 @@ run_backend (const gchar * backend, const gchar * ir1, gchar ** ir10,
   return ok;
 }
 
-static gboolean
-gpu_usable (void)
-{
-  GstElement *probe = gst_element_factory_make ("cudaconv1d", NULL);
-  gboolean ok;
-
-  gst_util_set_object_arg (G_OBJECT (probe), "backend", "cuda");
-  ok = gst_element_set_state (probe, GST_STATE_PAUSED)
-      != GST_STATE_CHANGE_FAILURE;
-  gst_element_set_state (probe, GST_STATE_NULL);
-  gst_object_unref (probe);
-  return ok;
-}
-
 int
 main (int argc, char **argv)
 {
@@ -281,7 +269,7 @@ main (int argc, char **argv)
     printf ("SKIP bench-change: cudaconv1d not found (GST_PLUGIN_PATH?)\n");
     return 77;
   }
-  if (!no_gpu && !gpu_usable ()) {
+  if (!no_gpu && !bench_gpu_usable ("cudaconv1d")) {
     printf ("SKIP bench-change: no usable CUDA device\n");
     return 77;
   }

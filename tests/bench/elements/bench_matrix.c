@@ -22,6 +22,8 @@
 #include <glib/gstdio.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
+
+#include "bench_gpu.h"
 #include <math.h>
 #include <sndfile.h>
 #include <stdio.h>
@@ -233,20 +235,6 @@ make_layout (Layout * l, const gchar * dir)
   g_free (frames);
 }
 
-static gboolean
-gpu_usable (void)
-{
-  GstElement *probe = gst_element_factory_make ("cudaconv1d", NULL);
-  gboolean ok;
-
-  gst_util_set_object_arg (G_OBJECT (probe), "backend", "cuda");
-  ok = gst_element_set_state (probe, GST_STATE_PAUSED)
-      != GST_STATE_CHANGE_FAILURE;
-  gst_element_set_state (probe, GST_STATE_NULL);
-  gst_object_unref (probe);
-  return ok;
-}
-
 int
 main (int argc, char **argv)
 {
@@ -267,7 +255,7 @@ main (int argc, char **argv)
     printf ("SKIP bench-matrix: cudaconv1d not found (GST_PLUGIN_PATH?)\n");
     return 77;
   }
-  if (!no_gpu && !gpu_usable ()) {
+  if (!no_gpu && !bench_gpu_usable ("cudaconv1d")) {
     printf ("SKIP bench-matrix: no usable CUDA device\n");
     return 77;
   }
