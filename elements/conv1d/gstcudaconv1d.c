@@ -350,7 +350,8 @@ take_prepared (GstCudaConv1d * self, GstBuffer * inbuf)
   GstClockTime running;
   gchar *error = NULL;
   guint crossfade;
-  guint64 fade;
+  guint64 fade, starts_in;
+  gint rate = GST_AUDIO_INFO_RATE (&self->info);
 
   if (!gst_cuda_conv1d_preparer_take (&self->preparer, &chain, &error)) {
     if (error)
@@ -362,23 +363,26 @@ take_prepared (GstCudaConv1d * self, GstBuffer * inbuf)
   GST_OBJECT_LOCK (self);
   crossfade = self->props.crossfade;
   GST_OBJECT_UNLOCK (self);
-  fade = gst_util_uint64_scale_int_round (crossfade,
-      GST_AUDIO_INFO_RATE (&self->info), 1000);
-  running = gst_segment_to_running_time (&GST_BASE_TRANSFORM (self)->segment,
-      GST_FORMAT_TIME, GST_BUFFER_PTS (inbuf));
+  fade = gst_util_uint64_scale_int_round (crossfade, rate, 1000);
   st = gst_structure_new ("cudaconv1d-response",
       "name", G_TYPE_STRING, chain.taps.name ? chain.taps.name : "",
       "taps", G_TYPE_INT, chain.taps.taps,
       "channels", G_TYPE_INT, chain.taps.masks,
       "routes", G_TYPE_INT, chain.taps.routing.n_routes,
       "crossfade", G_TYPE_UINT64, gst_util_uint64_scale_int (fade,
-          GST_SECOND, GST_AUDIO_INFO_RATE (&self->info)),
-      "offset", G_TYPE_UINT64, self->filter.frames_in,
-      "running-time", G_TYPE_UINT64, running, NULL);
-  if (!gst_cuda_conv1d_filter_take_over (&self->filter, &chain, fade)) {
+          GST_SECOND, rate), NULL);
+  if (!gst_cuda_conv1d_filter_take_over (&self->filter, &chain, fade,
+          &starts_in)) {
     gst_structure_free (st);
     return FALSE;
   }
+  /* where it is first heard: after its warm-up, if it needs one */
+  running = gst_segment_to_running_time (&GST_BASE_TRANSFORM (self)->segment,
+      GST_FORMAT_TIME, GST_BUFFER_PTS (inbuf));
+  if (GST_CLOCK_TIME_IS_VALID (running))
+    running += gst_util_uint64_scale_int (starts_in, GST_SECOND, rate);
+  gst_structure_set (st, "offset", G_TYPE_UINT64, self->filter.frames_in
+      + starts_in, "running-time", G_TYPE_UINT64, running, NULL);
   update_tail (self);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), st));

@@ -176,7 +176,8 @@ gst_cuda_conv1d_chain_run (GstCudaConv1dChain * c, const void *x,
 
 gboolean
 gst_cuda_conv1d_chain_prime (GstCudaConv1dChain * to,
-    GstCudaConv1dChain * from, const GstCudaConv1dChainSpec * spec)
+    GstCudaConv1dChain * from, const GstCudaConv1dChainSpec * spec,
+    gint * primed)
 {
   const GstCudaConv1dBackend *be = spec->backend;
   gint old_rows = fir_channels (&from->taps.routing);
@@ -191,6 +192,7 @@ gst_cuda_conv1d_chain_prime (GstCudaConv1dChain * to,
   gboolean allocated, same;
   int st = CF_OK;
 
+  *primed = 0;
   if (!from->fir || n <= 0)
     return TRUE;
   /* each new filter channel takes the history of an old one with its
@@ -220,6 +222,7 @@ gst_cuda_conv1d_chain_prime (GstCudaConv1dChain * to,
     st = be->wait (stream);
   for (guint k = 0; k < G_N_ELEMENTS (dev); k++)
     be->release (&dev[k], &mem[k]);
+  *primed = st == CF_OK ? MAX (frames, 0) : 0;
   /* an allocation's failure is posted already */
   return allocated && GST_CUDA_FILTER_CHECK (spec->owner, st,
       "priming the filter");

@@ -69,9 +69,11 @@ int gst_cuda_conv1d_chain_run (GstCudaConv1dChain * chain, const void *x,
 
 /* Feeds `to` the input history `from` holds (up to `to`'s mask length and
  * `chunk` frames), each input's to the routes that read it, so that `to`
- * continues the stream. FALSE after posting an error. */
+ * continues the stream; *primed: the frames fed. FALSE after posting an
+ * error. */
 gboolean gst_cuda_conv1d_chain_prime (GstCudaConv1dChain * to,
-    GstCudaConv1dChain * from, const GstCudaConv1dChainSpec * spec);
+    GstCudaConv1dChain * from, const GstCudaConv1dChainSpec * spec,
+    gint * primed);
 
 G_END_DECLS
 

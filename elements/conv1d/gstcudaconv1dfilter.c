@@ -142,10 +142,13 @@ end_fade (GstCudaConv1dFilter * f)
 
 gboolean
 gst_cuda_conv1d_filter_take_over (GstCudaConv1dFilter * f,
-    GstCudaConv1dChain * chain, guint64 fade_frames)
+    GstCudaConv1dChain * chain, guint64 fade_frames, guint64 * starts_in)
 {
   GstCudaConv1dChainSpec spec = gst_cuda_conv1d_filter_spec (f,
       GST_CUDA_CONV1D_ALGORITHM_AUTO, f->chunk);
+  gint primed = 0;
+  gboolean missing;
+  gint64 warm_up;
 
   /* a change during a crossfade: the one coming in plays alone now */
   if (f->next.fir && !end_fade (f)) {
@@ -153,15 +156,21 @@ gst_cuda_conv1d_filter_take_over (GstCudaConv1dFilter * f,
     return FALSE;
   }
   if (f->chain.fir && !gst_cuda_conv1d_chain_prime (chain, &f->chain,
-          &spec)) {
+          &spec, &primed)) {
     gst_cuda_conv1d_chain_clear (chain);
     return FALSE;
   }
+  /* input its mask reaches that was not fed (the stream had more than
+   * was primed): it filters alongside the current chain, unheard, until
+   * that input is out of its reach, taps - 1 - primed frames on */
+  missing = f->chain.fir && f->frames_in > (guint64) primed;
+  warm_up = missing ? MAX (0, (gint64) chain->taps.taps - 1 - primed) : 0;
+  *starts_in = (guint64) warm_up;
   f->next = *chain;
   memset (chain, 0, sizeof (*chain));
-  if (!f->chain.fir || fade_frames == 0)
+  if (!f->chain.fir || (fade_frames == 0 && warm_up == 0))
     return end_fade (f);
-  f->fade_at = 0;
+  f->fade_at = -warm_up;
   f->fade_frames = fade_frames;
   return TRUE;
 }
@@ -190,7 +199,9 @@ gst_cuda_conv1d_filter_set_taps (GstCudaConv1dFilter * f,
   spec = gst_cuda_conv1d_filter_spec (f, algorithm, typical_frames);
   if (!gst_cuda_conv1d_chain_build (&chain, &spec, taps))
     return FALSE;
-  return gst_cuda_conv1d_filter_take_over (f, &chain, 0);
+  guint64 starts_in;
+
+  return gst_cuda_conv1d_filter_take_over (f, &chain, 0, &starts_in);
 }
 
 /* Forgets the stream: no history, the next buffer starts the timeline.
@@ -428,7 +439,7 @@ filter_chunk (GstCudaConv1dFilter * f, gpointer * in, gint frames, gint drop,
 
   if (!finish_chunk (f, st))
     return FALSE;
-  return !fading || f->fade_at < f->fade_frames || end_fade (f);
+  return !fading || f->fade_at < (gint64) f->fade_frames || end_fade (f);
 }
 
 /* Frames of the next `frames` generated that are still to be dropped. */

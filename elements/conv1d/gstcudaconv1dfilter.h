@@ -53,8 +53,9 @@ typedef struct
   gboolean overlap;             /* outputs leave by the output thread */
   GstCudaConv1dChain chain;     /* the masks playing */
   GstCudaConv1dChain next;      /* while crossfading: the masks coming in */
-  guint64 fade_at, fade_frames; /* frames into the crossfade, and its
-                                 * length */
+  gint64 fade_at;               /* frames into the crossfade (below 0:
+                                 * the next chain still warms up) */
+  guint64 fade_frames;          /* the crossfade's length */
   gint chunk;                   /* frames per chunk at most */
   gint history;                 /* frames of input kept for the dry signal */
   GstCudaConv1dBuffers buf;
@@ -92,12 +93,15 @@ gboolean gst_cuda_conv1d_filter_set_taps (GstCudaConv1dFilter * f,
  * buffer size given). */
 GstCudaConv1dChainSpec gst_cuda_conv1d_filter_spec (GstCudaConv1dFilter * f,
     GstCudaConv1dAlgorithm algorithm, gint typical_frames);
-/* `chain` (taken) takes over from the current one: primed with the
- * input's history, then alone from the next buffer (fade_frames 0, or no
- * chain yet), or after a raised-cosine crossfade of `fade_frames`. FALSE
- * after posting an error. */
+/* `chain` (taken) takes over from the current one. It is primed with the
+ * input history the current one holds; where that is shorter than its
+ * mask (and than the stream so far), it first filters alongside, unheard,
+ * until it has the history it would have had. Then it plays alone
+ * (fade_frames 0, or no chain yet), or after a raised-cosine crossfade of
+ * `fade_frames`. *starts_in: input frames from this buffer's start to
+ * where it is first heard. FALSE after posting an error. */
 gboolean gst_cuda_conv1d_filter_take_over (GstCudaConv1dFilter * f,
-    GstCudaConv1dChain * chain, guint64 fade_frames);
+    GstCudaConv1dChain * chain, guint64 fade_frames, guint64 * starts_in);
 /* Whether a filter is built (the first buffer has configured it). */
 gboolean gst_cuda_conv1d_filter_ready (GstCudaConv1dFilter * f);
 /* Frames of the convolution after the input's end: the longest mask's

@@ -97,12 +97,13 @@ make_buffer (const gdouble * x, gint frames, gint at, gint n)
 }
 
 static GstHarness *
-start (const gchar * settings, GstBus * bus)
+start (const gchar * settings, const gchar * algorithm, GstBus * bus)
 {
   GstElement *e = gst_element_factory_make ("cudaconv1d", "conv");
   GstHarness *h;
 
   gst_util_set_object_arg (G_OBJECT (e), "backend", backend);
+  gst_util_set_object_arg (G_OBJECT (e), "algorithm", algorithm);
   gst_util_set_object_arg (G_OBJECT (e), "crossfade", settings);
   gst_element_set_bus (e, bus);
   h = gst_harness_new_with_element (e, "sink", "src");
@@ -146,18 +147,21 @@ pull_all (GstHarness * h, GArray * out)
 }
 
 /* From one random mask to another with a crossfade of `ms`, set after the
- * buffer at `set_at`: every sample against the reference. */
+ * fourth buffer: every sample against the reference. The new mask takes
+ * over at the fifth buffer, or `warm_up` frames later where it needs more
+ * history than the old filter held (-1: any). */
 static void
-check_crossfade (gint taps0, gint taps1, guint ms)
+check_crossfade (gint taps0, gint taps1, guint ms, const gchar * algorithm,
+    gint warm_up)
 {
-  const gint frames = 30 * BUFFER;
-  gchar *what = g_strdup_printf ("%d -> %d taps, crossfade %u ms [%s]",
-      taps0, taps1, ms, backend);
+  const gint frames = 40 * BUFFER;
+  gchar *what = g_strdup_printf ("%d -> %d taps (%s), crossfade %u ms [%s]",
+      taps0, taps1, algorithm, ms, backend);
   gchar *fade = g_strdup_printf ("%u", ms);
   Mask m0 = random_mask (taps0), m1 = random_mask (taps1);
   gdouble *x = g_new (gdouble, CHANNELS * frames);
   GstBus *bus = gst_bus_new ();
-  GstHarness *h = start (fade, bus);
+  GstHarness *h = start (fade, algorithm, bus);
   GArray *out = g_array_new (FALSE, FALSE, sizeof (gdouble));
   GstElement *e = gst_harness_find_element (h, "cudaconv1d");
   GstStructure *msg;
@@ -186,8 +190,11 @@ check_crossfade (gint taps0, gint taps1, guint ms)
   fail_unless_equals_int (name_taps, taps1);
   fail_unless_equals_string (gst_structure_get_string (msg, "name"),
       "kernel");
-  /* the buffer after the new one was ready */
-  fail_unless_equals_uint64 (offset, 4 * BUFFER);
+  /* the buffer after the new one was ready, after any warm-up */
+  if (warm_up >= 0)
+    fail_unless_equals_uint64 (offset, 4 * BUFFER + warm_up);
+  fail_unless (offset >= 4 * BUFFER && offset < frames / 2, "%s: offset %"
+      G_GUINT64_FORMAT, what, offset);
   fade_frames = gst_util_uint64_scale_int_round (ms, RATE, 1000);
   fail_unless_equals_uint64 (length, gst_util_uint64_scale_int (fade_frames,
           GST_SECOND, RATE));
@@ -226,10 +233,17 @@ GST_START_TEST (test_crossfade)
 {
   /* direct path, the new mask no longer than the old (its history is all
    * there): exact; a fade within a buffer, across buffers, none */
-  check_crossfade (31, 31, 30);
-  check_crossfade (63, 17, 5);
-  check_crossfade (31, 31, 0);
-  check_crossfade (40, 40, 100);
+  check_crossfade (31, 31, 30, "auto", 0);
+  check_crossfade (63, 17, 5, "auto", 0);
+  check_crossfade (31, 31, 0, "auto", 0);
+  check_crossfade (40, 40, 100, "auto", 0);
+  /* a longer new mask: it warms up on the input before it is heard (the
+   * old filter held 30 frames of the 199 it needs) */
+  check_crossfade (31, 200, 10, "auto", 169);
+  check_crossfade (31, 200, 0, "auto", 169);
+  /* the FFT path (one partition of history held): warm-up, then exact */
+  check_crossfade (2000, 5000, 0, "fft", -1);
+  check_crossfade (3000, 3000, 20, "fft", -1);
 }
 
 GST_END_TEST;
@@ -239,7 +253,7 @@ GST_END_TEST;
 GST_START_TEST (test_last_wins)
 {
   GstBus *bus = gst_bus_new ();
-  GstHarness *h = start ("0", bus);
+  GstHarness *h = start ("0", "auto", bus);
   GstElement *e = gst_harness_find_element (h, "cudaconv1d");
   GstStructure *msg;
   gint taps = 0;
@@ -278,7 +292,7 @@ GST_END_TEST;
 GST_START_TEST (test_missing_file)
 {
   GstBus *bus = gst_bus_new ();
-  GstHarness *h = start ("30", bus);
+  GstHarness *h = start ("30", "auto", bus);
   GstElement *e = gst_harness_find_element (h, "cudaconv1d");
   GstMessage *m;
   GError *err = NULL;
