@@ -323,6 +323,24 @@ GST_START_TEST (test_missing_file)
 
 GST_END_TEST;
 
+/* A crossfade over 10 s (seconds given for milliseconds, say): GLib's
+ * warning naming the value, and the crossfade stays as it was. */
+GST_START_TEST (test_crossfade_too_long)
+{
+  GstElement *e = gst_element_factory_make ("cudaconv1d", NULL);
+  guint ms = 0;
+
+  ASSERT_WARNING (g_object_set (e, "crossfade", 20000, NULL));
+  g_object_get (e, "crossfade", &ms, NULL);
+  fail_unless_equals_int (ms, 30);
+  g_object_set (e, "crossfade", 10000, NULL);
+  g_object_get (e, "crossfade", &ms, NULL);
+  fail_unless_equals_int (ms, 10000);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 static Suite *
 change_suite (void)
 {
@@ -334,6 +352,7 @@ change_suite (void)
   tcase_add_test (tc, test_crossfade);
   tcase_add_test (tc, test_last_wins);
   tcase_add_test (tc, test_missing_file);
+  tcase_add_test (tc, test_crossfade_too_long);
   return s;
 }
 
