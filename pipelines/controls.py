@@ -6,7 +6,10 @@
   filters, with the mask changed while playing (a sharp test pattern, then
   a 9x9 box blur: the variance the messages report falls);
 - audio: cudaprefixsum's level messages (rms and peak per channel, as the
-  level element posts them) of a sine at -6 dBFS.
+  level element posts them) of a sine at -6 dBFS;
+- a response changed while playing: the application sets cudaconv1d's
+  kernel from its main loop, follows the cudaconv1d-response message, and
+  level sees the output fall 6 dB from there.
 
     pipelines/controls.py [--backend auto|cuda|cpu]
 
@@ -124,16 +127,66 @@ def audio(backend):
     return len(levels) >= 5 and all(good)
 
 
+def ir_change(backend):
+    """kernel 1, then 0.5 from the main loop while playing: rms -9 dB
+    before the take-over, -15 dB once its crossfade is over."""
+    pipeline = Gst.parse_launch(
+        "audiotestsrc is-live=true num-buffers=60 samplesperbuffer=1024 "
+        "wave=sine volume=0.5 "
+        "! audio/x-raw,format=F32LE,channels=2,rate=48000 "
+        f"! cudaconv1d name=conv backend={backend} kernel=1 crossfade=30 "
+        "! level interval=20000000 ! fakesink sync=false")
+    levels, took = [], []
+
+    def on_message(_pipe, s):
+        if s.get_name() == "cudaconv1d-response":
+            took.append(s.get_value("running-time"))
+            print(f"response {s.get_value('name')} ({s.get_value('taps')} "
+                  f"taps) heard from {took[-1] / Gst.SECOND:.3f} s, "
+                  f"crossfade {s.get_value('crossfade') / Gst.MSECOND:.0f} "
+                  "ms")
+        elif s.get_name() == "level":
+            levels.append((s.get_value("running-time"),
+                           s.get_value("rms")[0]))
+
+    def change():
+        pipeline.get_by_name("conv").set_property("kernel", "0.5")
+        print("kernel set to 0.5 from the application's main loop")
+        return False
+
+    GLib.timeout_add(400, change)
+    error = run(pipeline, on_message)
+    if error or len(took) != 1:
+        print(f"response change: {error or f'{len(took)} take-overs'}")
+        return False
+    window = 20 * Gst.MSECOND
+    # (level's last message, at EOS, may cover no samples: nan)
+    before = [r for t, r in levels if t + window <= took[0]
+              and math.isfinite(r)]
+    after = [r for t, r in levels if t > took[0] + 30 * Gst.MSECOND
+             + window and math.isfinite(r)]
+    # (20 ms windows hold no whole number of the sine's periods: their
+    # rms moves a few hundredths of a dB)
+    want = 20 * math.log10(0.5 / math.sqrt(2))
+    print(f"rms {len(before)} x {before[-1] if before else 0:.2f} dB before, "
+          f"{len(after)} x {after[0] if after else 0:.2f} dB after")
+    return (bool(before) and bool(after)
+            and all(abs(r - want) < 0.15 for r in before)
+            and all(abs(r - (want - 20 * math.log10(2))) < 0.15
+                    for r in after))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="auto",
                         choices=["auto", "cuda", "cpu"])
     args = parser.parse_args()
     Gst.init(None)
-    ok_video = video(args.backend)
-    ok_audio = audio(args.backend)
-    print("controls:", "ok" if ok_video and ok_audio else "FAILED")
-    return 0 if ok_video and ok_audio else 1
+    ok = video(args.backend)
+    ok = audio(args.backend) and ok
+    ok = ir_change(args.backend) and ok
+    print("controls:", "ok" if ok else "FAILED")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
