@@ -125,7 +125,7 @@ conv1d_property (GstElement * e, GRand * r)
   };
   gchar *taps;
 
-  switch (pick (r, 11)) {
+  switch (pick (r, 12)) {
     case 0:
       taps = pick (r, 2) ? random_taps (r, odd_between (r, 31, 63), 0.3)
           : NULL;
@@ -159,6 +159,9 @@ conv1d_property (GstElement * e, GRand * r)
       break;
     case 9:
       g_object_set (e, "mix", g_rand_double (r), NULL);
+      break;
+    case 10:
+      g_object_set (e, "crossfade", (guint) pick (r, 60), NULL);
       break;
     default:
       gst_util_set_object_arg (G_OBJECT (e), "algorithm",
@@ -803,8 +806,13 @@ stress_element (const Kind * kind)
     change_state (run, GST_STATE_PLAYING);
   }
 
-  /* fixed settings, while playing; buffers in the fixed caps go through */
+  /* fixed settings, while playing; buffers in the fixed caps go through
+   * (the first of them takes over a response prepared meanwhile, and the
+   * flush below ends its crossfade) */
   set_list (run->filter, kind->fixed);
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (run->filter),
+          "preparing"))
+    wait_prepared (run->filter, kind->factory);
   g_mutex_lock (&run->lock);
   gst_caps_replace (&run->settle_caps, fixed);
   gst_caps_replace (&run->pending, fixed);
