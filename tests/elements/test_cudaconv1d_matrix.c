@@ -204,15 +204,16 @@ typedef struct
   const gchar *algorithm;
   guint latency;
   gdouble gain, mix;
+  gboolean overlap;             /* outputs by the element's own thread (GPU) */
 } Case;
 
 static gchar *
 describe (const Case * k)
 {
   return g_strdup_printf ("%s, %s %s, %d taps (%s), latency %u, gain %g, "
-      "mix %g [%s]", k->layout->name, gst_audio_format_to_string (k->format),
+      "mix %g%s [%s]", k->layout->name, gst_audio_format_to_string (k->format),
       k->planar ? "planar" : "interleaved", k->taps, k->algorithm,
-      k->latency, k->gain, k->mix, backend);
+      k->latency, k->gain, k->mix, k->overlap ? ", overlap" : "", backend);
 }
 
 static GstHarness *
@@ -224,8 +225,9 @@ start (const Case * k, const gdouble * h, GstAudioInfo * in_info)
    * fixed while running */
   gchar *line = g_strdup_printf ("cudaconv1d backend=%s algorithm=%s "
       "kernel=\"%s\" latency=%u gain=%.17g mix=%.17g matrix=\"%s\" "
-      "out-channels=%d", backend, k->algorithm, kernel, k->latency, k->gain,
-      k->mix, l->matrix ? l->matrix : "", l->set_out ? l->out : 0);
+      "out-channels=%d overlap=%s", backend, k->algorithm, kernel,
+      k->latency, k->gain, k->mix, l->matrix ? l->matrix : "",
+      l->set_out ? l->out : 0, k->overlap ? "true" : "false");
   GstHarness *hn = gst_harness_new_parse (line);
   GstCaps *caps;
 
@@ -353,7 +355,7 @@ GST_START_TEST (test_routes)
       for (gint planar = 0; planar < 2; planar++)
         for (gint fft = 0; fft < 2; fft++) {
           Case k = { &layouts[li], formats[fi], planar, fft ? 700 : 31,
-            fft ? "fft" : "auto", 0, 1.0, 1.0
+            fft ? "fft" : "auto", 0, 1.0, 1.0, FALSE
           };
           run_case (&k);
           runs++;
@@ -364,16 +366,20 @@ GST_START_TEST (test_routes)
 GST_END_TEST;
 
 /* latency, gain and mix: the dry signal of output j is input j (none for
- * outputs past the inputs). */
+ * outputs past the inputs); and outputs pushed by the element's own
+ * thread (overlap, which only the GPU backend uses). */
 GST_START_TEST (test_properties)
 {
   for (guint li = 0; li < G_N_ELEMENTS (layouts); li++)
-    for (gint fft = 0; fft < 2; fft++) {
-      Case k = { &layouts[li], GST_AUDIO_FORMAT_F64LE, fft, fft ? 700 : 31,
-        fft ? "fft" : "auto", 7, 0.5, 0.7
-      };
-      run_case (&k);
-    }
+    for (gint fft = 0; fft < 2; fft++)
+      for (gint overlap = 0; overlap < 2; overlap++) {
+        Case k = { &layouts[li], overlap ? GST_AUDIO_FORMAT_F32LE
+              : GST_AUDIO_FORMAT_F64LE, fft, fft ? 700 : 31,
+          fft ? "fft" : "auto", overlap ? 0 : 7, overlap ? 1.0 : 0.5,
+          overlap ? 1.0 : 0.7, overlap
+        };
+        run_case (&k);
+      }
 }
 
 GST_END_TEST;
@@ -394,7 +400,7 @@ GST_START_TEST (test_change_routes)
     const Layout *to = way ? &own : &layouts[0];
     gdouble *h[2], *x = g_new (gdouble, 2 * frames);
     Case k = { from, GST_AUDIO_FORMAT_F64LE, FALSE, taps, "auto", 0, 1.0,
-      1.0
+      1.0, FALSE
     };
     gchar *kernel, *what = g_strdup_printf ("%s, then %s [%s]", from->name,
         to->name, backend);
