@@ -5,11 +5,12 @@
 #  - the picture's box mean at a large radius and its adaptive threshold
 #    (cudaprefixsum), and the statistics message of the picture;
 #  - a plucked-string melody, the same in a room (convolution reverb with a
-#    generated stereo impulse response through cudaconv1d) and through a
-#    low-pass preset, as WAV files, a few level messages of the reverb
-#    and its EBU R128 loudness (cudaprefixsum on audio).
-# Runs on the GPU when one is usable and on the CPU otherwise (same
-# results).
+#    generated stereo impulse response through cudaconv1d), in the room as
+#    a true-stereo (4-channel) response, and through a low-pass preset, as
+#    WAV files, a few level messages of the reverb and its EBU R128
+#    loudness (cudaprefixsum on audio).
+# Runs on the GPU when one is usable and on the CPU otherwise (the two
+# agree to float rounding: integer outputs may differ by one level).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -89,7 +90,7 @@ fi
 
 # Audio: a dry melody and a room's impulse response, generated.
 build/pipelines/tools/make_demo_audio "$out"
-echo "wrote $out/dry.wav (a plucked-string melody) and $out/room.wav (a stereo room, 1.6 s)"
+echo "wrote $out/dry.wav (a plucked-string melody), $out/room.wav (a stereo room, 1.6 s) and $out/room4.wav (the room in true stereo)"
 
 # audio NAME CHANNELS cudaconv1d-properties...
 audio() {
@@ -102,6 +103,13 @@ audio() {
 }
 
 audio reverb 2 location="$out/room.wav" mix=0.5 gain=0.5
+# true stereo: the melody panned left, through the 4-channel response
+# (L->L, L->R, R->L, R->R): the right ear hears the room from the left
+gst-launch-1.0 -q filesrc location="$out/dry.wav" ! wavparse ! audioconvert \
+  ! audio/x-raw,format=F32LE,channels=2 ! audiopanorama panorama=-0.8 \
+  ! cudaconv1d location="$out/room4.wav" mix=0.5 gain=0.5 ! audioconvert \
+  ! audio/x-raw,format=S16LE ! wavenc ! filesink location="$out/true-stereo.wav"
+echo "wrote $out/true-stereo.wav  (cudaconv1d location=room4.wav: a 4-channel true-stereo response)"
 audio lowpass 1 preset=low-pass cutoff=800 taps=255 latency=127
 
 # Level statistics of the reverb, in the level element's messages: one a

@@ -4,6 +4,10 @@
  *   room.wav  a stereo room impulse response, 1.6 s: the direct sound, a
  *             few early reflections, then decaying noise, different left
  *             and right so the reverb sounds wide
+ *   room4.wav the same room as a true-stereo response, 4 channels in the
+ *             usual order L->L, L->R, R->L, R->R: the same-side paths are
+ *             room.wav's, the cross paths reach the other ear 0.4 ms later
+ *             and softer, with reflections and a tail of their own
  *
  *   make_demo_audio DIR
  */
@@ -75,6 +79,8 @@ main (int argc, char **argv)
   int dry_frames = notes * eighth + RATE, room_frames = RATE * 8 / 5;
   float *dry = calloc (dry_frames, sizeof (float));
   float *room = calloc ((size_t) room_frames * 2, sizeof (float));
+  float *room4 = calloc ((size_t) room_frames * 4, sizeof (float));
+  int cross = (int) (0.0004 * RATE);
   static const struct { float seconds, left, right; } early[] = {
     {0.011f, 0.52f, 0.31f}, {0.017f, 0.27f, 0.45f}, {0.023f, 0.33f, 0.21f},
     {0.031f, 0.18f, 0.29f}, {0.042f, 0.22f, 0.16f},
@@ -103,9 +109,28 @@ main (int argc, char **argv)
     room[2 * n + 1] += noise () * decay;
   }
 
+  /* true stereo: L->L and R->R as above; L->R and R->L from the same
+   * reflections the other way round, later and softer, and their own
+   * decaying noise */
+  for (int n = 0; n < room_frames; n++) {
+    room4[4 * n] = room[2 * n];
+    room4[4 * n + 3] = room[2 * n + 1];
+    if (n >= cross) {
+      room4[4 * n + 1] = 0.5f * room[2 * (n - cross) + 1];
+      room4[4 * n + 2] = 0.5f * room[2 * (n - cross)];
+    }
+    if (n >= (int) (0.05 * RATE)) {
+      float decay = expf (-6.9f * n / (1.2f * RATE)) * 0.15f;
+      room4[4 * n + 1] += noise () * decay;
+      room4[4 * n + 2] += noise () * decay;
+    }
+  }
+
   rc = write_wav (argv[1], "dry.wav", dry, dry_frames, 1)
-      || write_wav (argv[1], "room.wav", room, room_frames, 2);
+      || write_wav (argv[1], "room.wav", room, room_frames, 2)
+      || write_wav (argv[1], "room4.wav", room4, room_frames, 4);
   free (dry);
   free (room);
+  free (room4);
   return rc;
 }
