@@ -611,6 +611,42 @@ GST_START_TEST (test_downstream_refuses)
 
 GST_END_TEST;
 
+/* out-channels in the caps, both ways: the source pad offers that count
+ * (stereo positions for 2), the sink pad any count. */
+GST_START_TEST (test_caps_both_ways)
+{
+  GstElement *e = gst_element_factory_make ("cudaconv1d", NULL);
+  GstPad *src = gst_element_get_static_pad (e, "src");
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GstCaps *caps, *seven;
+  gint channels = 0;
+  guint64 mask = 0;
+
+  g_object_set (e, "out-channels", 2, NULL);
+  caps = gst_pad_query_caps (src, NULL);
+  fail_if (gst_caps_is_empty (caps));
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_caps_get_structure (caps, i);
+    fail_unless (gst_structure_get_int (s, "channels", &channels)
+        && channels == 2, "source caps %" GST_PTR_FORMAT, caps);
+    fail_unless (gst_structure_get (s, "channel-mask", GST_TYPE_BITMASK,
+            &mask, NULL) && mask == 0x3, "source caps %" GST_PTR_FORMAT,
+        caps);
+  }
+  gst_caps_unref (caps);
+  caps = gst_pad_query_caps (sink, NULL);
+  seven = gst_caps_from_string ("audio/x-raw,channels=7");
+  fail_unless (gst_caps_can_intersect (caps, seven), "sink caps %"
+      GST_PTR_FORMAT, caps);
+  gst_caps_unref (seven);
+  gst_caps_unref (caps);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 static Suite *
 matrix_suite (void)
 {
@@ -622,6 +658,7 @@ matrix_suite (void)
   tcase_add_test (tc, test_routes);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_change_routes);
+  tcase_add_test (tc, test_caps_both_ways);
   tcase_add_test (tc, test_bad_settings);
   tcase_add_test (tc, test_bad_change_while_playing);
   tcase_add_test (tc, test_downstream_refuses);
