@@ -111,7 +111,7 @@ gboolean
 gst_cuda_conv1d_chain_build (GstCudaConv1dChain * c,
     const GstCudaConv1dChainSpec * spec, GstCudaConv1dTaps * taps)
 {
-  const GstCudaConv1dRouting *g = &taps->routing;
+  const GstCudaConv1dRouting *g = &c->taps.routing;
   gsize es = spec->f64 ? sizeof (gdouble) : sizeof (gfloat);
 
   memset (c, 0, sizeof (*c));

@@ -530,6 +530,9 @@ GST_START_TEST (test_bad_settings)
         == GST_STATE_CHANGE_FAILURE) {
       expect_refusal (bus, GST_MESSAGE_ERROR, bad[b].says, bad[b].says);
       gst_element_set_state (e, GST_STATE_NULL);
+      /* the messages left hold the element, which holds the bus */
+      gst_bus_set_flushing (bus, TRUE);
+      gst_element_set_bus (e, NULL);
       gst_object_unref (e);
       gst_object_unref (bus);
       g_free (caps);
