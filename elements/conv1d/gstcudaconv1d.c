@@ -263,7 +263,6 @@ build_taps (GstCudaConv1d * self, GstCudaConv1dTaps * taps,
   s.matrix = g_strdup (s.matrix);
   gst_cuda_impulse_copy (&s.impulse, &self->props.settings.impulse);
   *algorithm = self->props.algorithm;
-  self->props.rebuild = FALSE;
   name = source_name (self);
   rate = GST_AUDIO_INFO_RATE (&self->info);
   in = GST_AUDIO_INFO_CHANNELS (&self->info);
@@ -482,7 +481,6 @@ gst_cuda_conv1d_stop (GstCudaFilterBase * base)
   self->props.started = FALSE;
   self->tail_frames = 0;
   self->have_info = FALSE;
-  self->props.rebuild = TRUE;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -560,9 +558,6 @@ gst_cuda_conv1d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
     g_free (error);
     return FALSE;
   }
-  GST_OBJECT_LOCK (self);
-  self->props.rebuild = TRUE;
-  GST_OBJECT_UNLOCK (self);
   return gst_cuda_conv1d_filter_configure (&self->filter, &info, &out_info);
 }
 

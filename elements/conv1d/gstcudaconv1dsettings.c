@@ -493,8 +493,9 @@ store_property (GstCudaConv1dProps * props, GObject * object, guint prop_id,
 
 /* After a mask property changed (object lock held): a mask that does not
  * build is refused while running (the saved settings come back, the
- * reason is returned); otherwise the change stays, with its error if any,
- * and the mask is rebuilt. */
+ * reason is returned); otherwise the change stays, with its error if any
+ * (the element then has the mask built: by its preparer while a stream
+ * runs, at the first buffer otherwise). */
 static gchar *
 settle_mask_change (GstCudaConv1dProps * props, guint prop_id,
     SavedSettings * saved, const GstAudioInfo * info)
@@ -530,7 +531,6 @@ settle_mask_change (GstCudaConv1dProps * props, guint prop_id,
   }
   g_free (props->settings_error);
   props->settings_error = error;
-  props->rebuild = TRUE;
   return NULL;
 }
 

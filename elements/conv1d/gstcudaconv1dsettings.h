@@ -55,8 +55,6 @@ typedef struct
   gchar *settings_error;        /* why the settings make no mask, or NULL */
   gchar *location_error;        /* why `location` could not be read, or NULL */
   gboolean started;             /* bad settings are refused, not stored */
-  gboolean rebuild;             /* the mask must be rebuilt before the next
-                                 * buffer */
 } GstCudaConv1dProps;
 
 /* Installs every property of cudaconv1d on its class. */

@@ -125,7 +125,7 @@ conv1d_property (GstElement * e, GRand * r)
   };
   gchar *taps;
 
-  switch (pick (r, 12)) {
+  switch (pick (r, 13)) {
     case 0:
       taps = pick (r, 2) ? random_taps (r, odd_between (r, 31, 63), 0.3)
           : NULL;
@@ -162,6 +162,11 @@ conv1d_property (GstElement * e, GRand * r)
       break;
     case 10:
       g_object_set (e, "crossfade", (guint) pick (r, 60), NULL);
+      break;
+    case 11:
+      /* a route valid for every stream the stress makes (on stereo, the
+       * right output silent) */
+      g_object_set (e, "matrix", pick (r, 2) ? "0:0:0" : NULL, NULL);
       break;
     default:
       gst_util_set_object_arg (G_OBJECT (e), "algorithm",
@@ -881,7 +886,7 @@ GST_START_TEST (test_stress_conv1d)
       gpu_mode ? "true" : "false");
   conv1d_kind.fixed = g_strdup_printf ("kernel=%s|location=(null)|"
       "preset=low-pass|cutoff=1000|bandwidth=500|taps=255|window=hamming|"
-      "normalize=false|gain=0.9|mix=0.8|algorithm=auto", taps);
+      "normalize=false|gain=0.9|mix=0.8|algorithm=auto|matrix=", taps);
   stress_element (&conv1d_kind);
   g_free (conv1d_kind.fixed_ready);
   g_free (conv1d_kind.fixed);

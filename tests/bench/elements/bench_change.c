@@ -193,11 +193,7 @@ run_backend (const gchar * backend, const gchar * ir1, gchar ** ir10,
     gint before = g_atomic_int_get (&r->takeovers);
     gint64 give_up = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
     g_atomic_int_set (&r->phase_now, PREPARING);
-    gint64 t_set = g_get_monotonic_time ();
     g_object_set (f, "location", ir10[c % 2], NULL);
-    if (g_getenv ("BENCH_CHANGE_DEBUG"))
-      printf ("  set_property took %.1f ms\n",
-          (g_get_monotonic_time () - t_set) / 1000.0);
     while (g_atomic_int_get (&r->takeovers) == before
         && g_get_monotonic_time () < give_up)
       g_usleep (1000);
