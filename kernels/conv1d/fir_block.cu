@@ -11,6 +11,7 @@
  * Both transforms keep natural order, as the spectra in global memory have
  * it (cuFFT's). */
 #include <cooperative_groups.h>
+#include <mutex>
 
 #include "audio_sample.h"
 #include "cf_fault.h"
@@ -356,15 +357,26 @@ older_blocks (const cf_fir_layout & l)
 
 }  /* namespace */
 
+/* The kernel's shared memory limit is one per device for every filter:
+ * it only ever grows, under a lock, so that a filter of a smaller block
+ * made beside one of a larger (a response prepared while another plays)
+ * does not take away the room the larger one launches with. */
 template <typename T>
 int
 cf_fir_block_prepare (int block)
 {
+  static std::mutex lock;
+  cudaFuncAttributes now;
+  int needed = (int) shared_bytes_for<T> (block);
+  cudaError_t err;
+
   if (block < 16 || block > CF_FIR_BLOCK_MAX || (block & (block - 1)))
     return CF_ERR_UNSUPPORTED;
-  cudaError_t err = cudaFuncSetAttribute (block_kernel<T>,
-      cudaFuncAttributeMaxDynamicSharedMemorySize,
-      (int) shared_bytes_for<T> (block));
+  std::lock_guard<std::mutex> hold (lock);
+  err = cudaFuncGetAttributes (&now, block_kernel<T>);
+  if (err == cudaSuccess && now.maxDynamicSharedSizeBytes < needed)
+    err = cudaFuncSetAttribute (block_kernel<T>,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, needed);
   if (err != cudaSuccess) {
     cudaGetLastError ();        /* not sticky: the filter takes cuFFT then */
     return CF_ERR_UNSUPPORTED;

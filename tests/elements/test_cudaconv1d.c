@@ -3310,8 +3310,11 @@ overlap_run (const Stream * s, const gchar * kernel, const gchar * kernel2,
   gst_harness_set_upstream_latency (c.h, 0);
   conv_set_caps (&c, &s->info);
   for (guint k = 0; k < s->cuts->len; k++) {
-    if (k == OVERLAP_MASK_CHANGE)
+    /* ready before the next buffer: it takes over there in every run */
+    if (k == OVERLAP_MASK_CHANGE) {
       g_object_set (c.conv, "kernel", kernel2, NULL);
+      wait_prepared (c.conv, what);
+    }
     if (k == OVERLAP_FLUSH) {
       while (r->out->len < settle && (buf = gst_harness_pull (c.h)))
         g_ptr_array_add (r->out, buf);

@@ -584,6 +584,65 @@ check_interleaved_limits (backend * be)
   cf_fir_free (fir);
 }
 
+/* Two filters alive at once, the second of a smaller FFT block (a
+ * response prepared while another plays): the first still takes its whole
+ * blocks, whose launch needs more shared memory than the second's, in one
+ * launch. A delay of a few frames (one tap, in a mask of thousands) gives
+ * an output known exactly. */
+static void
+check_filters_side_by_side (backend * be)
+{
+  enum { CH = 2, BIG = 4096, SMALL = 64, TAPS = 9000, DELAY = 5 };
+  static float h[TAPS], x[CH * BIG], y[CH * BIG];
+  cf_fir_config big = { CH, {TAPS, 1, h, NULL}, CF_FIR_FFT, CF_CONV1D_AUTO,
+    BIG, BIG, be->cuda, be->stream, 0
+  };
+  cf_fir_config small = big;
+  cf_fir *a = NULL, *b = NULL;
+  void *d_x = NULL, *d_y = NULL;
+  int st, bad = 0;
+
+  h[DELAY] = 1;
+  small.block = SMALL;
+  for (int k = 0; k < CH * BIG; k++) {
+    x[k] = (float) test_rand_range (-1, 1);
+    y[k] = NAN;
+  }
+  st = cf_fir_new (&a, &big);
+  if (st == CF_OK)
+    st = cf_fir_new (&b, &small);
+  if (st == CF_OK && be->cuda && ((st = cf_gpu_malloc (&d_x, sizeof (x)))
+          != CF_OK || (st = cf_gpu_malloc (&d_y, sizeof (y))) != CF_OK))
+    d_y = NULL;
+  if (st == CF_OK && be->cuda) {
+    st = cf_gpu_copy_2d (d_x, sizeof (x), x, sizeof (x), sizeof (x), 1,
+        CF_COPY_HOST_TO_DEVICE, be->stream);
+    if (st == CF_OK)
+      st = cf_fir_process (a, d_x, BIG, d_y, BIG, BIG);
+    if (st == CF_OK)
+      st = cf_gpu_copy_2d (y, sizeof (y), d_y, sizeof (y), sizeof (y), 1,
+          CF_COPY_DEVICE_TO_HOST, be->stream);
+    if (st == CF_OK)
+      st = cf_gpu_stream_sync (be->stream);
+  } else if (st == CF_OK) {
+    st = cf_fir_process (a, x, BIG, y, BIG, BIG);
+  }
+  for (int c = 0; c < CH && st == CF_OK; c++)
+    for (int n = 0; n < BIG; n++) {
+      double want = n < DELAY ? 0 : x[c * BIG + n - DELAY];
+      bad += !(fabs (y[c * BIG + n] - want) <= 1e-5);
+    }
+  test_check (st == CF_OK && bad == 0, "side by side: a filter of block %d "
+      "after one of %d made beside it: %s, %d of %d samples off", BIG, SMALL,
+      cf_status_name (st), bad, CH * BIG);
+  if (d_x)
+    cf_gpu_free (d_x);
+  if (d_y)
+    cf_gpu_free (d_y);
+  cf_fir_free (b);
+  cf_fir_free (a);
+}
+
 static void
 check_errors (backend * be)
 {
@@ -649,8 +708,10 @@ main (int argc, char **argv)
   if (!fft)
     printf ("%s not found: the FFT path's cases are not run\n",
         cf_cufft_library ());
-  if (fft)
+  if (fft) {
     check_interleaved_limits (&be);
+    check_filters_side_by_side (&be);
+  }
 
   for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++) {
     signal_case s;
