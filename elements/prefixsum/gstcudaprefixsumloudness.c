@@ -98,7 +98,9 @@ gst_cuda_prefix_sum_loudness_reset (GstCudaPrefixSumLoudness * l)
 {
   if (!l->meter)
     return;
+  /* (the meter's device memory goes: queued work is waited for) */
   cf_loudness_reset (l->meter);
+  l->staged = 0;
   l->until_post = l->interval_frames;
   l->position = GST_CLOCK_TIME_NONE;
   l->origin = GST_CLOCK_TIME_NONE;
@@ -172,8 +174,49 @@ to_planar (GstCudaPrefixSumLoudness * l, const guint8 * data, guint frames)
       frames, 1) == CF_OK;
 }
 
-/* The GPU: the buffer's samples (or silence, for a GAP buffer) copied
- * there and made planar doubles there, `frames` apart. */
+/* Waits for the queued buffers and accounts them (the GPU). */
+static int
+collect (GstCudaPrefixSumLoudness * l)
+{
+  l->staged = 0;
+  return cf_loudness_collect_cuda (l->meter);
+}
+
+/* A free page-locked slot of `bytes` for the next buffer (the queue
+ * waited for first when full, or when the slots must grow). */
+static int
+free_slot (GstCudaPrefixSumLoudness * l, gsize bytes, guint8 ** slot,
+    guint8 ** slot_dev)
+{
+  int st = CF_OK;
+  void *mem = NULL;
+
+  if (l->staged == GST_CUDA_LOUDNESS_QUEUE || (bytes > l->slot_bytes
+          && l->staged > 0))
+    st = collect (l);
+  if (st == CF_OK && bytes > l->slot_bytes) {
+    g_clear_pointer (&l->slots, cf_gpu_host_free);
+    l->slot_bytes = 0;
+    st = cf_gpu_host_alloc (&mem, bytes * GST_CUDA_LOUDNESS_QUEUE);
+    l->slots = mem;
+    l->slots_dev = mem ? cf_gpu_host_device_pointer (mem) : NULL;
+    if (st == CF_OK && !l->slots_dev)
+      st = CF_ERR_INVALID;
+    if (st == CF_OK)
+      l->slot_bytes = bytes;
+  }
+  if (st != CF_OK)
+    return st;
+  *slot = l->slots + l->staged * l->slot_bytes;
+  *slot_dev = l->slots_dev + l->staged * l->slot_bytes;
+  l->staged++;
+  return CF_OK;
+}
+
+/* The GPU: the buffer's samples (or silence, for a GAP buffer) made planar
+ * doubles on the device. The buffer may go on as soon as this returns: its
+ * samples are copied into a page-locked slot, which the queued conversion
+ * reads. */
 static int
 to_planar_on_gpu (GstCudaPrefixSumLoudness * l, const guint8 * data,
     guint frames, gboolean gap)
@@ -182,19 +225,21 @@ to_planar_on_gpu (GstCudaPrefixSumLoudness * l, const guint8 * data,
   cf_audio_layout layout = interleaved_layout (l);
   gsize raw = (gsize) frames * GST_AUDIO_INFO_BPF (&l->info);
   gsize planar = sizeof (gdouble) * layout.channels * MAX (frames, 1);
+  guint8 *slot, *slot_dev;
   int st;
 
-  if (!gst_cuda_filter_base_ensure_device (l->owner, &l->d_raw, MAX (raw, 1))
-      || !gst_cuda_filter_base_ensure_device (l->owner, &l->d_planar,
-          planar))
+  /* (growing it waits for the queued work that reads it) */
+  if (planar > l->d_planar.size && (st = collect (l)) != CF_OK)
+    return st;
+  if (!gst_cuda_filter_base_ensure_device (l->owner, &l->d_planar, planar))
     return CF_ERR_NO_MEMORY;
   if (gap)
     return cf_gpu_memset (l->d_planar.ptr, 0, planar, stream);
-  /* from pageable memory: the copy has read it when it returns */
-  st = cf_gpu_copy_2d (l->d_raw.ptr, raw, data, raw, raw, 1,
-      CF_COPY_HOST_TO_DEVICE, stream);
-  return st != CF_OK ? st : cf_audio_to_planar_cuda (&layout, l->d_raw.ptr,
-      (int) frames, l->d_planar.ptr, frames, 1, stream);
+  if ((st = free_slot (l, MAX (raw, 1), &slot, &slot_dev)) != CF_OK)
+    return st;
+  memcpy (slot, data, raw);
+  return cf_audio_to_planar_cuda (&layout, slot_dev, (int) frames,
+      l->d_planar.ptr, frames, 1, stream);
 }
 
 /* The time of the buffer's first frame: counted on from the first
@@ -261,10 +306,13 @@ gst_cuda_prefix_sum_loudness_measure (GstCudaPrefixSumLoudness * l,
   follow_time (l, buf);
   while (done < frames) {
     guint n = (guint) MIN ((guint64) (frames - done), l->until_post);
-    st = l->on_gpu ? cf_loudness_add_cuda (l->meter, (const gdouble *)
+    st = l->on_gpu ? cf_loudness_queue_cuda (l->meter, (const gdouble *)
         l->d_planar.ptr + done, frames, (int) n, 1,
         gst_cuda_filter_base_streams (l->owner)->compute)
         : cf_loudness_add_cpu (l->meter, l->planar + done, frames, (int) n, 1);
+    /* a message is due: what the GPU has queued is read first */
+    if (st == CF_OK && l->on_gpu && n == l->until_post)
+      st = collect (l);
     if (!GST_CUDA_FILTER_CHECK (l->owner, st, "measuring loudness"))
       return GST_FLOW_ERROR;
     done += n;
@@ -286,6 +334,9 @@ void
 gst_cuda_prefix_sum_loudness_finish (GstCudaPrefixSumLoudness * l,
     gboolean post_messages)
 {
+  if (l->meter && l->on_gpu && !GST_CUDA_FILTER_CHECK (l->owner,
+          collect (l), "measuring loudness"))
+    post_messages = FALSE;
   if (l->meter && post_messages && l->until_post != l->interval_frames
       && l->interval_frames > 0)
     post (l, l->position);
@@ -298,8 +349,10 @@ gst_cuda_prefix_sum_loudness_free (GstCudaPrefixSumLoudness * l)
   /* the meter's device memory goes in the context it came from (pushed
    * by the base around stop and caps) */
   g_clear_pointer (&l->meter, cf_loudness_free);
+  g_clear_pointer (&l->slots, cf_gpu_host_free);
+  l->slot_bytes = 0;
+  l->staged = 0;
   g_clear_pointer (&l->planar, g_free);
   l->room = 0;
-  gst_cuda_filter_base_free_device (&l->d_raw);
   gst_cuda_filter_base_free_device (&l->d_planar);
 }

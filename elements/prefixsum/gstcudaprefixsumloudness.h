@@ -7,8 +7,10 @@
  * unchanged. Channels are weighted by their positions: LFE not counted,
  * the surround and rear pairs and the sides +1.5 dB (1.41), a mono
  * channel twice (as ebur128level counts it: dual mono), any other 1.
- * On the GPU backend the per-sample work runs on the GPU (each buffer
- * waited for); the steps, gates and range are counted on the host.
+ * On the GPU backend the per-sample work runs on the GPU; the steps,
+ * gates and range are counted on the host. Buffers are queued there
+ * without waiting: only the buffer that ends an interval waits, for all
+ * that was queued, before its message.
  */
 #ifndef __GST_CUDA_PREFIX_SUM_LOUDNESS_H__
 #define __GST_CUDA_PREFIX_SUM_LOUDNESS_H__
@@ -37,8 +39,16 @@ typedef struct
   /* the GPU (backend=cuda): the meter's CUDA twin, on the samples copied
    * there and made planar doubles there; chosen when configured */
   gboolean on_gpu;
-  GstCudaDeviceBuffer d_raw, d_planar;
+  GstCudaDeviceBuffer d_planar;
+  /* page-locked slots the queued buffers' samples wait in, read there by
+   * the GPU: GST_CUDA_LOUDNESS_QUEUE of slot_bytes, `staged` in use */
+  guint8 *slots, *slots_dev;
+  gsize slot_bytes;
+  guint staged;
 } GstCudaPrefixSumLoudness;
+
+/* Buffers queued on the GPU at most before one waits for them all */
+#define GST_CUDA_LOUDNESS_QUEUE 16
 
 /* A new stream of `info`: the meter starts from nothing. FALSE (and a
  * warning posted) for a stream it cannot measure. */

@@ -67,6 +67,16 @@ int cf_loudness_add_cpu (cf_loudness * loudness, const void *src,
 int cf_loudness_add_cuda (cf_loudness * loudness, const void *src,
     size_t pitch, int frames, int f64, cf_stream stream);
 
+/* cf_loudness_add_cuda in two halves, so that a stream of buffers need not
+ * wait for each: queue measures `frames` frames on `stream` without
+ * waiting (src must hold them until the stream has run; it waits itself
+ * only when its room for steps is full); collect waits for what was queued
+ * and accounts it. What the meter reports (cf_loudness_get, the peaks)
+ * covers the collected frames only. */
+int cf_loudness_queue_cuda (cf_loudness * loudness, const void *src,
+    size_t pitch, int frames, int f64, cf_stream stream);
+int cf_loudness_collect_cuda (cf_loudness * loudness);
+
 void cf_loudness_get (const cf_loudness * loudness,
     cf_loudness_values * values);
 /* The largest magnitude of a channel's samples since the reset, and of its

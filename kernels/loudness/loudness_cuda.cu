@@ -1,7 +1,9 @@
 /* Loudness, the CUDA twin (see loudness.h): the K-weighting, the sums of
  * squares of each 100 ms step and the peaks of a buffer on the GPU, the
  * steps' accounting (gates, windows, range) on the host as the CPU twin
- * does it.
+ * does it. Buffers are queued without waiting: their sums go into rows of
+ * steps counted from the last collection, and the peaks into running
+ * maxima, all on the device until cf_loudness_collect_cuda reads them.
  *
  * The K-weighting is a recursion (two biquads, four state values a
  * channel): one warp a channel cuts the buffer into 32 segments; each lane
@@ -54,12 +56,13 @@ sample (const void *src, size_t at, bool f64)
       : static_cast<const float *> (src)[at];
 }
 
-/* One block (one warp) a channel. `energy` holds a sum a step touched,
- * channel-minor, zeroed before; `peaks` the channel's sample and true
- * peak of the buffer. */
+/* One block (one warp) a channel. `energy` holds a row a step,
+ * channel-minor, the first row the step at frame -offset of this buffer
+ * (rows zeroed when collected); `peaks` each channel's sample and true
+ * peak so far. */
 __global__ void
 measure_kernel (Filter f, const void *src, size_t pitch, int frames,
-    bool f64, int step, int step_frames, int channels, double *state,
+    bool f64, int step, long long offset, int channels, double *state,
     double *history, double *energy, double *peaks)
 {
   __shared__ double carry[STATE][STATE][LANES];       /* M[r][c] per lane */
@@ -106,11 +109,11 @@ measure_kernel (Filter f, const void *src, size_t pitch, int frames,
   for (int r = 0; r < STATE; r++)
     s[r] = start[lane][r];
   double sum = 0.0, sample_peak = 0.0, true_peak = 0.0;
-  int piece = (step_frames + from) / step;
+  long long piece = (offset + from) / step;
   for (int i = from; i < to; i++) {
     double x = sample (src, base + i, f64);
     double y = cascade (f, s, x);
-    int p = (step_frames + i) / step;
+    long long p = (offset + i) / step;
     if (p != piece) {
       atomicAdd (&energy[(size_t) piece * channels + c], sum);
       sum = 0.0;
@@ -142,8 +145,8 @@ measure_kernel (Filter f, const void *src, size_t pitch, int frames,
 
   /* 4. the last samples for the next buffer's true peak (newest first) */
   if (lane == 0) {
-    peaks[c * 2] = sample_peak;
-    peaks[c * 2 + 1] = true_peak;
+    peaks[c * 2] = fmax (peaks[c * 2], sample_peak);
+    peaks[c * 2 + 1] = fmax (peaks[c * 2 + 1], true_peak);
     double kept[KEPT];
     for (int j = 0; j < KEPT; j++) {
       int at = frames - 1 - j;
@@ -162,8 +165,10 @@ using namespace cf_loudness_cuda;
 struct cf_loudness_device
 {
   double *state, *history, *energy, *peaks;     /* device */
-  double *host;                 /* energies and peaks copied back */
-  size_t pieces;                /* room in energy and host */
+  double *host;                 /* page-locked: rows, then the peaks */
+  size_t rows;                  /* room in energy and host */
+  long long queued;             /* frames queued since the last collection */
+  cudaStream_t stream;          /* where they were queued */
 };
 
 void
@@ -171,16 +176,27 @@ cf_loudness_device_free (cf_loudness_device * d)
 {
   if (!d)
     return;
+  /* (cudaFree waits for the device: no queued buffer still writes) */
   cudaFree (d->state);
   cudaFree (d->history);
   cudaFree (d->energy);
   cudaFree (d->peaks);
-  free (d->host);
+  cudaFreeHost (d->host);
   free (d);
 }
 
+/* Zeroed device memory of `bytes`, queued on `stream`. */
 static int
-ensure_device (cf_loudness * l, size_t pieces, cudaStream_t stream)
+zeroed (double **ptr, size_t bytes, cudaStream_t stream)
+{
+  int st = cf_fault_check (CF_FAULT_ALLOC, (int) cudaMalloc (ptr, bytes));
+  return st != 0 ? st : (int) cudaMemsetAsync (*ptr, 0, bytes, stream);
+}
+
+/* The state and room for `rows` steps; rows grow only with nothing
+ * queued. */
+static int
+ensure_device (cf_loudness * l, size_t rows, cudaStream_t stream)
 {
   cf_loudness_device *d = l->device;
   size_t ch = (size_t) l->channels;
@@ -191,51 +207,103 @@ ensure_device (cf_loudness * l, size_t pieces, cudaStream_t stream)
     if (!d)
       return CF_ERR_NO_MEMORY;
     l->device = d;
-    if ((st = cf_fault_check (CF_FAULT_ALLOC, (int) cudaMalloc (&d->state,
-                    sizeof (double) * STATE * ch))) != 0
-        || (st = (int) cudaMalloc (&d->history,
-                sizeof (double) * KEPT * ch)) != 0
-        || (st = (int) cudaMalloc (&d->peaks, sizeof (double) * 2 * ch)) != 0)
-      return st;
-    if ((st = (int) cudaMemsetAsync (d->state, 0, sizeof (double) * STATE
-                * ch, stream)) != 0
-        || (st = (int) cudaMemsetAsync (d->history, 0, sizeof (double)
-                * KEPT * ch, stream)) != 0)
+    if ((st = zeroed (&d->state, sizeof (double) * STATE * ch, stream)) != 0
+        || (st = zeroed (&d->history, sizeof (double) * KEPT * ch,
+                stream)) != 0
+        || (st = zeroed (&d->peaks, sizeof (double) * 2 * ch, stream)) != 0)
       return st;
   }
-  if (pieces > d->pieces) {
-    double *host = static_cast<double *> (realloc (d->host, sizeof (double)
-            * (pieces + 2) * ch));
-    if (!host)
-      return CF_ERR_NO_MEMORY;
-    d->host = host;
+  if (rows > d->rows) {
     cudaFree (d->energy);
-    d->energy = nullptr;
-    if ((st = (int) cudaMalloc (&d->energy, sizeof (double) * pieces * ch))
-        != 0)
+    cudaFreeHost (d->host);
+    d->energy = d->host = nullptr;
+    d->rows = 0;
+    if ((st = (int) cudaMallocHost (&d->host, sizeof (double) * (rows + 2)
+                * ch)) != 0
+        || (st = zeroed (&d->energy, sizeof (double) * rows * ch,
+                stream)) != 0)
       return st;
-    d->pieces = pieces;
+    d->rows = rows;
+  }
+  return CF_OK;
+}
+
+/* Rows the steps of the queued frames and `frames` more touch. */
+static size_t
+rows_for (const cf_loudness * l, long long frames)
+{
+  long long end = l->step_frames + (l->device ? l->device->queued : 0)
+      + frames;
+  return (size_t) ((end - 1) / l->step + 1);
+}
+
+extern "C" int
+cf_loudness_collect_cuda (cf_loudness * l)
+{
+  cf_loudness_device *d = l ? l->device : nullptr;
+  size_t ch, rows;
+  long long left;
+  int st;
+
+  if (!l)
+    return CF_ERR_INVALID;
+  if (!d || d->queued == 0)
+    return CF_OK;
+  ch = (size_t) l->channels;
+  rows = rows_for (l, 0);
+  left = d->queued;
+  d->queued = 0;
+  if ((st = (int) cudaMemcpyAsync (d->host, d->energy, sizeof (double)
+              * rows * ch, cudaMemcpyDeviceToHost, d->stream)) != 0
+      || (st = (int) cudaMemcpyAsync (d->host + rows * ch, d->peaks,
+              sizeof (double) * 2 * ch, cudaMemcpyDeviceToHost,
+              d->stream)) != 0
+      || (st = cf_fault_check (CF_FAULT_SYNC,
+              (int) cudaStreamSynchronize (d->stream))) != 0
+      || (st = (int) cudaMemsetAsync (d->energy, 0, sizeof (double) * rows
+              * ch, d->stream)) != 0)
+    return st;
+
+  /* the steps on the host, as the CPU twin accounts them */
+  for (size_t p = 0; p < rows; p++) {
+    long long n = l->step - l->step_frames < left ? l->step - l->step_frames
+        : left;
+    if ((st = cf_loudness_take_energy (l, d->host + p * ch, (int) n))
+        != CF_OK)
+      return st;
+    left -= n;
+  }
+  for (size_t c = 0; c < ch; c++) {
+    const double *pk = d->host + rows * ch + 2 * c;
+    l->sample_peak[c] = fmax (l->sample_peak[c], pk[0]);
+    l->true_peak[c] = fmax (l->true_peak[c], pk[1]);
   }
   return CF_OK;
 }
 
 extern "C" int
-cf_loudness_add_cuda (cf_loudness * l, const void *src, size_t pitch,
+cf_loudness_queue_cuda (cf_loudness * l, const void *src, size_t pitch,
     int frames, int f64, cf_stream stream_)
 {
   cudaStream_t stream = reinterpret_cast<cudaStream_t> (stream_);
-  size_t ch, pieces;
+  cf_loudness_device *d;
+  size_t rows;
   Filter f;
-  int st, left;
+  int st;
 
   if (!l || (!src && frames > 0) || frames < 0)
     return CF_ERR_INVALID;
   if (frames == 0)
     return CF_OK;
-  ch = (size_t) l->channels;
-  pieces = (size_t) ((l->step_frames + frames - 1) / l->step + 1);
-  if ((st = ensure_device (l, pieces, stream)) != CF_OK)
+  /* queued on another stream, or no room: what is queued is read first */
+  if (l->device && l->device->queued > 0 && (l->device->stream != stream
+          || rows_for (l, frames) > l->device->rows)
+      && (st = cf_loudness_collect_cuda (l)) != CF_OK)
     return st;
+  rows = rows_for (l, frames);
+  if ((st = ensure_device (l, rows < 64 ? 64 : rows, stream)) != CF_OK)
+    return st;
+  d = l->device;
   for (int k = 0; k < 5; k++) {
     f.shelf[k] = l->shelf[k];
     f.highpass[k] = l->highpass[k];
@@ -243,38 +311,20 @@ cf_loudness_add_cuda (cf_loudness * l, const void *src, size_t pitch,
   for (int k = 0; k < SPAN * MAX_FACTOR; k++)
     f.interp[k] = l->interp[k];
   f.factor = l->factor;
-  if ((st = (int) cudaMemsetAsync (l->device->energy, 0, sizeof (double)
-              * pieces * ch, stream)) != 0)
-    return st;
-  measure_kernel <<< (unsigned) ch, LANES, 0, stream >>> (f, src, pitch,
-      frames, f64 != 0, l->step, l->step_frames, l->channels,
-      l->device->state, l->device->history, l->device->energy,
-      l->device->peaks);
+  measure_kernel <<< (unsigned) l->channels, LANES, 0, stream >>> (f, src,
+      pitch, frames, f64 != 0, l->step, l->step_frames + d->queued,
+      l->channels, d->state, d->history, d->energy, d->peaks);
   if ((st = cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ())) != 0)
     return st;
-  if ((st = (int) cudaMemcpyAsync (l->device->host, l->device->energy,
-              sizeof (double) * pieces * ch, cudaMemcpyDeviceToHost,
-              stream)) != 0
-      || (st = (int) cudaMemcpyAsync (l->device->host + pieces * ch,
-              l->device->peaks, sizeof (double) * 2 * ch,
-              cudaMemcpyDeviceToHost, stream)) != 0
-      || (st = cf_fault_check (CF_FAULT_SYNC,
-              (int) cudaStreamSynchronize (stream))) != 0)
-    return st;
-
-  /* the steps on the host, as the CPU twin accounts them */
-  left = frames;
-  for (size_t p = 0; p < pieces; p++) {
-    int n = l->step - l->step_frames < left ? l->step - l->step_frames : left;
-    if ((st = cf_loudness_take_energy (l, l->device->host + p * ch, n))
-        != CF_OK)
-      return st;
-    left -= n;
-  }
-  for (size_t c = 0; c < ch; c++) {
-    const double *pk = l->device->host + pieces * ch + 2 * c;
-    l->sample_peak[c] = fmax (l->sample_peak[c], pk[0]);
-    l->true_peak[c] = fmax (l->true_peak[c], pk[1]);
-  }
+  d->queued += frames;
+  d->stream = stream;
   return CF_OK;
+}
+
+extern "C" int
+cf_loudness_add_cuda (cf_loudness * l, const void *src, size_t pitch,
+    int frames, int f64, cf_stream stream)
+{
+  int st = cf_loudness_queue_cuda (l, src, pitch, frames, f64, stream);
+  return st != CF_OK ? st : cf_loudness_collect_cuda (l);
 }

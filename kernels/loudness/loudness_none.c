@@ -10,6 +10,20 @@ cf_loudness_add_cuda (cf_loudness * l, const void *src, size_t pitch,
   return CF_ERR_NO_CUDA;
 }
 
+int
+cf_loudness_queue_cuda (cf_loudness * l, const void *src, size_t pitch,
+    int frames, int f64, cf_stream stream)
+{
+  return cf_loudness_add_cuda (l, src, pitch, frames, f64, stream);
+}
+
+int
+cf_loudness_collect_cuda (cf_loudness * l)
+{
+  (void) l;
+  return CF_ERR_NO_CUDA;
+}
+
 void
 cf_loudness_device_free (cf_loudness_device * device)
 {

@@ -329,9 +329,11 @@ compare_with_libebur128 (int channels, int rate, const double *weights,
 }
 #endif
 
-/* The same stream through both twins, buffer by buffer. */
+/* The same stream through both twins, buffer by buffer; `queue` > 1:
+ * the GPU twin queues the buffers, collected after 1 in `queue` of them
+ * at random (and at the end), and the twins are compared there. */
 static void
-compare_twins (cf_stream stream, int channels, int rate, int f64)
+compare_twins (cf_stream stream, int channels, int rate, int f64, int queue)
 {
   cf_loudness_config cfg = { rate, channels, NULL };
   cf_loudness *cpu = NULL, *gpu = NULL;
@@ -366,10 +368,24 @@ compare_twins (cf_stream stream, int channels, int rate, int f64)
     if (n > frames - at)
       n = frames - at;
     cf_loudness_add_cpu (cpu, src + es * at, frames, n, f64);
-    if (!test_check (cf_loudness_add_cuda (gpu, (const char *) dev + es * at,
-                frames, n, f64, stream) == CF_OK, "cf_loudness_add_cuda"))
-      break;
-    at += n;
+    if (queue > 1) {
+      if (!test_check (cf_loudness_queue_cuda (gpu, (const char *) dev
+                  + es * at, frames, n, f64, stream) == CF_OK,
+              "cf_loudness_queue_cuda"))
+        break;
+      at += n;
+      if (at < frames && test_rand_int (queue) != 0)
+        continue;
+      if (!test_check (cf_loudness_collect_cuda (gpu) == CF_OK,
+              "cf_loudness_collect_cuda"))
+        break;
+    } else {
+      if (!test_check (cf_loudness_add_cuda (gpu, (const char *) dev + es
+                  * at, frames, n, f64, stream) == CF_OK,
+              "cf_loudness_add_cuda"))
+        break;
+      at += n;
+    }
     cf_loudness_get (cpu, &a);
     cf_loudness_get (gpu, &b);
     {
@@ -400,8 +416,9 @@ compare_twins (cf_stream stream, int channels, int rate, int f64)
   test_check (worst < 1e-6, "%d ch, %d Hz, %s: the twins differ by %.3g LU "
       "(first at buffer %d)", channels, rate, f64 ? "double" : "float",
       worst, worst_buffer);
-  printf ("cuda: %d ch, %d Hz, %s, %d buffers: the twins within %.2g LU\n",
-      channels, rate, f64 ? "double" : "float", buffers, worst);
+  printf ("cuda: %d ch, %d Hz, %s, %d buffers%s: the twins within %.2g "
+      "LU\n", channels, rate, f64 ? "double" : "float", buffers, queue > 1
+      ? " queued" : "", worst);
   cf_gpu_free (dev);
   cf_loudness_free (cpu);
   cf_loudness_free (gpu);
@@ -420,7 +437,8 @@ run_cuda (void)
     return status;
   for (unsigned r = 0; r < sizeof (rates) / sizeof (rates[0]); r++)
     for (int f64 = 0; f64 < 2; f64++)
-      compare_twins (stream, 1 + test_rand_int (8), rates[r], f64);
+      for (int queue = 1; queue <= 40; queue += 39)
+        compare_twins (stream, 1 + test_rand_int (8), rates[r], f64, queue);
   cf_gpu_stream_destroy (stream);
   return test_finish ("loudness-cuda");
 }
