@@ -68,7 +68,8 @@ int
 cf_fir_max_block (const cf_conv1d_mask * mask)
 {
   int b = 16;
-  while (b * 2 * mask->masks <= CF_CONV1D_MAX_DIRECT_TAPS && b < 4096)
+  (void) mask;                  /* the head runs a few masks at a time */
+  while (b * 2 <= CF_CONV1D_MAX_DIRECT_TAPS && b < 4096)
     b *= 2;
   return b;
 }
@@ -489,16 +490,32 @@ head_window (const cf_fir * f, int j)
   return at (f, f->stage, f->l.block + j - (f->head.taps - 1));
 }
 
-/* The new frames in, and the head partition, direct, into y. */
+/* The new frames in, and the head partition, direct, into y: per-channel
+ * heads in groups of channels whose taps the direct convolution holds at
+ * once. */
 static int
 head_steps (cf_fir * f, const void *x, size_t x_pitch, void *y,
     size_t y_pitch, int n, int j)
 {
   int st = frames_in (f, x, x_pitch, n, j);
+  int channels = f->l.channels, group = channels;
 
-  if (st == CF_OK)
-    st = f->ops->direct (f->be, f->cfg.direct, &f->head, f->l.channels,
-        head_window (f, j), f->stage_pitch, y, y_pitch, n);
+  if (f->head.masks > 1)
+    group = CF_CONV1D_MAX_DIRECT_TAPS / f->head.taps;
+  for (int c = 0; c < channels && st == CF_OK; c += group) {
+    cf_conv1d_mask part = f->head;
+    int count = channels - c < group ? channels - c : group;
+    if (part.masks > 1) {
+      part.masks = count;
+      if (part.h)
+        part.h += (size_t) c * part.taps;
+      if (part.h64)
+        part.h64 += (size_t) c * part.taps;
+    }
+    st = f->ops->direct (f->be, f->cfg.direct, &part, count,
+        at (f, head_window (f, j), (size_t) c * f->stage_pitch),
+        f->stage_pitch, at (f, y, (size_t) c * y_pitch), y_pitch, n);
+  }
   return st;
 }
 

@@ -60,8 +60,8 @@ typedef struct
                                  * computes in double (FFTs included) */
 } cf_fir_config;
 
-/* Largest FFT partition for a mask: the direct head takes masks x B taps,
- * at most CF_CONV1D_MAX_DIRECT_TAPS. */
+/* Largest FFT partition for a mask: 4096, where the direct head (B taps a
+ * mask, run a few masks at a time) fits CF_CONV1D_MAX_DIRECT_TAPS. */
 int cf_fir_max_block (const cf_conv1d_mask * mask);
 
 /* The partition size picked when config.block is 0: the smallest power of

@@ -61,19 +61,48 @@ tangle (C xk, C xm, C w)
   return C { e.x - d.y, e.y + d.x };
 }
 
+/* Partitions a slice of the older part takes at most: few enough that
+ * the slices' blocks, together, keep enough loads in flight to stream the
+ * delay line and the spectra (a few MB for responses of seconds) at the
+ * memory's speed. */
+constexpr int SLICE_PARTITIONS = 16;
+constexpr int MAX_SLICES = 16;
+
+/* The slices the older part is cut into, each summed apart. */
+__host__ __device__ inline int
+older_slices (const cf_fir_layout & l)
+{
+  int s = (l.partitions - 3 + SLICE_PARTITIONS - 1) / SLICE_PARTITIONS;
+  return s < 1 ? 1 : s > MAX_SLICES ? MAX_SLICES : s;
+}
+
+/* Where slice `slice`'s sum for block `target` and channel c lies. */
+template <typename C>
+__device__ inline C *
+older_at (const cf_fir_layout & l, C * older, long long target, int slice,
+    int c)
+{
+  return older + ((size_t) ((target & 1) * older_slices (l) + slice)
+      * l.channels + c) * l.bins;
+}
+
 /* Blocks past the channels' own: the terms of partitions 3..P-1 of the
  * next launch's block, first + 1, which need no spectrum newer than block
- * first - 2: sum_p X[first + 1 - p] x spectra[mask(c)][p], into
- * older[(first + 1) % 2][c]. They run beside the transforms, spreading the
- * longest part of the multiply-accumulate over the GPU. A block takes
- * nt / 4 bins of one channel, its four groups of threads every fourth
- * partition, added in a fixed order. */
+ * first - 2: sum_p X[first + 1 - p] x spectra[mask(c)][p], in slices
+ * (older_at). They run beside the transforms, spreading the longest part
+ * of the multiply-accumulate over the GPU. A block takes nt / 4 bins of
+ * one channel in one slice, its four groups of threads every fourth
+ * partition of the slice's, added in a fixed order; the next launch adds
+ * the slices in order, so that the sums are the same from run to run. */
 template <typename C>
 __device__ void
 older_part (const cf_fir_layout & l, const C * ring, const C * spectra,
     C * older, long long first, C * sums)
 {
-  const int piece = blockIdx.x - l.channels, width = blockDim.x / 4;
+  const int slices = older_slices (l);
+  const int piece = (blockIdx.x - l.channels) / slices;
+  const int slice = (blockIdx.x - l.channels) % slices;
+  const int width = blockDim.x / 4;
   const int per_channel = (l.bins + width - 1) / width;
   const int c = piece / per_channel, bin = threadIdx.x % width;
   const int group = threadIdx.x / width;
@@ -87,7 +116,8 @@ older_part (const cf_fir_layout & l, const C * ring, const C * spectra,
 
   if (k < l.bins)
 #pragma unroll 4
-    for (int p = 3 + group; p < l.partitions && target - p >= 0; p += 4) {
+    for (int p = 3 + 4 * slice + group; p < l.partitions && target - p >= 0;
+        p += 4 * slices) {
       int slot = target_slot - p % l.ring;
       slot += slot < 0 ? l.ring : 0;
       C xv = line[(size_t) slot * l.bins + k];
@@ -98,7 +128,7 @@ older_part (const cf_fir_layout & l, const C * ring, const C * spectra,
   sums[threadIdx.x] = acc;
   __syncthreads ();
   if (group == 0 && k < l.bins)
-    older[(target & 1) * l.channels * l.bins + (size_t) c * l.bins + k] =
+    older_at (l, older, target, slice, c)[k] =
         cadd (cadd (sums[bin], sums[width + bin]),
         cadd (sums[2 * width + bin], sums[3 * width + bin]));
 }
@@ -235,14 +265,13 @@ block_kernel (cf_fir_layout l, T * stage, size_t stage_pitch,
     int reach = first < l.partitions ? (int) first : l.partitions - 1;
     int last = chained && reach > 2 ? 2 : reach;
     int slot = newest;
-    if (chained) {
-      const C *ahead = older + (first & 1) * l.channels * l.bins
-          + (size_t) c * l.bins;
+    for (int sl = 0; chained && sl < older_slices (l); sl++) {
+      const C *ahead = older_at (l, older, first, sl, c);
 #pragma unroll
       for (int i = 0; i < PER_THREAD; i++) {
         int k = threadIdx.x + i * nt;
         if (k <= b)
-          acc[i] = ahead[k];
+          acc[i] = cadd (acc[i], ahead[k]);
       }
     }
 #pragma unroll 2
@@ -352,7 +381,8 @@ int
 older_blocks (const cf_fir_layout & l)
 {
   int width = threads_for<T> (l.block) / 4;
-  return l.partitions < 4 ? 0 : l.channels * ((l.bins + width - 1) / width);
+  return l.partitions < 4 ? 0 : l.channels * ((l.bins + width - 1) / width)
+      * older_slices (l);
 }
 
 }  /* namespace */
@@ -389,7 +419,7 @@ size_t
 cf_fir_block_older_bytes (const cf_fir_layout & l)
 {
   return older_blocks<T> (l) > 0 ? 2 * sizeof (typename Complex<T>::type)
-      * l.channels * l.bins : 0;
+      * older_slices (l) * l.channels * l.bins : 0;
 }
 
 /* A launch of `grid` blocks in clusters of one block a channel (the

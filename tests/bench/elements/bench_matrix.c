@@ -15,7 +15,10 @@
  * out over the wall time from the 10th output buffer to the last. The
  * floor is real time (1x).
  *
- *   bench_matrix [--quick] [--no-gpu]
+ *   bench_matrix [--quick] [--no-gpu] [--gpu-only] [--layout N]
+ *
+ * --gpu-only leaves out the CPU rows (for a profiler); --layout N runs the
+ * Nth layout alone (0: true stereo, 1: 7 into 2).
  *
  * Exits 77 (skip) when cudaconv1d cannot run on a GPU here, unless
  * --no-gpu asks for the CPU figures alone. */
@@ -27,6 +30,7 @@
 #include <math.h>
 #include <sndfile.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define RATE 48000
@@ -238,7 +242,8 @@ make_layout (Layout * l, const gchar * dir)
 int
 main (int argc, char **argv)
 {
-  gboolean quick = FALSE, no_gpu = FALSE;
+  gboolean quick = FALSE, no_gpu = FALSE, gpu_only = FALSE;
+  gint only = -1;
   gchar *dir = g_dir_make_tmp ("bench-matrix-XXXXXX", NULL);
   Layout layouts[] = {
     {"true stereo, 4 s (192000 taps)", 2, 2, 192000, NULL, NULL},
@@ -250,6 +255,9 @@ main (int argc, char **argv)
   for (gint k = 1; k < argc; k++) {
     quick |= strcmp (argv[k], "--quick") == 0;
     no_gpu |= strcmp (argv[k], "--no-gpu") == 0;
+    gpu_only |= strcmp (argv[k], "--gpu-only") == 0;
+    if (strcmp (argv[k], "--layout") == 0 && k + 1 < argc)
+      only = atoi (argv[++k]);
   }
   if (!gst_element_factory_find ("cudaconv1d")) {
     printf ("SKIP bench-matrix: cudaconv1d not found (GST_PLUGIN_PATH?)\n");
@@ -268,8 +276,10 @@ main (int argc, char **argv)
     guint64 gpu_buffers = quick ? 2000 : 10000;
     guint64 cpu_buffers = quick ? 600 : 1500;
     gchar *d_gpu, *d_overlap, *d_cpu, *d_peer;
-    gdouble gpu = -1, overlap = -1, cpu, peer_rt;
+    gdouble gpu = -1, overlap = -1, cpu = -1, peer_rt = -1;
 
+    if (only >= 0 && (guint) only != li)
+      continue;
     make_layout (l, dir);
     d_gpu = ours (l, "backend=cuda");
     d_overlap = ours (l, "backend=cuda overlap=true");
@@ -279,8 +289,10 @@ main (int argc, char **argv)
       gpu = run (d_gpu, l, gpu_buffers);
       overlap = run (d_overlap, l, gpu_buffers);
     }
-    cpu = run (d_cpu, l, cpu_buffers);
-    peer_rt = run (d_peer, l, cpu_buffers);
+    if (!gpu_only) {
+      cpu = run (d_cpu, l, cpu_buffers);
+      peer_rt = run (d_peer, l, cpu_buffers);
+    }
     printf ("%-34s %-26s %12.0f\n", l->name, "cudaconv1d (GPU)", gpu);
     printf ("%-34s %-26s %12.0f\n", l->name, "cudaconv1d overlap (GPU)",
         overlap);
@@ -291,7 +303,8 @@ main (int argc, char **argv)
     if (peer_rt > 0 && gpu > 0)
       printf ("%-34s %-26s %11.1fx %11.1fx (overlap)\n", l->name,
           "GPU / peer", gpu / peer_rt, overlap / peer_rt);
-    if ((!no_gpu && (gpu <= 0 || overlap <= 0)) || cpu <= 0 || peer_rt <= 0)
+    if ((!no_gpu && (gpu <= 0 || overlap <= 0)) || (!gpu_only && (cpu <= 0
+                || peer_rt <= 0)))
       rc = 1;
     g_unlink (l->ir_path);
     g_free (l->ir_path);

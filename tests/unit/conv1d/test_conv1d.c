@@ -737,6 +737,9 @@ main (int argc, char **argv)
     {3, 5000, 700, 0, 3, 128}, {1, 6000, 2048, 0, 6000, 16},
     {8, 12000, 5000, 1, 2048, 256}, {2, 20000, 9000, 0, 2048, 2048},
     {1, 5000, 40, 0, 512, 32},
+    /* per-channel heads beyond what one direct launch holds (masks x B
+     * over CF_CONV1D_MAX_DIRECT_TAPS): run a few channels at a time */
+    {8, 9000, 5000, 1, 2048, 2048}, {5, 9000, 9000, 1, 3000, 4096},
   };
   for (size_t k = 0; k < sizeof (firs) / sizeof (firs[0]); k++) {
     signal_case s;
