@@ -59,6 +59,24 @@ host_from_planar (const cf_audio_layout * layout, const void *src,
 }
 
 static int
+host_to_planes_routed (const cf_audio_layout * layout, const void *src,
+    int frames, const cf_audio_plane_sums * sums, void *dst,
+    size_t dst_pitch, int f64, cf_stream stream G_GNUC_UNUSED)
+{
+  return cf_audio_to_planes_routed_cpu (layout, src, frames, sums, dst,
+      dst_pitch, f64);
+}
+
+static int
+host_from_planes_routed (const cf_audio_layout * layout, const void *src,
+    size_t src_pitch, int frames, const cf_audio_plane_sums * sums,
+    void *dst, int f64, cf_stream stream G_GNUC_UNUSED)
+{
+  return cf_audio_from_planes_routed_cpu (layout, src, src_pitch, frames,
+      sums, dst, f64);
+}
+
+static int
 host_crossfade (int channels, int frames, const void *a, size_t a_pitch,
     const void *b, size_t b_pitch, void *out, size_t out_pitch,
     long long start, long long length, int f64,
@@ -196,6 +214,8 @@ static const GstCudaConv1dBackend cpu_backend = {
   .download = host_copy,
   .to_planar = host_to_planar,
   .from_planar = host_from_planar,
+  .to_planes_routed = host_to_planes_routed,
+  .from_planes_routed = host_from_planes_routed,
   .mix = host_mix,
   .sum_planes = host_sum_planes,
   .crossfade = host_crossfade,
@@ -216,6 +236,8 @@ static const GstCudaConv1dBackend gpu_backend = {
   .download = device_download,
   .to_planar = cf_audio_to_planar_cuda,
   .from_planar = cf_audio_from_planar_cuda,
+  .to_planes_routed = cf_audio_to_planes_routed_cuda,
+  .from_planes_routed = cf_audio_from_planes_routed_cuda,
   .mix = cf_audio_mix_cuda,
   .sum_planes = cf_audio_sum_planes_cuda,
   .crossfade = cf_audio_crossfade_cuda,

@@ -42,6 +42,15 @@ typedef struct
       int frames, void *dst, size_t dst_pitch, int f64, cf_stream stream);
   int (*from_planar) (const cf_audio_layout * layout, const void *src,
       size_t src_pitch, int frames, void *dst, int f64, cf_stream stream);
+  /* the same through a routing table (audio_route.h): raw samples into
+   * the routes' planes, the routes' planes summed into raw samples */
+  int (*to_planes_routed) (const cf_audio_layout * layout, const void *src,
+      int frames, const cf_audio_plane_sums * sums, void *dst,
+      size_t dst_pitch, int f64, cf_stream stream);
+  int (*from_planes_routed) (const cf_audio_layout * layout,
+      const void *src, size_t src_pitch, int frames,
+      const cf_audio_plane_sums * sums, void *dst, int f64,
+      cf_stream stream);
   int (*mix) (int channels, int frames, const void *dry, size_t dry_pitch,
       const void *wet, size_t wet_pitch, void *out, size_t out_pitch,
       double a0, double a1, double b0, double b1, int f64, cf_stream stream);

@@ -253,10 +253,11 @@ audio_layout (GstCudaConv1dFilter * f, const GstAudioInfo * info)
 
 /* Step 1: `frames` samples from `in` (planes, or one interleaved run; NULL:
  * silence) into x, in the working type; `mapped`: the interleaved run's
- * device address in page-locked memory, or NULL. */
+ * device address in page-locked memory, or NULL. With `gather`, x gets the
+ * routes' inputs, in the same pass. */
 static int
 samples_in (GstCudaConv1dFilter * f, gpointer * in, const void *mapped,
-    gint frames, void *x, size_t x_pitch)
+    gint frames, void *x, size_t x_pitch, const cf_audio_plane_sums * gather)
 {
   GstCudaConv1dBuffers *b = &f->buf;
   cf_audio_layout layout = audio_layout (f, &f->info);
@@ -280,18 +281,24 @@ samples_in (GstCudaConv1dFilter * f, gpointer * in, const void *mapped,
     st = in ? be->upload (dst, in[p], run, stream)
         : be->clear (dst, run, stream);
   }
-  if (st == CF_OK)
+  if (st == CF_OK && gather)
+    st = be->to_planes_routed (&layout, raw, frames, gather, x, x_pitch,
+        b->es == 8, stream);
+  else if (st == CF_OK)
     st = be->to_planar (&layout, raw, frames, x, x_pitch, b->es == 8,
         stream);
   return st;
 }
 
-/* Step 4: `kept` filtered frames, from frame `drop` of the wet signal, to
- * `out` at frame `out_at`; `mapped`: the device address of that frame of
- * an interleaved run in page-locked memory, or NULL. */
+/* Step 4: `kept` filtered frames, from frame `drop` of `planes` (the wet
+ * signal, or with `scatter` the routes' outputs, summed into the output
+ * channels on the way), to `out` at frame `out_at`; `mapped`: the device
+ * address of that frame of an interleaved run in page-locked memory, or
+ * NULL. */
 static int
 samples_out (GstCudaConv1dFilter * f, gint drop, gint kept, gpointer * out,
-    void *mapped, gint out_at)
+    void *mapped, gint out_at, void *planes,
+    const cf_audio_plane_sums * scatter)
 {
   GstCudaConv1dBuffers *b = &f->buf;
   cf_audio_layout layout = audio_layout (f, &f->out_info);
@@ -301,19 +308,21 @@ samples_out (GstCudaConv1dFilter * f, gint drop, gint kept, gpointer * out,
   gint n_planes = layout.interleaved ? 1 : layout.channels;
   const GstCudaConv1dBackend *be = f->backend;
   cf_stream stream = stream_of (f);
-  int st;
-
+  void *src = sample_at (f, planes, drop);
   /* interleaved output to page-locked memory (our pool's): written there
    * by the conversion, one copy less a buffer */
+  void *raw = mapped ? mapped : b->raw_out;
+  int st;
+
+  st = scatter ? be->from_planes_routed (&layout, src, b->wet_pitch, kept,
+      scatter, raw, b->es == 8, stream) : be->from_planar (&layout, src,
+      b->wet_pitch, kept, raw, b->es == 8, stream);
   if (mapped)
-    return be->from_planar (&layout, sample_at (f, b->wet,
-            drop), b->wet_pitch, kept, mapped, b->es == 8, stream);
-  st = be->from_planar (&layout, sample_at (f, b->wet, drop), b->wet_pitch,
-      kept, b->raw_out, b->es == 8, stream);
+    return st;
   for (gint p = 0; p < n_planes && st == CF_OK; p++) {
-    const guint8 *src = (const guint8 *) b->raw_out + p * f->chunk * bps;
+    const guint8 *plane = (const guint8 *) b->raw_out + p * f->chunk * bps;
     guint8 *dst = (guint8 *) out[p] + out_at * step;
-    st = be->download (dst, src, kept * step, stream);
+    st = be->download (dst, plane, kept * step, stream);
   }
   return st;
 }
@@ -367,6 +376,28 @@ finish_chunk (GstCudaConv1dFilter * f, int st)
   return GST_CUDA_FILTER_CHECK (f->owner, st, "filtering audio");
 }
 
+/* A chunk through the routes of the one chain, with nothing dropped (see
+ * filter_chunk). */
+static gboolean
+filter_routes (GstCudaConv1dFilter * f, gpointer * in, const void *mapped_in,
+    gint frames, gpointer * out, void *mapped_out, gint out_at)
+{
+  GstCudaConv1dChain *c = &f->chain;
+  void *x;
+  size_t x_pitch;
+  int st = cf_fir_input (c->fir, frames, &x, &x_pitch);
+
+  if (st == CF_OK)
+    st = samples_in (f, in, mapped_in, frames, x, x_pitch, &c->gather);
+  if (st == CF_OK)
+    st = cf_fir_process (c->fir, x, x_pitch, c->routed, f->buf.wet_pitch,
+        frames);
+  if (st == CF_OK && out)
+    st = samples_out (f, 0, frames, out, mapped_out, out_at, c->routed,
+        &c->scatter);
+  return finish_chunk (f, st);
+}
+
 /* One chunk of `frames` frames: samples from `in` (planes, or one
  * interleaved run), filtered, mixed, and the last `frames - drop` written to
  * `out` at frame `out_at`. `in` NULL filters silence (the tail). */
@@ -407,13 +438,20 @@ filter_chunk (GstCudaConv1dFilter * f, gpointer * in, gint frames, gint drop,
     return finish_chunk (f, st);
   st = CF_OK;
 
+  /* 0b. routes alone, nothing to mix or keep: the conversions gather the
+   * routes' inputs where the filter reads them and sum the routes' outputs
+   * into the output channels, two launches fewer */
+  if (!fading && !plain && f->history == 0 && !mixing)
+    return filter_routes (f, in, mapped_in, frames, out, mapped_out,
+        out_at);
+
   /* 1. samples in, as float or double: after the history kept for the dry
    * signal, or, with none to keep, straight where the filter reads them (one
    * device copy less) */
   if (plain && f->history == 0 && !mixing)
     st = cf_fir_input (f->chain.fir, frames, &x, &x_pitch);
   if (st == CF_OK)
-    st = samples_in (f, in, mapped_in, frames, x, x_pitch);
+    st = samples_in (f, in, mapped_in, frames, x, x_pitch, NULL);
 
   /* 2. filter (while crossfading, through both chains, from the one to the
    * other); 3. mix with the input delayed by the latency */
@@ -433,7 +471,7 @@ filter_chunk (GstCudaConv1dFilter * f, gpointer * in, gint frames, gint drop,
 
   /* 4. samples out, past the dropped ones; 5. history for the next */
   if (st == CF_OK && kept > 0)
-    st = samples_out (f, drop, kept, out, mapped_out, out_at);
+    st = samples_out (f, drop, kept, out, mapped_out, out_at, b->wet, NULL);
   if (st == CF_OK && f->history > 0)
     st = keep_history (f, frames);
 

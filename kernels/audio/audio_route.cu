@@ -3,6 +3,7 @@
  * alike by every thread). */
 #include "cf_fault.h"
 #include "audio_route.h"
+#include "audio_sample.h"
 
 namespace {
 
@@ -24,7 +25,104 @@ sum_planes_kernel (cf_audio_plane_sums s, const T * src, size_t src_pitch,
   dst[j * dst_pitch + n] = (T) sum;
 }
 
+/* Routed conversions: one thread per destination sample, in the raw
+ * stream's memory order where it is interleaved (a warp's accesses to host
+ * memory over the bus stay together). */
+__device__ void
+position (const cf_audio_layout & l, int planes, int frames, size_t k,
+    int *j, int *n)
+{
+  if (l.interleaved) {
+    *j = (int) (k % planes);
+    *n = (int) (k / planes);
+  } else {
+    *j = (int) (k / frames);
+    *n = (int) (k % frames);
+  }
+}
+
+template <typename T>
+__global__ void
+to_planes_kernel (cf_audio_layout l, const void *src, int frames,
+    cf_audio_plane_sums s, T * dst, size_t dst_pitch)
+{
+  size_t k = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  double sum = 0.0;
+  int j, n;
+
+  if (k >= (size_t) frames * s.planes)
+    return;
+  position (l, s.planes, frames, k, &j, &n);
+  for (int r = s.first[j]; r < s.first[j + 1]; r++)
+    sum += cf_sample_get (l.format, src, cf_sample_index (&l, s.source[r],
+            n));
+  dst[j * dst_pitch + n] = (T) sum;
+}
+
+template <typename T>
+__global__ void
+from_planes_kernel (cf_audio_layout l, const T * src, size_t src_pitch,
+    int frames, cf_audio_plane_sums s, void *dst)
+{
+  size_t k = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  double sum = 0.0;
+  int j, n;
+
+  if (k >= (size_t) frames * s.planes)
+    return;
+  position (l, s.planes, frames, k, &j, &n);
+  for (int r = s.first[j]; r < s.first[j + 1]; r++)
+    sum += (double) src[s.source[r] * src_pitch + n];
+  cf_sample_put (l.format, dst, cf_sample_index (&l, j, n), (T) sum);
+}
+
+unsigned
+blocks_of (int frames, int planes)
+{
+  return (unsigned) (((size_t) frames * planes + THREADS - 1) / THREADS);
+}
+
 }  /* namespace */
+
+extern "C" int
+cf_audio_to_planes_routed_cuda (const cf_audio_layout * l, const void *src,
+    int frames, const cf_audio_plane_sums * s, void *dst, size_t dst_pitch,
+    int f64, cf_stream stream)
+{
+  cudaStream_t cs = (cudaStream_t) stream;
+
+  if (!cf_audio_routed_ok (l, frames, s, 1) || !src || !dst)
+    return CF_ERR_INVALID;
+  if (frames == 0)
+    return CF_OK;
+  if (f64)
+    to_planes_kernel<<<blocks_of (frames, s->planes), THREADS, 0, cs>>> (*l,
+        src, frames, *s, (double *) dst, dst_pitch);
+  else
+    to_planes_kernel<<<blocks_of (frames, s->planes), THREADS, 0, cs>>> (*l,
+        src, frames, *s, (float *) dst, dst_pitch);
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
+}
+
+extern "C" int
+cf_audio_from_planes_routed_cuda (const cf_audio_layout * l,
+    const void *src, size_t src_pitch, int frames,
+    const cf_audio_plane_sums * s, void *dst, int f64, cf_stream stream)
+{
+  cudaStream_t cs = (cudaStream_t) stream;
+
+  if (!cf_audio_routed_ok (l, frames, s, 0) || !src || !dst)
+    return CF_ERR_INVALID;
+  if (frames == 0)
+    return CF_OK;
+  if (f64)
+    from_planes_kernel<<<blocks_of (frames, s->planes), THREADS, 0, cs>>>
+        (*l, (const double *) src, src_pitch, frames, *s, dst);
+  else
+    from_planes_kernel<<<blocks_of (frames, s->planes), THREADS, 0, cs>>>
+        (*l, (const float *) src, src_pitch, frames, *s, dst);
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
+}
 
 extern "C" int
 cf_audio_sum_planes_cuda (const cf_audio_plane_sums * s, const void *src,

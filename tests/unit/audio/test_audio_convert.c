@@ -436,6 +436,133 @@ out:
   free (dst);
 }
 
+/* A random table of `planes` planes over `sources` sources, each plane
+ * with 0 to `most` distinct sources. */
+static void
+random_table (cf_audio_plane_sums * t, int planes, int sources, int most)
+{
+  int n = 0;
+
+  t->planes = planes;
+  for (int j = 0; j < planes; j++) {
+    int count = test_rand_int (most + 1);
+    t->first[j] = n;
+    for (int k = 0; k < count && k < sources && n < CF_AUDIO_MAX_ROUTES;
+        k++) {
+      int pick = test_rand_int (sources), dup = 0;
+      for (int q = t->first[j]; q < n; q++)
+        dup |= t->source[q] == pick;
+      if (!dup)
+        t->source[n++] = pick;
+    }
+  }
+  t->first[planes] = n;
+}
+
+/* The routed conversions (audio_route.h) against what they stand for: a
+ * conversion and a sum of planes done one after the other, bit for bit.
+ * Into planes: a gather (one source a plane, or none); out of them: sums
+ * of up to three planes, in every format (S16 and S32 saturate). */
+static void
+check_routed (int cuda, cf_stream stream, cf_audio_format f, int frames,
+    int interleaved, int f64)
+{
+  int channels = 1 + test_rand_int (8), planes = 1 + test_rand_int (12);
+  size_t es = f64 ? 8 : 4, bps = cf_audio_sample_bytes (f);
+  size_t pitch = (size_t) frames + 5;
+  cf_audio_layout in = { f, channels, interleaved, pitch };
+  cf_audio_layout out = { f, 0, interleaved, pitch };
+  cf_audio_plane_sums gather, scatter;
+  size_t raw_in = bps * channels * pitch, planes_bytes = es * 16 * pitch;
+  uint8_t *raw = malloc (raw_in), *tmp = malloc (planes_bytes);
+  uint8_t *want = malloc (planes_bytes), *got = malloc (planes_bytes);
+  uint8_t *raw_out, *raw_want;
+  size_t raw_out_bytes;
+  int st;
+
+  random_table (&gather, planes, channels, 1);
+  random_table (&scatter, 1 + test_rand_int (8), planes, 3);
+  out.channels = scatter.planes;
+  raw_out_bytes = bps * out.channels * pitch;
+  raw_out = calloc (1, raw_out_bytes);
+  raw_want = calloc (1, raw_out_bytes);
+  fill_samples (f, raw, channels * pitch);
+  memset (want, 0, planes_bytes);
+  memcpy (got, want, planes_bytes);
+
+  /* into planes */
+  cf_audio_to_planar_cpu (&in, raw, frames, tmp, pitch, f64);
+  cf_audio_sum_planes_cpu (&gather, tmp, pitch, frames, want, pitch, f64);
+  if (cuda) {
+    void *d_raw = NULL, *d_planes = NULL;
+    st = upload_all (&d_raw, &raw, 1, raw_in, stream);
+    if (st == CF_OK)
+      st = upload_all (&d_planes, &got, 1, planes_bytes, stream);
+    if (st == CF_OK)
+      st = cf_audio_to_planes_routed_cuda (&in, d_raw, frames, &gather,
+          d_planes, pitch, f64, stream);
+    if (st == CF_OK)
+      st = cf_gpu_copy_2d (got, planes_bytes, d_planes, planes_bytes,
+          planes_bytes, 1, CF_COPY_DEVICE_TO_HOST, stream);
+    if (st == CF_OK)
+      st = cf_gpu_stream_sync (stream);
+    cf_gpu_free (d_raw);
+    cf_gpu_free (d_planes);
+  } else {
+    st = cf_audio_to_planes_routed_cpu (&in, raw, frames, &gather, got,
+        pitch, f64);
+  }
+  test_check (st == CF_OK && memcmp (got, want, es * planes * pitch) == 0,
+      "routed %s %s %d ch x %d into %d planes (%s): %s, not a conversion "
+      "and a gather", format_names[f], interleaved ? "interleaved"
+      : "planar", channels, frames, planes, f64 ? "double" : "float",
+      cf_status_name (st));
+
+  /* out of them: the planes as filtered output (beyond full scale too) */
+  fill_plane (tmp, f64, 16 * pitch);
+  cf_audio_sum_planes_cpu (&scatter, tmp, pitch, frames, want, pitch, f64);
+  cf_audio_from_planar_cpu (&out, want, pitch, frames, raw_want, f64);
+  if (cuda) {
+    void *d_planes = NULL, *d_raw = NULL;
+    st = upload_all (&d_planes, &tmp, 1, planes_bytes, stream);
+    if (st == CF_OK)
+      st = upload_all (&d_raw, &raw_out, 1, raw_out_bytes, stream);
+    if (st == CF_OK)
+      st = cf_audio_from_planes_routed_cuda (&out, d_planes, pitch, frames,
+          &scatter, d_raw, f64, stream);
+    if (st == CF_OK)
+      st = cf_gpu_copy_2d (raw_out, raw_out_bytes, d_raw, raw_out_bytes,
+          raw_out_bytes, 1, CF_COPY_DEVICE_TO_HOST, stream);
+    if (st == CF_OK)
+      st = cf_gpu_stream_sync (stream);
+    cf_gpu_free (d_raw);
+    cf_gpu_free (d_planes);
+  } else {
+    st = cf_audio_from_planes_routed_cpu (&out, tmp, pitch, frames,
+        &scatter, raw_out, f64);
+  }
+  test_check (st == CF_OK && memcmp (raw_out, raw_want, raw_out_bytes) == 0,
+      "routed %s %s: %d planes into %d ch x %d (%s): %s, not a sum of "
+      "planes and a conversion", format_names[f], interleaved
+      ? "interleaved" : "planar", planes, out.channels, frames, f64
+      ? "double" : "float", cf_status_name (st));
+
+  /* a table naming a channel the stream lacks is refused */
+  gather.first[1] = 1;
+  gather.source[0] = channels;
+  for (int j = 1; j <= gather.planes; j++)
+    gather.first[j] = 1;
+  test_check (cf_audio_to_planes_routed_cpu (&in, raw, frames, &gather, got,
+          pitch, f64) == CF_ERR_INVALID, "routed: channel %d of %d taken",
+      channels, channels);
+  free (raw);
+  free (tmp);
+  free (want);
+  free (got);
+  free (raw_out);
+  free (raw_want);
+}
+
 /* Both conversions on page-locked raw samples read or written in place,
  * against the CPU twin. */
 static void
@@ -553,6 +680,10 @@ main (int argc, char **argv)
       check_mix (cuda, stream, sizes[s][0], sizes[s][1], f64);
       check_crossfade (cuda, stream, sizes[s][0], sizes[s][1], f64);
       check_sums (cuda, stream, sizes[s][1], f64);
+      for (int f = CF_AUDIO_F32; f <= CF_AUDIO_S32; f++)
+        for (int inter = 0; inter < 2; inter++)
+          check_routed (cuda, stream, (cf_audio_format) f, sizes[s][1],
+              inter, f64);
     }
   }
   if (cuda) {
