@@ -185,8 +185,7 @@ collect (GstCudaPrefixSumLoudness * l)
 /* A free page-locked slot of `bytes` for the next buffer (the queue
  * waited for first when full, or when the slots must grow). */
 static int
-free_slot (GstCudaPrefixSumLoudness * l, gsize bytes, guint8 ** slot,
-    guint8 ** slot_dev)
+free_slot (GstCudaPrefixSumLoudness * l, gsize bytes, guint8 ** slot)
 {
   int st = CF_OK;
   void *mem = NULL;
@@ -199,47 +198,41 @@ free_slot (GstCudaPrefixSumLoudness * l, gsize bytes, guint8 ** slot,
     l->slot_bytes = 0;
     st = cf_gpu_host_alloc (&mem, bytes * GST_CUDA_LOUDNESS_QUEUE);
     l->slots = mem;
-    l->slots_dev = mem ? cf_gpu_host_device_pointer (mem) : NULL;
-    if (st == CF_OK && !l->slots_dev)
-      st = CF_ERR_INVALID;
     if (st == CF_OK)
       l->slot_bytes = bytes;
   }
   if (st != CF_OK)
     return st;
   *slot = l->slots + l->staged * l->slot_bytes;
-  *slot_dev = l->slots_dev + l->staged * l->slot_bytes;
   l->staged++;
   return CF_OK;
 }
 
-/* The GPU: the buffer's samples (or silence, for a GAP buffer) made planar
- * doubles on the device. The buffer may go on as soon as this returns: its
- * samples are copied into a page-locked slot, which the queued conversion
- * reads. */
+/* The GPU: the buffer's raw samples (or silence, for a GAP buffer) copied
+ * to the device, where the meter reads them. The buffer may go on as soon
+ * as this returns: its samples are copied into a page-locked slot, which
+ * the queued copy reads. */
 static int
-to_planar_on_gpu (GstCudaPrefixSumLoudness * l, const guint8 * data,
+stage_on_gpu (GstCudaPrefixSumLoudness * l, const guint8 * data,
     guint frames, gboolean gap)
 {
   cf_stream stream = gst_cuda_filter_base_streams (l->owner)->compute;
-  cf_audio_layout layout = interleaved_layout (l);
-  gsize raw = (gsize) frames * GST_AUDIO_INFO_BPF (&l->info);
-  gsize planar = sizeof (gdouble) * layout.channels * MAX (frames, 1);
-  guint8 *slot, *slot_dev;
+  gsize raw = MAX ((gsize) frames * GST_AUDIO_INFO_BPF (&l->info), 1);
+  guint8 *slot;
   int st;
 
   /* (growing it waits for the queued work that reads it) */
-  if (planar > l->d_planar.size && (st = collect (l)) != CF_OK)
+  if (raw > l->d_raw.size && (st = collect (l)) != CF_OK)
     return st;
-  if (!gst_cuda_filter_base_ensure_device (l->owner, &l->d_planar, planar))
+  if (!gst_cuda_filter_base_ensure_device (l->owner, &l->d_raw, raw))
     return CF_ERR_NO_MEMORY;
   if (gap)
-    return cf_gpu_memset (l->d_planar.ptr, 0, planar, stream);
-  if ((st = free_slot (l, MAX (raw, 1), &slot, &slot_dev)) != CF_OK)
+    return cf_gpu_memset (l->d_raw.ptr, 0, raw, stream);
+  if ((st = free_slot (l, raw, &slot)) != CF_OK)
     return st;
-  memcpy (slot, data, raw);
-  return cf_audio_to_planar_cuda (&layout, slot_dev, (int) frames,
-      l->d_planar.ptr, frames, 1, stream);
+  memcpy (slot, data, (gsize) frames * GST_AUDIO_INFO_BPF (&l->info));
+  return cf_gpu_copy_2d (l->d_raw.ptr, raw, slot, raw, raw, 1,
+      CF_COPY_HOST_TO_DEVICE, stream);
 }
 
 /* The time of the buffer's first frame: counted on from the first
@@ -272,6 +265,7 @@ gst_cuda_prefix_sum_loudness_measure (GstCudaPrefixSumLoudness * l,
   gint rate = GST_AUDIO_INFO_RATE (&l->info);
   gsize bpf = GST_AUDIO_INFO_BPF (&l->info);
   gboolean gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP);
+  cf_audio_layout layout = interleaved_layout (l);
   GstMapInfo map;
   guint frames, done = 0;
   int st = CF_OK;
@@ -294,7 +288,7 @@ gst_cuda_prefix_sum_loudness_measure (GstCudaPrefixSumLoudness * l,
   frames = (guint) (map.size / bpf);
   /* a GAP buffer is silence, whatever its bytes */
   if (l->on_gpu)
-    st = to_planar_on_gpu (l, map.data, frames, gap);
+    st = stage_on_gpu (l, map.data, frames, gap);
   else if (!to_planar (l, map.data, frames))
     st = CF_ERR_INVALID;
   else if (gap)
@@ -306,8 +300,8 @@ gst_cuda_prefix_sum_loudness_measure (GstCudaPrefixSumLoudness * l,
   follow_time (l, buf);
   while (done < frames) {
     guint n = (guint) MIN ((guint64) (frames - done), l->until_post);
-    st = l->on_gpu ? cf_loudness_queue_cuda (l->meter, (const gdouble *)
-        l->d_planar.ptr + done, frames, (int) n, 1,
+    st = l->on_gpu ? cf_loudness_queue_cuda (l->meter, &layout,
+        (const guint8 *) l->d_raw.ptr + done * bpf, (int) n,
         gst_cuda_filter_base_streams (l->owner)->compute)
         : cf_loudness_add_cpu (l->meter, l->planar + done, frames, (int) n, 1);
     /* a message is due: what the GPU has queued is read first */
@@ -354,5 +348,5 @@ gst_cuda_prefix_sum_loudness_free (GstCudaPrefixSumLoudness * l)
   l->staged = 0;
   g_clear_pointer (&l->planar, g_free);
   l->room = 0;
-  gst_cuda_filter_base_free_device (&l->d_planar);
+  gst_cuda_filter_base_free_device (&l->d_raw);
 }

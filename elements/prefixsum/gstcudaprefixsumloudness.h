@@ -36,13 +36,13 @@ typedef struct
   guint64 frames;
   gdouble *planar;              /* a buffer's samples, planar doubles */
   gsize room;                   /* doubles in `planar` */
-  /* the GPU (backend=cuda): the meter's CUDA twin, on the samples copied
-   * there and made planar doubles there; chosen when configured */
+  /* the GPU (backend=cuda): the meter's CUDA twin, on the raw samples
+   * copied there; chosen when configured */
   gboolean on_gpu;
-  GstCudaDeviceBuffer d_planar;
-  /* page-locked slots the queued buffers' samples wait in, read there by
-   * the GPU: GST_CUDA_LOUDNESS_QUEUE of slot_bytes, `staged` in use */
-  guint8 *slots, *slots_dev;
+  GstCudaDeviceBuffer d_raw;
+  /* page-locked slots the queued buffers' samples wait in for their copy
+   * to the GPU: GST_CUDA_LOUDNESS_QUEUE of slot_bytes, `staged` in use */
+  guint8 *slots;
   gsize slot_bytes;
   guint staged;
 } GstCudaPrefixSumLoudness;

@@ -20,6 +20,7 @@
 #define CF_LOUDNESS_H
 
 #include <stddef.h>
+#include "audio_convert.h"
 #include "cf_status.h"
 #include "gpu.h"
 
@@ -60,12 +61,15 @@ void cf_loudness_reset (cf_loudness * loudness);
 int cf_loudness_add_cpu (cf_loudness * loudness, const void *src,
     size_t pitch, int frames, int f64);
 
-/* The same on device memory (the CUDA twin): the K-weighting and the peaks
- * run on `stream`, which is waited for; the steps are counted on the host.
+/* The same on device memory (the CUDA twin), from the raw samples of a
+ * buffer in `layout` (audio_convert.h: any format, interleaved or planar,
+ * layout->channels the meter's): the K-weighting and the peaks run on
+ * `stream`, which is waited for; the steps are counted on the host.
  * Between two resets a meter is fed by one twin: each keeps the filters'
  * state on its side. */
-int cf_loudness_add_cuda (cf_loudness * loudness, const void *src,
-    size_t pitch, int frames, int f64, cf_stream stream);
+int cf_loudness_add_cuda (cf_loudness * loudness,
+    const cf_audio_layout * layout, const void *src, int frames,
+    cf_stream stream);
 
 /* cf_loudness_add_cuda in two halves, so that a stream of buffers need not
  * wait for each: queue measures `frames` frames on `stream` without
@@ -73,8 +77,9 @@ int cf_loudness_add_cuda (cf_loudness * loudness, const void *src,
  * only when its room for steps is full); collect waits for what was queued
  * and accounts it. What the meter reports (cf_loudness_get, the peaks)
  * covers the collected frames only. */
-int cf_loudness_queue_cuda (cf_loudness * loudness, const void *src,
-    size_t pitch, int frames, int f64, cf_stream stream);
+int cf_loudness_queue_cuda (cf_loudness * loudness,
+    const cf_audio_layout * layout, const void *src, int frames,
+    cf_stream stream);
 int cf_loudness_collect_cuda (cf_loudness * loudness);
 
 void cf_loudness_get (const cf_loudness * loudness,

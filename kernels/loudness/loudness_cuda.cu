@@ -6,18 +6,17 @@
  * maxima, all on the device until cf_loudness_collect_cuda reads them.
  *
  * The K-weighting is a recursion (two biquads, four state values a
- * channel): one warp a channel cuts the buffer into 32 segments; each lane
- * runs its segment from a zero state and finds how a start state would
- * carry through it (a 4x4 matrix); lane 0 chains the segments' start
- * states; each lane then runs its segment again from its true start,
- * summing squares into the steps they fall in. The true peak reads the
- * samples and the 12 before them (the last buffer's, kept on the device).
- * All in double. */
+ * channel): one warp a channel takes the buffer in tiles of 32 segments
+ * of 32 frames (see measure_kernel), reading the raw samples (any format,
+ * interleaved or planar) where the caller put them on the device. The true
+ * peak reads the samples and the 12 before them (the last buffer's, kept
+ * on the device). All in double. */
 #include "cf_fault.h"
 
 #include <cuda_runtime.h>
 
 #include "gpu.h"
+#include "audio_sample.h"
 #include "loudness_private.h"
 
 namespace cf_loudness_cuda
@@ -49,110 +48,227 @@ cascade (const Filter & f, double *s, double x)
   return biquad (f.highpass, s + 2, biquad (f.shelf, s, x));
 }
 
-__device__ inline double
-sample (const void *src, size_t at, bool f64)
+/* Frames a tile: a segment of SEGMENT frames for each lane of the
+ * recursion's warp. */
+constexpr int SEGMENT = 32;
+constexpr int TILE = LANES * SEGMENT;
+constexpr int ROW = SEGMENT + 1;        /* a lane's segment in shared memory,
+                                         * padded off the banks of the next */
+/* Warps a block: the recursion's, then the true peak's. */
+constexpr int PEAK_WARPS = 3;
+constexpr int THREADS = LANES * (1 + PEAK_WARPS);
+
+/* Frame k of the tile in shared memory. */
+__device__ inline double &
+tile_at (double *xs, int k)
 {
-  return f64 ? static_cast<const double *> (src)[at]
-      : static_cast<const float *> (src)[at];
+  return xs[k / SEGMENT * ROW + k % SEGMENT];
 }
 
-/* One block (one warp) a channel. `energy` holds a row a step,
- * channel-minor, the first row the step at frame -offset of this buffer
- * (rows zeroed when collected); `peaks` each channel's sample and true
- * peak so far. */
-__global__ void
-measure_kernel (Filter f, const void *src, size_t pitch, int frames,
-    bool f64, int step, long long offset, int channels, double *state,
+/* The sample at frame `at` of the buffer (negative: of the last one). */
+__device__ inline double
+frame_at (const cf_audio_layout & layout, const void *src, int c,
+    const double *history, int at)
+{
+  return at >= 0 ? cf_sample_get (layout.format, src, cf_sample_index
+      (&layout, c, at)) : history[c * KEPT + (-at - 1)];
+}
+
+/* One block a channel, reading the raw samples in `layout`. `energy` holds
+ * a row a step, channel-minor, the first row the step at frame -offset of
+ * this buffer (rows zeroed when collected); `peaks` each channel's sample
+ * and true peak so far.
+ *
+ * The buffer goes by tiles of TILE frames, loaded by the whole block into
+ * shared memory. In a tile, lane t of warp 0 takes segment t and runs it
+ * from rest; lanes of warp 1 meanwhile find how a start state carries
+ * through a whole segment, and through the tile's last, shorter one (4x4
+ * matrices: the filters do not change, so one serves every segment of a
+ * length); lane 0 chains the segments' start states from the tile's, and
+ * each lane of warp 0 runs its segment again from its true start, summing
+ * squares into the steps and taking the sample peak. The other warps take
+ * the true peak of the tile's frames meanwhile, each thread a run of
+ * frames with a window of the last SPAN samples in registers. Each
+ * thread's work is chains of dependent double operations; the warps keep
+ * them side by side. */
+__global__ void __launch_bounds__ (THREADS)
+measure_kernel (Filter f, cf_audio_layout layout, const void *src,
+    int frames, int step, long long offset, int channels, double *state,
     double *history, double *energy, double *peaks)
 {
-  __shared__ double carry[STATE][STATE][LANES];       /* M[r][c] per lane */
+  __shared__ double xs[LANES * ROW];
+  __shared__ double carry[2][STATE][STATE];     /* whole and last segment */
   __shared__ double zero_end[STATE][LANES];
   __shared__ double start[LANES + 1][STATE];
-  int c = blockIdx.x, lane = threadIdx.x;
-  int seg = (frames + LANES - 1) / LANES;
-  int from = min (frames, lane * seg), to = min (frames, from + seg);
-  size_t base = (size_t) c * pitch;
-  double s[STATE] = { 0, 0, 0, 0 };
+  __shared__ double maxima[1 + PEAK_WARPS][2];
+  const int c = blockIdx.x, tid = threadIdx.x;
+  const int warp = tid / LANES, lane = tid % LANES;
+  double sample_peak = 0.0, true_peak = 0.0;
 
-  /* 1. the segment from rest, and from each unit start state */
-  for (int i = from; i < to; i++)
-    cascade (f, s, sample (src, base + i, f64));
-  for (int r = 0; r < STATE; r++)
-    zero_end[r][lane] = s[r];
-  for (int j = 0; j < STATE; j++) {
-    double u[STATE] = { 0, 0, 0, 0 };
-    u[j] = 1.0;
-    for (int i = from; i < to; i++)
-      cascade (f, u, 0.0);
+  if (tid == 0)
     for (int r = 0; r < STATE; r++)
-      carry[r][j][lane] = u[r];
-  }
-  __syncwarp ();
+      start[LANES][r] = state[c * STATE + r];
 
-  /* 2. the start of every segment, chained from the buffer's start */
-  if (lane == 0) {
-    for (int r = 0; r < STATE; r++)
-      start[0][r] = state[c * STATE + r];
-    for (int t = 0; t < LANES; t++)
-      for (int r = 0; r < STATE; r++) {
-        double v = zero_end[r][t];
-        for (int j = 0; j < STATE; j++)
-          v += carry[r][j][t] * start[t][j];
-        start[t + 1][r] = v;
-      }
-    for (int r = 0; r < STATE; r++)
-      state[c * STATE + r] = start[LANES][r];
-  }
-  __syncwarp ();
+  for (int tile = 0; tile < frames; tile += TILE) {
+    const int n = min (TILE, frames - tile);
+    constexpr int PER = TILE / THREADS;
 
-  /* 3. the segment again from its true start: squares into steps, peaks */
-  for (int r = 0; r < STATE; r++)
-    s[r] = start[lane][r];
-  double sum = 0.0, sample_peak = 0.0, true_peak = 0.0;
-  long long piece = (offset + from) / step;
-  for (int i = from; i < to; i++) {
-    double x = sample (src, base + i, f64);
-    double y = cascade (f, s, x);
-    long long p = (offset + i) / step;
-    if (p != piece) {
-      atomicAdd (&energy[(size_t) piece * channels + c], sum);
-      sum = 0.0;
-      piece = p;
+    /* every load of the tile in flight at once, then into shared memory */
+    double v[PER];
+#pragma unroll
+    for (int q = 0; q < PER; q++) {
+      int k = tid + q * THREADS;
+      v[q] = k < n ? cf_sample_get (layout.format, src, cf_sample_index
+          (&layout, c, tile + k)) : 0.0;
     }
-    sum += y * y;
-    sample_peak = fmax (sample_peak, fabs (x));
-    for (int ph = 0; ph < f.factor; ph++) {
-      double v = 0.0;
-      for (int k = 0; k < SPAN; k++) {
-        int at = i - k;
-        double xk = at >= 0 ? sample (src, base + at, f64)
-            : history[c * KEPT + (-at - 1)];
-        v += f.interp[ph * SPAN + k] * xk;
+    __syncthreads ();           /* the last tile is read */
+#pragma unroll
+    for (int q = 0; q < PER; q++)
+      tile_at (xs, tid + q * THREADS) = v[q];
+    __syncthreads ();
+
+    const int from = min (n, lane * SEGMENT), to = min (n, from + SEGMENT);
+    double s[STATE] = { 0, 0, 0, 0 };
+    if (warp == 0) {
+      /* 1. the segment from rest, with its samples */
+      for (int i = from; i < to; i++)
+        cascade (f, s, tile_at (xs, i));
+      for (int r = 0; r < STATE; r++)
+        zero_end[r][lane] = s[r];
+    } else if (warp == 1 && lane < 2 * STATE) {
+      /* a unit start state through a whole segment (lanes 0-3) and
+       * through the tile's last, shorter one (lanes 4-7) */
+      int j = lane % STATE, which = lane / STATE;
+      int length = which == 0 ? SEGMENT : n % SEGMENT;
+      double u[STATE] = { 0, 0, 0, 0 };
+      u[j] = 1.0;
+      for (int i = 0; i < length; i++)
+        cascade (f, u, 0.0);
+      for (int r = 0; r < STATE; r++)
+        carry[which][r][j] = u[r];
+    } else if (warp > 0) {
+      /* the true peak of a run of the tile's frames */
+      int runs = PEAK_WARPS * LANES - 2 * STATE;
+      int k = tid - LANES - 2 * STATE;
+      int per = (n + runs - 1) / runs;
+      int a = min (n, k * per), b = min (n, a + per);
+      double window[SPAN];      /* window[m]: frame i - m */
+#pragma unroll
+      for (int m = 1; m < SPAN; m++) {
+        int at = a - m;
+        window[m] = at >= 0 ? tile_at (xs, at) : frame_at (layout, src, c,
+            history, tile + at);
       }
-      true_peak = fmax (true_peak, fabs (v));
+      for (int i = a; i < b; i++) {
+        window[0] = tile_at (xs, i);
+#pragma unroll
+        for (int ph = 0; ph < MAX_FACTOR; ph++) {
+          if (ph < f.factor) {
+            double sum = 0.0;
+#pragma unroll
+            for (int m = 0; m < SPAN; m++)
+              sum += f.interp[ph * SPAN + m] * window[m];
+            true_peak = fmax (true_peak, fabs (sum));
+          }
+        }
+#pragma unroll
+        for (int m = SPAN - 1; m > 0; m--)
+          window[m] = window[m - 1];
+      }
+    }
+    __syncthreads ();
+
+    if (warp == 0) {
+      /* 2. the start of every segment, chained from the tile's start (the
+       * end of the last tile's chain): start' = M start + zero_end, M the
+       * whole segment's, the last one's, or none for an empty segment */
+      if (lane == 0) {
+        double whole[STATE][STATE], last[STATE][STATE], now[STATE];
+        for (int r = 0; r < STATE; r++) {
+          now[r] = start[0][r] = start[LANES][r];
+          for (int j = 0; j < STATE; j++) {
+            whole[r][j] = carry[0][r][j];
+            last[r][j] = carry[1][r][j];
+          }
+        }
+        /* (in registers: each step waits only on the one before) */
+        for (int t = 0; t < LANES && t * SEGMENT < n; t++) {
+          bool full = (t + 1) * SEGMENT <= n;
+          double next[STATE];
+#pragma unroll
+          for (int r = 0; r < STATE; r++) {
+            double acc = zero_end[r][t];
+#pragma unroll
+            for (int j = 0; j < STATE; j++)
+              acc += (full ? whole[r][j] : last[r][j]) * now[j];
+            next[r] = acc;
+          }
+#pragma unroll
+          for (int r = 0; r < STATE; r++)
+            now[r] = start[t + 1][r] = next[r];
+        }
+        /* segments past the tile's frames carry the state through */
+        for (int t = (n + SEGMENT - 1) / SEGMENT; t < LANES; t++)
+          for (int r = 0; r < STATE; r++)
+            start[t + 1][r] = now[r];
+      }
+      __syncwarp ();
+
+      /* 3. the segment again from its true start */
+      for (int r = 0; r < STATE; r++)
+        s[r] = start[lane][r];
+      double sum = 0.0;
+      long long piece = (offset + tile + from) / step;
+      int into = (int) ((offset + tile + from) % step);  /* frames of the
+                                                         * step before */
+      for (int i = from; i < to; i++) {
+        double x = tile_at (xs, i);
+        double y = cascade (f, s, x);
+        if (into == step) {
+          atomicAdd (&energy[(size_t) piece * channels + c], sum);
+          sum = 0.0;
+          piece++;
+          into = 0;
+        }
+        into++;
+        sum += y * y;
+        sample_peak = fmax (sample_peak, fabs (x));
+      }
+      if (to > from)
+        atomicAdd (&energy[(size_t) piece * channels + c], sum);
     }
   }
-  if (to > from)
-    atomicAdd (&energy[(size_t) piece * channels + c], sum);
-  true_peak = fmax (true_peak, sample_peak);
+
+  /* the peaks of the block: a warp's, then the warps' */
   for (int o = LANES / 2; o > 0; o /= 2) {
     sample_peak = fmax (sample_peak, __shfl_down_sync (0xffffffffu,
             sample_peak, o));
     true_peak = fmax (true_peak, __shfl_down_sync (0xffffffffu, true_peak,
             o));
   }
-  __syncwarp ();
-
-  /* 4. the last samples for the next buffer's true peak (newest first) */
   if (lane == 0) {
+    maxima[warp][0] = sample_peak;
+    maxima[warp][1] = true_peak;
+  }
+  __syncthreads ();
+
+  /* 4. the filters' state, the peaks, and the last samples (newest
+   * first) for the next buffer */
+  if (tid == 0) {
+    for (int r = 0; r < STATE; r++)
+      state[c * STATE + r] = start[LANES][r];
+    for (int w = 0; w <= PEAK_WARPS; w++) {
+      sample_peak = fmax (sample_peak, maxima[w][0]);
+      true_peak = fmax (true_peak, maxima[w][1]);
+    }
+    /* the samples themselves count towards the true peak, as in the CPU
+     * twin */
+    true_peak = fmax (true_peak, sample_peak);
     peaks[c * 2] = fmax (peaks[c * 2], sample_peak);
     peaks[c * 2 + 1] = fmax (peaks[c * 2 + 1], true_peak);
     double kept[KEPT];
-    for (int j = 0; j < KEPT; j++) {
-      int at = frames - 1 - j;
-      kept[j] = at >= 0 ? sample (src, base + at, f64)
-          : history[c * KEPT + (-at - 1)];
-    }
+    for (int j = 0; j < KEPT; j++)
+      kept[j] = frame_at (layout, src, c, history, frames - 1 - j);
     for (int j = 0; j < KEPT; j++)
       history[c * KEPT + j] = kept[j];
   }
@@ -282,8 +398,8 @@ cf_loudness_collect_cuda (cf_loudness * l)
 }
 
 extern "C" int
-cf_loudness_queue_cuda (cf_loudness * l, const void *src, size_t pitch,
-    int frames, int f64, cf_stream stream_)
+cf_loudness_queue_cuda (cf_loudness * l, const cf_audio_layout * layout,
+    const void *src, int frames, cf_stream stream_)
 {
   cudaStream_t stream = reinterpret_cast<cudaStream_t> (stream_);
   cf_loudness_device *d;
@@ -291,7 +407,10 @@ cf_loudness_queue_cuda (cf_loudness * l, const void *src, size_t pitch,
   Filter f;
   int st;
 
-  if (!l || (!src && frames > 0) || frames < 0)
+  if (!l || !layout || layout->channels != l->channels
+      || (unsigned) layout->format > CF_AUDIO_S32 || (!src && frames > 0)
+      || frames < 0 || (!layout->interleaved && layout->channels > 1
+          && layout->plane_pitch < (size_t) frames))
     return CF_ERR_INVALID;
   if (frames == 0)
     return CF_OK;
@@ -311,8 +430,8 @@ cf_loudness_queue_cuda (cf_loudness * l, const void *src, size_t pitch,
   for (int k = 0; k < SPAN * MAX_FACTOR; k++)
     f.interp[k] = l->interp[k];
   f.factor = l->factor;
-  measure_kernel <<< (unsigned) l->channels, LANES, 0, stream >>> (f, src,
-      pitch, frames, f64 != 0, l->step, l->step_frames + d->queued,
+  measure_kernel <<< (unsigned) l->channels, THREADS, 0, stream >>> (f,
+      *layout, src, frames, l->step, l->step_frames + d->queued,
       l->channels, d->state, d->history, d->energy, d->peaks);
   if ((st = cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ())) != 0)
     return st;
@@ -322,9 +441,9 @@ cf_loudness_queue_cuda (cf_loudness * l, const void *src, size_t pitch,
 }
 
 extern "C" int
-cf_loudness_add_cuda (cf_loudness * l, const void *src, size_t pitch,
-    int frames, int f64, cf_stream stream)
+cf_loudness_add_cuda (cf_loudness * l, const cf_audio_layout * layout,
+    const void *src, int frames, cf_stream stream)
 {
-  int st = cf_loudness_queue_cuda (l, src, pitch, frames, f64, stream);
+  int st = cf_loudness_queue_cuda (l, layout, src, frames, stream);
   return st != CF_OK ? st : cf_loudness_collect_cuda (l);
 }

@@ -2,19 +2,18 @@
 #include "loudness_private.h"
 
 int
-cf_loudness_add_cuda (cf_loudness * l, const void *src, size_t pitch,
-    int frames, int f64, cf_stream stream)
+cf_loudness_add_cuda (cf_loudness * l, const cf_audio_layout * layout,
+    const void *src, int frames, cf_stream stream)
 {
-  (void) l; (void) src; (void) pitch; (void) frames; (void) f64;
-  (void) stream;
+  (void) l; (void) layout; (void) src; (void) frames; (void) stream;
   return CF_ERR_NO_CUDA;
 }
 
 int
-cf_loudness_queue_cuda (cf_loudness * l, const void *src, size_t pitch,
-    int frames, int f64, cf_stream stream)
+cf_loudness_queue_cuda (cf_loudness * l, const cf_audio_layout * layout,
+    const void *src, int frames, cf_stream stream)
 {
-  return cf_loudness_add_cuda (l, src, pitch, frames, f64, stream);
+  return cf_loudness_add_cuda (l, layout, src, frames, stream);
 }
 
 int

@@ -331,9 +331,13 @@ compare_with_libebur128 (int channels, int rate, const double *weights,
 
 /* The same stream through both twins, buffer by buffer; `queue` > 1:
  * the GPU twin queues the buffers, collected after 1 in `queue` of them
- * at random (and at the end), and the twins are compared there. */
+ * at random (and at the end), and the twins are compared there. The GPU
+ * twin reads planes of floats or doubles (f64), or with `raw` (S16 or
+ * S32) interleaved integers as a stream carries them, and the CPU twin
+ * their values. */
 static void
-compare_twins (cf_stream stream, int channels, int rate, int f64, int queue)
+compare_twins (cf_stream stream, int channels, int rate, int f64, int queue,
+    int raw)
 {
   cf_loudness_config cfg = { rate, channels, NULL };
   cf_loudness *cpu = NULL, *gpu = NULL;
@@ -343,6 +347,12 @@ compare_twins (cf_stream stream, int channels, int rate, int f64, int queue)
   double *x64 = malloc (sizeof (double) * channels * frames), worst = 0.0;
   void *dev = NULL;
   double level = 0.1;
+  /* planes of the whole stream, a buffer's frames from its start */
+  cf_audio_layout layout = { f64 ? CF_AUDIO_F64 : CF_AUDIO_F32, channels, 0,
+    (size_t) frames
+  };
+  size_t step = es, bytes = es * channels * frames;
+  void *samples = NULL;
 
   for (int i = 0; i < frames; i++) {
     if (i % (rate / 2) == 0)
@@ -353,12 +363,23 @@ compare_twins (cf_stream stream, int channels, int rate, int f64, int queue)
       x32[(size_t) c * frames + i] = (float) v;
     }
   }
+  samples = f64 ? (void *) x64 : (void *) x32;
+  if (raw) {
+    /* the integers, and their values for the CPU twin */
+    layout.format = (cf_audio_format) raw;
+    layout.interleaved = 1;
+    step = cf_audio_sample_bytes (layout.format) * channels;
+    bytes = step * frames;
+    samples = malloc (bytes);
+    cf_audio_from_planar_cpu (&layout, x64, frames, frames, samples, 1);
+    cf_audio_to_planar_cpu (&layout, samples, frames, x64, frames, 1);
+    f64 = 1;
+    es = sizeof (double);
+  }
   cf_loudness_new (&cpu, &cfg);
   cf_loudness_new (&gpu, &cfg);
-  test_check (cf_gpu_malloc (&dev, es * channels * frames) == CF_OK,
-      "device memory");
-  cf_gpu_copy_2d (dev, es * channels * frames, f64 ? (void *) x64
-      : (void *) x32, es * channels * frames, es * channels * frames, 1,
+  test_check (cf_gpu_malloc (&dev, bytes) == CF_OK, "device memory");
+  cf_gpu_copy_2d (dev, bytes, samples, bytes, bytes, 1,
       CF_COPY_HOST_TO_DEVICE, stream);
   for (int at = 0; at < frames; buffers++) {
     int n = test_rand_int (4) == 0 ? 1 + test_rand_int (20000)
@@ -369,8 +390,8 @@ compare_twins (cf_stream stream, int channels, int rate, int f64, int queue)
       n = frames - at;
     cf_loudness_add_cpu (cpu, src + es * at, frames, n, f64);
     if (queue > 1) {
-      if (!test_check (cf_loudness_queue_cuda (gpu, (const char *) dev
-                  + es * at, frames, n, f64, stream) == CF_OK,
+      if (!test_check (cf_loudness_queue_cuda (gpu, &layout, (const char *)
+                  dev + step * at, n, stream) == CF_OK,
               "cf_loudness_queue_cuda"))
         break;
       at += n;
@@ -380,9 +401,8 @@ compare_twins (cf_stream stream, int channels, int rate, int f64, int queue)
               "cf_loudness_collect_cuda"))
         break;
     } else {
-      if (!test_check (cf_loudness_add_cuda (gpu, (const char *) dev + es
-                  * at, frames, n, f64, stream) == CF_OK,
-              "cf_loudness_add_cuda"))
+      if (!test_check (cf_loudness_add_cuda (gpu, &layout, (const char *) dev
+                  + step * at, n, stream) == CF_OK, "cf_loudness_add_cuda"))
         break;
       at += n;
     }
@@ -417,8 +437,11 @@ compare_twins (cf_stream stream, int channels, int rate, int f64, int queue)
       "(first at buffer %d)", channels, rate, f64 ? "double" : "float",
       worst, worst_buffer);
   printf ("cuda: %d ch, %d Hz, %s, %d buffers%s: the twins within %.2g "
-      "LU\n", channels, rate, f64 ? "double" : "float", buffers, queue > 1
+      "LU\n", channels, rate, raw ? (raw == CF_AUDIO_S16 ? "S16 interleaved"
+          : "S32 interleaved") : f64 ? "double" : "float", buffers, queue > 1
       ? " queued" : "", worst);
+  if (raw)
+    free (samples);
   cf_gpu_free (dev);
   cf_loudness_free (cpu);
   cf_loudness_free (gpu);
@@ -438,7 +461,12 @@ run_cuda (void)
   for (unsigned r = 0; r < sizeof (rates) / sizeof (rates[0]); r++)
     for (int f64 = 0; f64 < 2; f64++)
       for (int queue = 1; queue <= 40; queue += 39)
-        compare_twins (stream, 1 + test_rand_int (8), rates[r], f64, queue);
+        compare_twins (stream, 1 + test_rand_int (8), rates[r], f64, queue,
+            0);
+  /* raw integers, as an element's buffers carry them */
+  for (unsigned r = 0; r < sizeof (rates) / sizeof (rates[0]); r++)
+    compare_twins (stream, 1 + test_rand_int (8), rates[r], 0, 40,
+        r % 2 ? CF_AUDIO_S32 : CF_AUDIO_S16);
   cf_gpu_stream_destroy (stream);
   return test_finish ("loudness-cuda");
 }
