@@ -13,6 +13,7 @@
 
 #include "audio_convert.h"
 #include "conv1d.h"
+#include "fir_routes.h"
 #include "gpu.h"
 
 #ifdef __cplusplus
@@ -26,9 +27,10 @@ typedef struct cf_fir_backend cf_fir_backend;
  * pointer, for CUDA). */
 typedef struct
 {
-  cf_audio_layout layout;
+  cf_audio_layout layout;       /* the input's */
   const void *in;
   void *out;
+  cf_fir_routes routes;         /* channel c to c, where none mix */
 } cf_fir_interleaved;
 
 /* The layout of the partitioned convolution, shared by fir.c and the
