@@ -107,29 +107,6 @@ new_fir (GstCudaConv1dChain * c, const GstCudaConv1dChainSpec * spec)
   return st;
 }
 
-/* The routes as the filter's one-launch call takes them, where it can
- * (else in_channels 0). */
-static void
-fused_routes (const GstCudaConv1dRouting * g, cf_fir_routes * r)
-{
-  gint n = 0;
-
-  memset (r, 0, sizeof (*r));
-  if (g->n_routes > CF_FIR_MAX_ROUTED || g->out_channels > CF_FIR_MAX_ROUTED)
-    return;
-  for (gint k = 0; k < g->n_routes; k++)
-    r->input[k] = g->route[k].in;
-  for (gint j = 0; j < g->out_channels; j++) {
-    r->first[j] = n;
-    for (gint k = 0; k < g->n_routes; k++)
-      if (g->route[k].out == j)
-        r->source[n++] = k;
-  }
-  r->first[g->out_channels] = n;
-  r->in_channels = g->in_channels;
-  r->out_channels = g->out_channels;
-}
-
 gboolean
 gst_cuda_conv1d_chain_build (GstCudaConv1dChain * c,
     const GstCudaConv1dChainSpec * spec, GstCudaConv1dTaps * taps)
@@ -150,7 +127,6 @@ gst_cuda_conv1d_chain_build (GstCudaConv1dChain * c,
     return TRUE;
   gst_cuda_conv1d_routes_gather (&c->taps.routing, &c->gather);
   gst_cuda_conv1d_routes_scatter (&c->taps.routing, &c->scatter);
-  fused_routes (&c->taps.routing, &c->fused);
   if (!spec->backend->alloc (spec->owner, &c->routed_device, es
           * c->taps.routing.n_routes * spec->chunk, (void **) &c->routed,
           gst_cuda_filter_base_streams (spec->owner)->compute)) {

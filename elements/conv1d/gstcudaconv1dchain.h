@@ -48,9 +48,6 @@ typedef struct
   GstCudaConv1dTaps taps;       /* the masks and their routes */
   cf_fir *fir;
   cf_audio_plane_sums gather, scatter;  /* routes that mix channels */
-  cf_fir_routes fused;          /* the same for the filter's one-launch
-                                 * interleaved call; in_channels 0: too
-                                 * many routes for it */
   guint8 *routed;               /* per route: its filtered chunk */
   GstCudaDeviceBuffer routed_device;
   const GstCudaConv1dBackend *backend;  /* whose memory */

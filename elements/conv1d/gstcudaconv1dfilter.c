@@ -383,22 +383,10 @@ filter_routes (GstCudaConv1dFilter * f, gpointer * in, const void *mapped_in,
     gint frames, gpointer * out, void *mapped_out, gint out_at)
 {
   GstCudaConv1dChain *c = &f->chain;
-  cf_audio_layout layout = audio_layout (f, &f->info);
   void *x;
   size_t x_pitch;
-  int st = CF_ERR_UNSUPPORTED;
+  int st = cf_fir_input (c->fir, frames, &x, &x_pitch);
 
-  /* a whole block interleaved in page-locked memory, few routes: the
-   * filter gathers and sums them itself, in its one launch (as the plain
-   * path, not for a queued output of OVERLAP_SPLIT frames or more) */
-  if (mapped_in && mapped_out && c->fused.in_channels > 0
-      && !(f->queued_output && frames >= OVERLAP_SPLIT))
-    st = cf_fir_process_routed (c->fir, &layout, &c->fused, mapped_in,
-        mapped_out, frames);
-  if (st != CF_ERR_UNSUPPORTED)
-    return finish_chunk (f, st);
-
-  st = cf_fir_input (c->fir, frames, &x, &x_pitch);
   if (st == CF_OK)
     st = samples_in (f, in, mapped_in, frames, x, x_pitch, &c->gather);
   if (st == CF_OK)

@@ -638,83 +638,26 @@ whole_block (cf_fir * f, const cf_fir_interleaved * io, const void *x,
   return st;
 }
 
-/* One whole block of interleaved samples through `io` (routes filled). */
-static int
-interleaved_block (cf_fir * f, const cf_fir_interleaved * io, int frames)
-{
-  int st;
-
-  if (f->cfg.path != CF_FIR_FFT || !one_whole_block (f, frames)
-      || !io->layout.interleaved)
-    return CF_ERR_UNSUPPORTED;
-  st = whole_block (f, io, NULL, 0, NULL, 0);
-  if (st == CF_OK)
-    f->block_index++;
-  return st;
-}
-
 int
 cf_fir_process_interleaved (cf_fir * f, const cf_audio_layout * layout,
     const void *in, void *out, int frames)
 {
-  cf_fir_interleaved io = { 0 };
-  int c;
+  cf_fir_interleaved io;
+  int st;
 
   if (!f || !layout || !in || !out || frames < 1
       || layout->channels != f->cfg.channels)
     return CF_ERR_INVALID;
-  if (layout->channels > CF_FIR_MAX_ROUTED)
+  if (f->cfg.path != CF_FIR_FFT || !one_whole_block (f, frames)
+      || !layout->interleaved)
     return CF_ERR_UNSUPPORTED;
   io.layout = *layout;
   io.in = in;
   io.out = out;
-  io.routes.in_channels = io.routes.out_channels = layout->channels;
-  for (c = 0; c < layout->channels; c++) {
-    io.routes.input[c] = io.routes.source[c] = c;
-    io.routes.first[c] = c;
-  }
-  io.routes.first[c] = c;
-  return interleaved_block (f, &io, frames);
-}
-
-/* Whether a table of routes is well formed for a filter of `channels`. */
-static int
-routes_ok (const cf_fir_routes * r, int channels)
-{
-  if (r->in_channels < 1 || r->out_channels < 1 || r->first[0] != 0
-      || r->out_channels > CF_FIR_MAX_ROUTED)
-    return 0;
-  for (int k = 0; k < channels && k < CF_FIR_MAX_ROUTED; k++)
-    if (r->input[k] < 0 || r->input[k] >= r->in_channels)
-      return 0;
-  for (int j = 0; j < r->out_channels; j++)
-    if (r->first[j + 1] < r->first[j] || r->first[j + 1] > channels)
-      return 0;
-  for (int k = 0; k < r->first[r->out_channels]; k++)
-    if (r->source[k] < 0 || r->source[k] >= channels)
-      return 0;
-  return 1;
-}
-
-int
-cf_fir_process_routed (cf_fir * f, const cf_audio_layout * layout,
-    const cf_fir_routes * routes, const void *in, void *out, int frames)
-{
-  cf_fir_interleaved io = { 0 };
-  int channels = f ? f->cfg.channels : 0;
-
-  if (!f || !layout || !routes || !in || !out || frames < 1
-      || layout->channels != routes->in_channels
-      || !routes_ok (routes, channels))
-    return CF_ERR_INVALID;
-  if (channels > CF_FIR_MAX_ROUTED || channels < routes->in_channels
-      || channels < routes->out_channels)
-    return CF_ERR_UNSUPPORTED;
-  io.layout = *layout;
-  io.in = in;
-  io.out = out;
-  io.routes = *routes;
-  return interleaved_block (f, &io, frames);
+  st = whole_block (f, &io, NULL, 0, NULL, 0);
+  if (st == CF_OK)
+    f->block_index++;
+  return st;
 }
 
 static int

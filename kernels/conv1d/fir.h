@@ -28,7 +28,6 @@
 #include "audio_convert.h"
 #include "cf_status.h"
 #include "conv1d.h"
-#include "fir_routes.h"
 #include "gpu.h"
 
 #ifdef __cplusplus
@@ -89,13 +88,6 @@ int cf_fir_process (cf_fir * fir, const void *x, size_t x_pitch, void *y,
  * without thread block clusters): convert, then cf_fir_process. */
 int cf_fir_process_interleaved (cf_fir * fir, const cf_audio_layout * layout,
     const void *in, void *out, int frames);
-
-/* cf_fir_process_interleaved through `routes`: `layout` is the input's
- * (routes->in_channels channels), the output has routes->out_channels in
- * the same format. CF_ERR_UNSUPPORTED also where the filter has fewer
- * channels than the input or the output, or more than CF_FIR_MAX_ROUTED. */
-int cf_fir_process_routed (cf_fir * fir, const cf_audio_layout * layout,
-    const cf_fir_routes * routes, const void *in, void *out, int frames);
 
 /* Where the next call's `frames` new frames (1 to max_frames) may be
  * written in place: *x, channel c at *x + c * *pitch (memory of the

@@ -137,13 +137,11 @@ older_part (const cf_fir_layout & l, const C * ring, const C * spectra,
  * (page-locked host memory, over the bus) by the cluster of the channels'
  * thread blocks: block r takes samples [r B, (r + 1) B) of the buffer, so
  * that the bus sees each block's share as one contiguous run, and hands
- * each sample to (or takes it from) the blocks of its channel through
- * distributed shared memory. Where the channels are routes, an input
- * sample goes to every route that reads its channel, and an output sample
- * is the sum of its channel's routes. Window sample t of filter channel c
- * lives in part t % 2 of that block's cell t / 2. A thread has at most
- * GROUP samples (B / GROUP threads or more); all of its reads go out
- * before the first comes back. */
+ * each sample to (or takes it from) its channel's block through
+ * distributed shared memory. Window sample t of channel c lives in
+ * part t % 2 of that block's cell t / 2. A thread has at most GROUP
+ * samples (B / GROUP threads or more); all of its reads go out before the
+ * first comes back. */
 template <typename T>
 __device__ void
 raw_load (const cf_fir_layout & l, const cf_fir_interleaved & io,
@@ -153,33 +151,29 @@ raw_load (const cf_fir_layout & l, const cf_fir_interleaved & io,
 #pragma unroll
   for (int u = 0; u < Shape<T>::GROUP; u++) {
     int i = threadIdx.x + u * blockDim.x;
-    if (i < b && (int) blockIdx.x < io.routes.in_channels)
+    if (i < b)
       v[u] = (T) cf_sample_get (io.layout.format, io.in, base + i);
   }
 }
 
 template <typename T, typename C>
 __device__ void
-raw_scatter (const cf_fir_layout & l, const cf_fir_interleaved & io,
-    const T (&v)[Shape<T>::GROUP], C * s)
+raw_scatter (const cf_fir_layout & l, const T (&v)[Shape<T>::GROUP], C * s)
 {
 #if __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster ();
-  const cf_fir_routes & r = io.routes;
   const int b = l.block, base = blockIdx.x * b;
 
   cluster.sync ();              /* every block of the cluster has started */
 #pragma unroll
   for (int u = 0; u < Shape<T>::GROUP; u++) {
     int i = threadIdx.x + u * blockDim.x, k = base + i, t = b + k
-        / r.in_channels;
-    if (i < b && (int) blockIdx.x < r.in_channels)
-      for (int c = 0; c < l.channels; c++)
-        if (r.input[c] == k % r.in_channels) {
-          C *cells = cluster.map_shared_rank (s, c);
-          ((T *) &cells[cf_fft::pad<C> (t >> 1)])[t & 1] = v[u];
-        }
+        / l.channels;
+    if (i < b) {
+      C *cells = cluster.map_shared_rank (s, k % l.channels);
+      ((T *) &cells[cf_fft::pad<C> (t >> 1)])[t & 1] = v[u];
+    }
   }
   cluster.sync ();
 #endif
@@ -196,29 +190,22 @@ raw_out (const cf_fir_layout & l, const cf_fir_interleaved & io, C * s,
   const int b = l.block, base = blockIdx.x * b;
   T v[Shape<T>::GROUP];
 
-  const cf_fir_routes & r = io.routes;
-  const bool writes = (int) blockIdx.x < r.out_channels;
-
   cluster.sync ();              /* every block's inverse FFT is done */
 #pragma unroll
   for (int u = 0; u < Shape<T>::GROUP; u++) {
     int i = threadIdx.x + u * blockDim.x, k = base + i, t = b + k
-        / r.out_channels, j = k % r.out_channels;
-    double sum = 0.0;
-    if (i < b && writes)
-      for (int q = r.first[j]; q < r.first[j + 1]; q++) {
-        const C *cells = cluster.map_shared_rank (s, r.source[q]);
-        sum += (double) (T) (scale * ((const T *)
-                &cells[cf_fft::pad<C> (t >> 1)])[t & 1]);
-      }
-    v[u] = (T) sum;
+        / l.channels;
+    if (i < b) {
+      const C *cells = cluster.map_shared_rank (s, k % l.channels);
+      v[u] = ((const T *) &cells[cf_fft::pad<C> (t >> 1)])[t & 1];
+    }
   }
   cluster.sync ();              /* no block leaves while others read it */
 #pragma unroll
   for (int u = 0; u < Shape<T>::GROUP; u++) {
     int i = threadIdx.x + u * blockDim.x;
-    if (i < b && writes)
-      cf_sample_put (io.layout.format, io.out, base + i, v[u]);
+    if (i < b)
+      cf_sample_put (io.layout.format, io.out, base + i, scale * v[u]);
   }
 #endif
 }
@@ -309,7 +296,7 @@ block_kernel (cf_fir_layout l, T * stage, size_t stage_pitch,
       sum[k] = acc[i];          /* read back by this thread alone */
   }
   if (io.in)
-    raw_scatter (l, io, raw, s);        /* in step after it, as below */
+    raw_scatter (l, raw, s);    /* in step after it, as below */
   __syncthreads ();
 
   /* the block moves to the front, from the copy now in shared memory */

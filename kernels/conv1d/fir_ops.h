@@ -13,7 +13,6 @@
 
 #include "audio_convert.h"
 #include "conv1d.h"
-#include "fir_routes.h"
 #include "gpu.h"
 
 #ifdef __cplusplus
@@ -27,10 +26,9 @@ typedef struct cf_fir_backend cf_fir_backend;
  * pointer, for CUDA). */
 typedef struct
 {
-  cf_audio_layout layout;       /* the input's */
+  cf_audio_layout layout;
   const void *in;
   void *out;
-  cf_fir_routes routes;         /* channel c to c, where none mix */
 } cf_fir_interleaved;
 
 /* The layout of the partitioned convolution, shared by fir.c and the

@@ -420,9 +420,7 @@ done:
 
 /* The interleaved chunk `raw_in` (n frames) converted here, through `fir`
  * planar on the GPU (planes of `pitch` in x, d_x, d_y of `bytes`),
- * converted back here into `raw_out`: filter channel c reads input
- * channel routes.input[c], output channel j is the sum of its routes (in
- * double, of the outputs in the filter's type, rounded again). */
+ * converted back here into `raw_out`. */
 typedef struct
 {
   backend *be;
@@ -431,7 +429,6 @@ typedef struct
   char *x;
   void *d_x, *d_y;
   size_t bytes;
-  cf_fir_routes routes;
 } planar_run;
 
 static int
@@ -440,12 +437,10 @@ run_planar (const planar_run * p, cf_fir * fir, const void *raw_in,
 {
   int st;
 
-  const cf_fir_routes *r = &p->routes;
-
   for (int i = 0; i < n; i++)
     for (int c = 0; c < p->channels; c++)
       sample_put (p->x, p->f64, c * pitch + i, cf_sample_get (p->format,
-              raw_in, (size_t) i * r->in_channels + r->input[c]));
+              raw_in, (size_t) i * p->channels + c));
   st = cf_gpu_copy_2d (p->d_x, p->bytes, p->x, p->bytes, p->bytes, 1,
       CF_COPY_HOST_TO_DEVICE, p->be->stream);
   if (st == CF_OK)
@@ -456,14 +451,9 @@ run_planar (const planar_run * p, cf_fir * fir, const void *raw_in,
   if (st == CF_OK)
     st = cf_gpu_stream_sync (p->be->stream);
   for (int i = 0; i < n && st == CF_OK; i++)
-    for (int j = 0; j < r->out_channels; j++) {
-      double sum = 0.0;
-      for (int q = r->first[j]; q < r->first[j + 1]; q++)
-        sum += sample_get (p->x, p->f64, r->source[q] * pitch + i);
-      /* rounded to the planes' type, as a plane of sums would hold it */
-      cf_sample_put (p->format, raw_out, (size_t) i * r->out_channels + j,
-          p->f64 ? sum : (double) (float) sum);
-    }
+    for (int c = 0; c < p->channels; c++)
+      cf_sample_put (p->format, raw_out, (size_t) i * p->channels + c,
+          sample_get (p->x, p->f64, c * pitch + i));
   return st;
 }
 
@@ -474,36 +464,9 @@ run_planar (const planar_run * p, cf_fir * fir, const void *raw_in,
  * host and run planar: the same kernels on the same numbers, so the
  * samples must come out the same, bit for bit. Every fourth chunk has a
  * random length. */
-/* Random routes over `channels` filter channels: up to as many inputs
- * and outputs, each channel reading one input and summed into one output
- * (some outputs none: silence). */
-static void
-random_routes (cf_fir_routes * r, int channels)
-{
-  int out[CF_FIR_MAX_ROUTED], n = 0;
-
-  memset (r, 0, sizeof (*r));
-  r->in_channels = 1 + test_rand_int (channels);
-  r->out_channels = 1 + test_rand_int (channels);
-  for (int c = 0; c < channels; c++) {
-    r->input[c] = test_rand_int (r->in_channels);
-    out[c] = test_rand_int (r->out_channels);
-  }
-  for (int j = 0; j < r->out_channels; j++) {
-    r->first[j] = n;
-    for (int c = 0; c < channels; c++)
-      if (out[c] == j)
-        r->source[n++] = c;
-  }
-  r->first[r->out_channels] = n;
-}
-
-/* `routed`: the filter's channels are routes (random_routes), taken by
- * cf_fir_process_routed; else each channel its own, taken by
- * cf_fir_process_interleaved. */
 static void
 stream_interleaved (backend * be, const signal_case * s, int block, int f64,
-    cf_audio_format format, int routed)
+    cf_audio_format format)
 {
   cf_fir_config cfg = { s->channels, {s->taps, s->masks, f64 ? NULL : s->h,
           f64 ? s->h64 : NULL}, CF_FIR_FFT, CF_CONV1D_AUTO, block,
@@ -519,7 +482,7 @@ stream_interleaved (backend * be, const signal_case * s, int block, int f64,
   int pos = 0, calls = 0, whole = 0, bad = 0, st;
   char what[120];
   planar_run planar = { be, format, s->channels, f64, NULL, NULL, NULL,
-    plane_bytes, {0}
+    plane_bytes
   };
 
   snprintf (what, sizeof (what), "%s interleaved %s, block %d", f64
@@ -535,28 +498,15 @@ stream_interleaved (backend * be, const signal_case * s, int block, int f64,
   planar.x = x;
   planar.d_x = d_x;
   planar.d_y = d_y;
-  if (routed) {
-    random_routes (&planar.routes, s->channels);
-    layout.channels = planar.routes.in_channels;
-    snprintf (what + strlen (what), sizeof (what) - strlen (what),
-        ", routes from %d into %d channels", planar.routes.in_channels,
-        planar.routes.out_channels);
-  } else {
-    planar.routes.in_channels = planar.routes.out_channels = s->channels;
-    for (int c = 0; c < s->channels; c++)
-      planar.routes.input[c] = planar.routes.source[c] =
-          planar.routes.first[c] = c;
-    planar.routes.first[s->channels] = s->channels;
-  }
   while (pos < s->frames) {
     int n = calls++ % 4 == 3 ? 1 + test_rand_int (2 * block) : block;
     size_t pitch = n;
     if (n > s->frames - pos)
       n = s->frames - pos;
     for (int i = 0; i < n; i++)
-      for (int c = 0; c < layout.channels; c++) {
+      for (int c = 0; c < s->channels; c++) {
         size_t r = (size_t) c * s->frames + pos + i;
-        cf_sample_put (format, raw_in, (size_t) i * layout.channels + c, f64
+        cf_sample_put (format, raw_in, (size_t) i * s->channels + c, f64
             ? s->x64[r] : s->x[r]);
       }
     memset (raw_out, 0xa5, raw_bytes);
@@ -564,10 +514,7 @@ stream_interleaved (backend * be, const signal_case * s, int block, int f64,
       goto failed;
     /* the filter under test: whole blocks in one launch, the rest refused
      * and then run as the twin was */
-    st = routed ? cf_fir_process_routed (fused, &layout, &planar.routes,
-        cf_gpu_host_device_pointer (raw_in),
-        cf_gpu_host_device_pointer (raw_out), n)
-        : cf_fir_process_interleaved (fused, &layout,
+    st = cf_fir_process_interleaved (fused, &layout,
         cf_gpu_host_device_pointer (raw_in),
         cf_gpu_host_device_pointer (raw_out), n);
     if (st == CF_OK) {
@@ -581,7 +528,7 @@ stream_interleaved (backend * be, const signal_case * s, int block, int f64,
     if (st != CF_OK)
       goto failed;
     if (memcmp (raw_out, expect, cf_audio_sample_bytes (format)
-            * planar.routes.out_channels * n) && !bad++)
+            * s->channels * n) && !bad++)
       test_check (0, "%s: %s: frames %d..%d differ from the planar twin",
           s->desc, what, pos, pos + n - 1);
     pos += n;
@@ -804,12 +751,9 @@ main (int argc, char **argv)
     for (int f64 = 0; fft && be.cuda && firs[k][5] && s.taps > firs[k][5]
         && f64 <= 1; f64++) {
       stream_interleaved (&be, &s, firs[k][5], f64, f64 ? CF_AUDIO_F64
-          : CF_AUDIO_F32, 0);
+          : CF_AUDIO_F32);
       stream_interleaved (&be, &s, firs[k][5], f64, f64 ? CF_AUDIO_S32
-          : CF_AUDIO_S16, 0);
-      /* the channels as routes of a matrix */
-      stream_interleaved (&be, &s, firs[k][5], f64, f64 ? CF_AUDIO_F64
-          : CF_AUDIO_S16, 1);
+          : CF_AUDIO_S16);
     }
     for (int f64 = 0; f64 <= 1; f64++) {
       if (fft) {
