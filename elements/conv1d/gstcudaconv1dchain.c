@@ -67,6 +67,14 @@ fir_masks (const GstCudaConv1dTaps * taps, gint * masks)
   return h;
 }
 
+/* The stream a chain is built on. */
+static cf_stream
+build_stream (const GstCudaConv1dChainSpec * spec)
+{
+  return spec->stream ? spec->stream
+      : gst_cuda_filter_base_streams (spec->owner)->compute;
+}
+
 /* The FIR for the chain's masks. */
 static int
 new_fir (GstCudaConv1dChain * c, const GstCudaConv1dChainSpec * spec)
@@ -93,7 +101,7 @@ new_fir (GstCudaConv1dChain * c, const GstCudaConv1dChainSpec * spec)
   cfg.block = cfg.path == CF_FIR_FFT ? spec->backend->pick_block (&cfg.mask,
       spec->typical_frames) : 0;
   cfg.cuda = spec->backend->cuda;
-  cfg.stream = gst_cuda_filter_base_streams (spec->owner)->compute;
+  cfg.stream = build_stream (spec);
   cfg.max_frames = spec->chunk;
   st = cf_fir_new (&c->fir, &cfg);
   g_free (taps32);              /* the filter keeps its own copy */
@@ -129,7 +137,7 @@ gst_cuda_conv1d_chain_build (GstCudaConv1dChain * c,
   gst_cuda_conv1d_routes_scatter (&c->taps.routing, &c->scatter);
   if (!spec->backend->alloc (spec->owner, &c->routed_device, es
           * c->taps.routing.n_routes * spec->chunk, (void **) &c->routed,
-          gst_cuda_filter_base_streams (spec->owner)->compute)) {
+          build_stream (spec))) {
     gst_cuda_conv1d_chain_clear (c);
     return FALSE;
   }

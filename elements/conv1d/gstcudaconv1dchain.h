@@ -41,6 +41,8 @@ typedef struct
   gboolean f64;                 /* samples computed in double */
   gint typical_frames;          /* frames a buffer, for the FFT block */
   GstCudaConv1dAlgorithm algorithm;
+  cf_stream stream;             /* where the chain is built (NULL: the
+                                 * owner's compute stream, where it runs) */
 } GstCudaConv1dChainSpec;
 
 typedef struct

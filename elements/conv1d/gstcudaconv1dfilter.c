@@ -111,6 +111,7 @@ gst_cuda_conv1d_filter_spec (GstCudaConv1dFilter * f,
   spec.f64 = computes_in_double (f);
   spec.typical_frames = typical_frames;
   spec.algorithm = algorithm;
+  spec.stream = NULL;
   return spec;
 }
 

@@ -58,11 +58,20 @@ prepare (GstCudaConv1dPreparer * p, GstCudaConv1dChainSpec * spec,
     *error = g_strdup ("the CUDA context cannot be made current");
     return FALSE;
   }
+  /* on the GPU, built on a stream of the preparer's own, waited for
+   * there, then handed to the element's */
+  if (spec->backend->cuda && !p->stream
+      && cf_gpu_stream_create (&p->stream) != CF_OK)
+    p->stream = NULL;
+  spec->stream = p->stream;
   ok = gst_cuda_conv1d_chain_build (chain, spec, &taps);
-  /* the uploads done before the streaming thread uses the chain */
-  if (ok && spec->backend->wait (gst_cuda_filter_base_streams
-          (spec->owner)->compute) != CF_OK)
+  if (ok && (spec->backend->wait (spec->stream) != CF_OK
+          || cf_fir_set_stream (chain->fir, gst_cuda_filter_base_streams
+              (spec->owner)->compute) != CF_OK)) {
+    gst_cuda_conv1d_chain_clear (chain);
     ok = FALSE;
+  }
+  spec->stream = NULL;
   gst_cuda_filter_base_pop (spec->owner);
   if (!ok)
     *error = g_strdup ("the filter for it could not be made (see the "
@@ -205,5 +214,8 @@ gst_cuda_conv1d_preparer_stop (GstCudaConv1dPreparer * p)
   g_mutex_unlock (&p->lock);
   /* (the caller has the context current: stop and caps run so) */
   gst_cuda_conv1d_chain_clear (&ready);
+  if (p->stream)
+    cf_gpu_stream_destroy (p->stream);
+  p->stream = NULL;
   (void) spec;
 }

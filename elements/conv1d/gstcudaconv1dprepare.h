@@ -38,6 +38,9 @@ typedef struct
   gchar *error;                 /* why the newest request failed */
   GstCudaConv1dBuildFunc build;
   gpointer element;
+  /* the GPU: the stream chains are built on, so that their uploads and
+   * transforms do not queue before the buffers on the element's own */
+  cf_stream stream;
 } GstCudaConv1dPreparer;
 
 void gst_cuda_conv1d_preparer_init (GstCudaConv1dPreparer * p,

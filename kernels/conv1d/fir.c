@@ -84,6 +84,15 @@ cf_fir_pick_block (const cf_conv1d_mask * mask, int frames)
 }
 
 int
+cf_fir_set_stream (cf_fir * f, cf_stream stream)
+{
+  if (!f)
+    return CF_ERR_INVALID;
+  f->cfg.stream = stream;
+  return f->ops->set_stream ? f->ops->set_stream (f->be, stream) : CF_OK;
+}
+
+int
 cf_fir_block (const cf_fir * fir)
 {
   return fir->cfg.path == CF_FIR_FFT ? fir->l.block : 0;

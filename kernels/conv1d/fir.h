@@ -105,6 +105,11 @@ int cf_fir_input (cf_fir * fir, int frames, void **x, size_t *pitch);
 int cf_fir_recent (cf_fir * fir, void *dst, size_t dst_pitch,
     int frames);
 
+/* Queues the filter's work on `stream` from now on (a CUDA filter built
+ * on a stream of its own, then handed to another thread's). The work
+ * queued on the old stream must be done: the caller waits for it. */
+int cf_fir_set_stream (cf_fir * fir, cf_stream stream);
+
 /* Forgets the history: the next frame is filtered as a stream's first. */
 int cf_fir_reset (cf_fir * fir);
 

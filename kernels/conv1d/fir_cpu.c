@@ -244,4 +244,5 @@ const cf_fir_ops cf_fir_cpu_ops = {
   cpu_move, cpu_direct, cpu_rfft, cpu_irfft, cpu_gather, cpu_mac,
   cpu_add_tails, cpu_keep_tail,
   NULL,                         /* the steps one by one */
+  NULL,                         /* no stream */
 };

@@ -478,6 +478,19 @@ cuda_block (cf_fir_backend * be, const cf_fir_layout * l, void *stage,
       (float) scale, be->stream);
 }
 
+static int
+cuda_set_stream (cf_fir_backend * be, cf_stream stream)
+{
+  const cf_cufft_api *fft = cf_cufft ();
+
+  be->stream = (cudaStream_t) stream;
+  for (auto *plans : { &be->forward, &be->inverse })
+    for (auto &p : *plans)
+      if (fft->set_stream (p.second, be->stream) != CUFFT_SUCCESS)
+        return CF_ERR_FFT;
+  return CF_OK;
+}
+
 }  /* namespace cf_fir */
 
 extern "C" const cf_fir_ops cf_fir_cuda_ops = {
@@ -486,4 +499,5 @@ extern "C" const cf_fir_ops cf_fir_cuda_ops = {
   cf_fir::cuda_move, cf_fir::cuda_direct, cf_fir::cuda_rfft,
   cf_fir::cuda_irfft, cf_fir::cuda_gather, cf_fir::cuda_mac,
   cf_fir::cuda_add_tails, cf_fir::cuda_keep_tail, cf_fir::cuda_block,
+  cf_fir::cuda_set_stream,
 };

@@ -104,6 +104,9 @@ typedef struct
       size_t stage_pitch, void *ring, const void *spectra, void *y,
       size_t y_pitch, const cf_fir_interleaved * io, long long first,
       int chained, double scale);
+  /* Optional (NULL: nothing to do): the work from now on queued on
+   * `stream` */
+  int (*set_stream) (cf_fir_backend * be, cf_stream stream);
 } cf_fir_ops;
 
 extern const cf_fir_ops cf_fir_cpu_ops;
