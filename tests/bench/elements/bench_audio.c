@@ -431,18 +431,8 @@ main (int argc, char **argv)
   guint64 many, cpu_buffers;
 
   gst_init (&argc, &argv);
-  for (gint k = 1; k < argc; k++) {
-    quick |= strcmp (argv[k], "--quick") == 0;
-    no_gpu |= strcmp (argv[k], "--no-gpu") == 0;
-  }
-  if (!gst_element_factory_find ("cudaconv1d")) {
-    printf ("SKIP bench-audio: cudaconv1d not found (GST_PLUGIN_PATH?)\n");
+  if (bench_start ("bench-audio", "cudaconv1d", argc, argv, &quick, &no_gpu))
     return 77;
-  }
-  if (!no_gpu && !bench_gpu_usable ("cudaconv1d")) {
-    printf ("SKIP bench-audio: no usable CUDA device\n");
-    return 77;
-  }
   many = no_gpu ? 0 : quick ? 1000 : 6000;
   cpu_buffers = quick ? 200 : 1000;
 

@@ -257,18 +257,8 @@ main (int argc, char **argv)
   };
 
   gst_init (&argc, &argv);
-  for (gint k = 1; k < argc; k++) {
-    quick |= strcmp (argv[k], "--quick") == 0;
-    no_gpu |= strcmp (argv[k], "--no-gpu") == 0;
-  }
-  if (!gst_element_factory_find ("cudaconv1d")) {
-    printf ("SKIP bench-change: cudaconv1d not found (GST_PLUGIN_PATH?)\n");
+  if (bench_start ("bench-change", "cudaconv1d", argc, argv, &quick, &no_gpu))
     return 77;
-  }
-  if (!no_gpu && !bench_gpu_usable ("cudaconv1d")) {
-    printf ("SKIP bench-change: no usable CUDA device\n");
-    return 77;
-  }
   write_ir (ir1, RATE, 1);
   write_ir (ir10[0], 10 * RATE, 2);
   write_ir (ir10[1], 10 * RATE, 3);

@@ -252,20 +252,12 @@ main (int argc, char **argv)
   gint rc = 0;
 
   gst_init (&argc, &argv);
+  if (bench_start ("bench-matrix", "cudaconv1d", argc, argv, &quick, &no_gpu))
+    return 77;
   for (gint k = 1; k < argc; k++) {
-    quick |= strcmp (argv[k], "--quick") == 0;
-    no_gpu |= strcmp (argv[k], "--no-gpu") == 0;
     gpu_only |= strcmp (argv[k], "--gpu-only") == 0;
     if (strcmp (argv[k], "--layout") == 0 && k + 1 < argc)
       only = atoi (argv[++k]);
-  }
-  if (!gst_element_factory_find ("cudaconv1d")) {
-    printf ("SKIP bench-matrix: cudaconv1d not found (GST_PLUGIN_PATH?)\n");
-    return 77;
-  }
-  if (!no_gpu && !bench_gpu_usable ("cudaconv1d")) {
-    printf ("SKIP bench-matrix: no usable CUDA device\n");
-    return 77;
   }
   g_random_set_seed (3);
   printf ("48 kHz F32, %d-frame buffers; x real time from the 10th output "
