@@ -72,6 +72,11 @@ int cf_gpu_context_id (unsigned long long *id);
 int cf_gpu_primary_context (int device, void **context);
 
 int cf_gpu_stream_create (cf_stream * stream);
+/* A stream whose work the GPU takes up only when the streams of
+ * cf_gpu_stream_create() have none waiting: for work done ahead of time
+ * (a response prepared while another plays), so that it never holds up
+ * the buffers. */
+int cf_gpu_stream_create_background (cf_stream * stream);
 int cf_gpu_stream_destroy (cf_stream stream);
 int cf_gpu_stream_sync (cf_stream stream);
 
@@ -87,6 +92,14 @@ int cf_gpu_malloc (void **ptr, size_t size);
 /* Free and total memory of the current device. */
 int cf_gpu_mem_info (size_t * free_bytes, size_t * total);
 int cf_gpu_free (void *ptr);
+/* Stream-ordered: the memory is usable by work queued on `stream` after
+ * the call (by any stream once that is done), and freed once the work
+ * queued before the free is done. Neither waits for the device, unlike
+ * cf_gpu_free(), which waits for all of it: code that frees while other
+ * threads' buffers flow uses these. Where the device has no memory pools
+ * they fall back to cf_gpu_malloc() and cf_gpu_free(). */
+int cf_gpu_malloc_async (void **ptr, size_t size, cf_stream stream);
+int cf_gpu_free_async (void *ptr, cf_stream stream);
 /* Page-locked host memory, usable by every device (portable). */
 int cf_gpu_host_alloc (void **ptr, size_t size);
 int cf_gpu_host_free (void *ptr);

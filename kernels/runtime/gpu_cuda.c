@@ -1,5 +1,6 @@
 /* The device layer (gpu.h) over the CUDA runtime. */
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include "cf_fault.h"
@@ -180,10 +181,32 @@ cf_gpu_primary_context (int device, void **context)
   return cudaSuccess;
 }
 
+/* Streams made with no priority get the lowest, as most code's do: the
+ * plugin's own come one above it, and its background ones at it. */
+static int
+stream_at (cf_stream * stream, int above_lowest)
+{
+  int lowest = 0, highest = 0;
+
+  if (cudaDeviceGetStreamPriorityRange (&lowest, &highest) != cudaSuccess) {
+    cudaGetLastError ();
+    return cudaStreamCreateWithFlags (stream, cudaStreamNonBlocking);
+  }
+  /* a smaller number is a higher priority */
+  return cudaStreamCreateWithPriority (stream, cudaStreamNonBlocking,
+      above_lowest && highest < lowest ? lowest - 1 : lowest);
+}
+
 int
 cf_gpu_stream_create (cf_stream * stream)
 {
-  return cudaStreamCreateWithFlags (stream, cudaStreamNonBlocking);
+  return stream_at (stream, 1);
+}
+
+int
+cf_gpu_stream_create_background (cf_stream * stream)
+{
+  return stream_at (stream, 0);
 }
 
 int
@@ -250,6 +273,81 @@ int
 cf_gpu_free (void *ptr)
 {
   return cudaFree (ptr);
+}
+
+/* The stream-ordered allocations come from a pool of the plugin's own on
+ * each device, which keeps up to POOL_KEEP bytes of freed memory for the
+ * next allocations instead of handing it back to the driver at the next
+ * synchronisation: a response freed while buffers flow would otherwise
+ * be unmapped inside some streaming thread's wait. */
+#define POOL_DEVICES 64
+#define POOL_KEEP (256u << 20)
+
+static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
+static cudaMemPool_t pools[POOL_DEVICES];
+static signed char pools_known[POOL_DEVICES];  /* 1 made, -1 none */
+
+/* The current device's pool, NULL where the device has none. */
+static cudaMemPool_t
+pool_here (void)
+{
+  int device = 0, supported = 0;
+  cudaMemPool_t pool = NULL;
+
+  if (cudaGetDevice (&device) != cudaSuccess || device < 0
+      || device >= POOL_DEVICES) {
+    cudaGetLastError ();
+    return NULL;
+  }
+  pthread_mutex_lock (&pools_lock);
+  if (!pools_known[device]) {
+    struct cudaMemPoolProps props = { 0 };
+    unsigned long long keep = POOL_KEEP;
+
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    if (cudaDeviceGetAttribute (&supported, cudaDevAttrMemoryPoolsSupported,
+            device) == cudaSuccess && supported
+        && cudaMemPoolCreate (&pools[device], &props) == cudaSuccess) {
+      cudaMemPoolSetAttribute (pools[device],
+          cudaMemPoolAttrReleaseThreshold, &keep);
+      pools_known[device] = 1;
+    } else {
+      cudaGetLastError ();
+      pools_known[device] = -1;
+    }
+  }
+  if (pools_known[device] > 0)
+    pool = pools[device];
+  pthread_mutex_unlock (&pools_lock);
+  return pool;
+}
+
+int
+cf_gpu_malloc_async (void **ptr, size_t size, cf_stream stream)
+{
+  int injected = cf_fault_armed ? cf_fault_hit (CF_FAULT_ALLOC) : 0;
+  cudaMemPool_t pool;
+
+  if (injected) {
+    *ptr = NULL;
+    return injected;
+  }
+  if (!(pool = pool_here ()))
+    return cudaMalloc (ptr, size);
+  return cudaMallocFromPoolAsync (ptr, size, pool, stream);
+}
+
+int
+cf_gpu_free_async (void *ptr, cf_stream stream)
+{
+  if (!ptr)
+    return cudaSuccess;
+  /* pointers from cudaMalloc where the device had no pool */
+  if (!pool_here ())
+    return cudaFree (ptr);
+  return cudaFreeAsync (ptr, stream);
 }
 
 int

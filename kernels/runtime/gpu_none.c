@@ -27,6 +27,7 @@ int cf_gpu_check_kernel (const void *k, const char *a, int d, char *w, size_t s)
 int cf_gpu_device_name (int d, char *n, size_t s) { (void) d; (void) n; (void) s; return CF_ERR_NO_CUDA; }
 int cf_gpu_set_device (int d) { (void) d; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_create (cf_stream * s) { *s = NULL; return CF_ERR_NO_CUDA; }
+int cf_gpu_stream_create_background (cf_stream * s) { *s = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_destroy (cf_stream s) { (void) s; return CF_ERR_NO_CUDA; }
 int cf_gpu_set_context (void *c) { (void) c; return CF_ERR_NO_CUDA; }
 int cf_gpu_push_context (void *c) { (void) c; return CF_ERR_NO_CUDA; }
@@ -42,6 +43,8 @@ int cf_gpu_event_sync (cf_event e) { (void) e; return CF_ERR_NO_CUDA; }
 int cf_gpu_stream_wait (cf_stream s, cf_event e) { (void) s; (void) e; return CF_ERR_NO_CUDA; }
 int cf_gpu_malloc (void **p, size_t n) { (void) n; *p = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_free (void *p) { (void) p; return CF_ERR_NO_CUDA; }
+int cf_gpu_malloc_async (void **p, size_t n, cf_stream s) { (void) n; (void) s; *p = NULL; return CF_ERR_NO_CUDA; }
+int cf_gpu_free_async (void *p, cf_stream s) { (void) p; (void) s; return CF_ERR_NO_CUDA; }
 int cf_gpu_mem_info (size_t * f, size_t * t) { *f = *t = 0; return CF_ERR_NO_CUDA; }
 int cf_gpu_host_alloc (void **p, size_t n) { (void) n; *p = NULL; return CF_ERR_NO_CUDA; }
 int cf_gpu_host_free (void *p) { (void) p; return CF_ERR_NO_CUDA; }
