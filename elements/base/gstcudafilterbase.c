@@ -686,13 +686,36 @@ gst_cuda_filter_base_ensure_device (GstCudaFilterBase * self,
   return TRUE;
 }
 
+gboolean
+gst_cuda_filter_base_ensure_device_ordered (GstCudaFilterBase * self,
+    GstCudaDeviceBuffer * buf, gsize size, cf_stream stream)
+{
+  int status;
+
+  if (buf->ptr && buf->size >= size)
+    return TRUE;
+  gst_cuda_filter_base_free_device (buf);
+  status = cf_gpu_malloc_async (&buf->ptr, size, stream);
+  if (status != CF_OK) {
+    buf->ptr = NULL;
+    return gst_cuda_filter_base_check (self, status,
+        "allocating device memory");
+  }
+  buf->size = size;
+  buf->freed_on = PRIV (self)->streams.compute;
+  return TRUE;
+}
+
 void
 gst_cuda_filter_base_free_device (GstCudaDeviceBuffer * buf)
 {
-  if (buf->ptr)
+  if (buf->ptr && buf->freed_on)
+    cf_gpu_free_async (buf->ptr, buf->freed_on);
+  else if (buf->ptr)
     cf_gpu_free (buf->ptr);
   buf->ptr = NULL;
   buf->size = 0;
+  buf->freed_on = NULL;
 }
 
 /* Waits for the copies and, when `kernels`, for the element's kernels:

@@ -33,6 +33,8 @@ typedef struct
 {
   void *ptr;
   gsize size;
+  cf_stream freed_on;           /* allocated in stream order: freed in the
+                                 * order of this stream (NULL: not) */
 } GstCudaDeviceBuffer;
 
 /* Streams of one element: kernels run on `compute`; `upload` and
@@ -108,6 +110,12 @@ gboolean gst_cuda_filter_base_check (GstCudaFilterBase * self, int status,
  * kept). Returns FALSE after posting an error. */
 gboolean gst_cuda_filter_base_ensure_device (GstCudaFilterBase * self,
     GstCudaDeviceBuffer * buf, gsize size);
+/* The same in stream order (cf_gpu_malloc_async): usable by work queued
+ * on `stream` from now on, freed in the order of the element's compute
+ * stream, never waiting for the device. For memory made or freed while
+ * buffers flow. */
+gboolean gst_cuda_filter_base_ensure_device_ordered (GstCudaFilterBase *
+    self, GstCudaDeviceBuffer * buf, gsize size, cf_stream stream);
 void gst_cuda_filter_base_free_device (GstCudaDeviceBuffer * buf);
 
 /* Waits for all work of the element's streams: before buffers are

@@ -148,7 +148,8 @@ static gboolean
 device_alloc (GstCudaFilterBase * owner, GstCudaDeviceBuffer * dev,
     gsize size, void **ptr, cf_stream stream)
 {
-  if (!gst_cuda_filter_base_ensure_device (owner, dev, size))
+  /* made and freed while other responses play: in stream order */
+  if (!gst_cuda_filter_base_ensure_device_ordered (owner, dev, size, stream))
     return FALSE;
   *ptr = dev->ptr;
   return GST_CUDA_FILTER_CHECK (owner, cf_gpu_memset (dev->ptr, 0, size,

@@ -226,8 +226,8 @@ gst_cuda_conv1d_chain_prime (GstCudaConv1dChain * to,
   if (st == CF_OK && frames > 0)
     st = cf_fir_process (to->fir, mem[same ? 0 : 1], spec->chunk, mem[2],
         spec->chunk, frames);
-  if (st == CF_OK)
-    st = be->wait (stream);
+  /* not waited for: the working memory is freed in the stream's order,
+   * and the next buffer's work follows on the same stream */
   for (guint k = 0; k < G_N_ELEMENTS (dev); k++)
     be->release (&dev[k], &mem[k]);
   *primed = st == CF_OK ? MAX (frames, 0) : 0;

@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include "cufft_library.h"
+#include "gpu.h"
 
 #include "fir_steady.cuh"
 #include "fir_ops.h"
@@ -107,10 +108,24 @@ cuda_open (cf_fir_backend ** out, cf_stream stream, int fft_size,
   return fft_size > 0 ? prepare_block (be, fft_size / 2) : CF_OK;
 }
 
+/* The filter's memory is allocated and freed in the order of its stream
+ * (cf_gpu_malloc_async): a filter made or freed beside one that plays
+ * never waits for the device, nor makes the other's thread wait. */
+static int
+device_alloc (cf_fir_backend * be, void **ptr, size_t bytes)
+{
+  return cf_gpu_malloc_async (ptr, bytes ? bytes : 1, be->stream);
+}
+
+static void
+device_free (cf_fir_backend * be, void *ptr)
+{
+  cf_gpu_free_async (ptr, be->stream);
+}
+
 static void
 cuda_close (cf_fir_backend * be)
 {
-  cudaStreamSynchronize (be->stream);
   if (!be->forward.empty () || !be->inverse.empty ()) {
     /* plans exist only where cuFFT was loaded */
     const cf_cufft_api *fft = cf_cufft ();
@@ -120,28 +135,23 @@ cuda_close (cf_fir_backend * be)
     for (auto &p : be->inverse)
       fft->destroy (p.second);
   }
-  cudaFree (be->twiddles);
-  cudaFree (be->older);
-  cudaFree (be->scratch);
+  device_free (be, be->twiddles);
+  device_free (be, be->older);
+  device_free (be, be->scratch);
   delete be;
 }
 
 static int
 cuda_alloc (cf_fir_backend * be, void **ptr, size_t bytes)
 {
-  int injected = cf_fault_armed ? cf_fault_hit (CF_FAULT_ALLOC) : 0;
-
-  (void) be;
-  if (injected)
-    return status_of ((cudaError_t) injected);
-  return status_of (cudaMalloc (ptr, bytes ? bytes : 1));
+  /* (injected faults included) */
+  return status_of ((cudaError_t) device_alloc (be, ptr, bytes));
 }
 
 static void
 cuda_release (cf_fir_backend * be, void *ptr)
 {
-  cudaStreamSynchronize (be->stream);
-  cudaFree (ptr);
+  device_free (be, ptr);
 }
 
 static int
@@ -151,11 +161,26 @@ cuda_zero (cf_fir_backend * be, void *ptr, size_t bytes)
           (int) cudaMemsetAsync (ptr, 0, bytes, be->stream)));
 }
 
+/* Uploads go in pieces: a response's spectra (megabytes, made while
+ * another response plays) would otherwise hold the copy engine for
+ * hundreds of microseconds, and the buffers' own small copies, on other
+ * streams, wait behind them. Each piece is a copy from pageable memory,
+ * which starts only once the stream's work before it is done: the
+ * buffers' copies go between the pieces. */
+static const size_t UPLOAD_PIECE = 256 << 10;
+
 static int
 cuda_upload (cf_fir_backend * be, void *dst, const void *src, size_t bytes)
 {
-  return status_of (cudaMemcpyAsync (dst, src, bytes, cudaMemcpyHostToDevice,
-          be->stream));
+  size_t piece = UPLOAD_PIECE;
+  int st = CF_OK;
+
+  for (size_t done = 0; done < bytes && st == CF_OK; done += piece) {
+    size_t n = bytes - done < piece ? bytes - done : piece;
+    st = status_of (cudaMemcpyAsync ((char *) dst + done, (const char *) src
+            + done, n, cudaMemcpyHostToDevice, be->stream));
+  }
+  return st;
 }
 
 /* Whether any row of dst overlaps any row of src. Rows of equal pitch
@@ -201,10 +226,11 @@ cuda_move (cf_fir_backend * be, void *dst, size_t dst_pitch, const void *src,
     return status_of (cudaMemcpy2DAsync (dst, dst_pitch, src, src_pitch,
             row_bytes, rows, cudaMemcpyDeviceToDevice, be->stream));
   if (be->scratch_bytes < row_bytes * rows) {
-    cudaStreamSynchronize (be->stream);
-    cudaFree (be->scratch);
+    device_free (be, be->scratch);
+    be->scratch = NULL;
     be->scratch_bytes = 0;
-    if ((err = cudaMalloc (&be->scratch, row_bytes * rows)) != cudaSuccess)
+    if ((err = (cudaError_t) device_alloc (be, &be->scratch,
+                row_bytes * rows)) != cudaSuccess)
       return status_of (err);
     be->scratch_bytes = row_bytes * rows;
   }
@@ -420,10 +446,12 @@ upload_twiddles (cf_fir_backend * be, int block)
     host[k].x = (T) cos (angle);
     host[k].y = (T) sin (angle);
   }
-  st = status_of (cudaMalloc (&be->twiddles, sizeof (C) * (block + 1)));
+  st = status_of ((cudaError_t) device_alloc (be, &be->twiddles,
+          sizeof (C) * (block + 1)));
+  /* from pageable memory: the call returns once `host` is read */
   if (st == CF_OK)
-    st = status_of (cudaMemcpy (be->twiddles, host, sizeof (C) * (block + 1),
-            cudaMemcpyHostToDevice));
+    st = status_of (cudaMemcpyAsync (be->twiddles, host, sizeof (C)
+            * (block + 1), cudaMemcpyHostToDevice, be->stream));
   free (host);
   return st;
 }
@@ -463,7 +491,8 @@ cuda_block (cf_fir_backend * be, const cf_fir_layout * l, void *stage,
     return CF_ERR_UNSUPPORTED;
   /* once per filter: the layout does not change */
   if (older_bytes > 0 && !be->older) {
-    if ((st = status_of (cudaMalloc (&be->older, older_bytes))) != CF_OK)
+    if ((st = status_of ((cudaError_t) device_alloc (be, &be->older,
+                    older_bytes))) != CF_OK)
       return st;
     chained = 0;
   }
@@ -476,6 +505,21 @@ cuda_block (cf_fir_backend * be, const cf_fir_layout * l, void *stage,
       (float2 *) ring, (const float2 *) spectra, (float *) y, y_pitch,
       io, (const float2 *) be->twiddles, (float2 *) be->older, first, chained,
       (float) scale, be->stream);
+}
+
+/* On the block kernel's path (its twiddles made), by its own FFT: no
+ * cuFFT plan is made for the filter. */
+static int
+cuda_spectra (cf_fir_backend * be, const cf_fir_layout * l, const void *h,
+    int taps, void *spectra)
+{
+  if (!be->twiddles)
+    return CF_ERR_UNSUPPORTED;
+  if (be->f64)
+    return cf_fir_block_spectra<double> (*l, (const double *) h, taps,
+        (double2 *) spectra, (const double2 *) be->twiddles, be->stream);
+  return cf_fir_block_spectra<float> (*l, (const float *) h, taps,
+      (float2 *) spectra, (const float2 *) be->twiddles, be->stream);
 }
 
 static int
@@ -499,5 +543,5 @@ extern "C" const cf_fir_ops cf_fir_cuda_ops = {
   cf_fir::cuda_move, cf_fir::cuda_direct, cf_fir::cuda_rfft,
   cf_fir::cuda_irfft, cf_fir::cuda_gather, cf_fir::cuda_mac,
   cf_fir::cuda_add_tails, cf_fir::cuda_keep_tail, cf_fir::cuda_block,
-  cf_fir::cuda_set_stream,
+  cf_fir::cuda_set_stream, cf_fir::cuda_spectra,
 };
