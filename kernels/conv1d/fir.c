@@ -134,6 +134,27 @@ tap (const cf_fir * f, int m, int k)
   return f->taps64 ? f->taps64[i] : f->taps[i];
 }
 
+/* The spectra by the backend's own kernel, from the taps as they are;
+ * CF_ERR_UNSUPPORTED where it has none for this filter. */
+static int
+make_spectra_direct (cf_fir * f)
+{
+  const cf_conv1d_mask *m = &f->cfg.mask;
+  void *d_taps = NULL;
+  int st;
+
+  if (!f->ops->spectra)
+    return CF_ERR_UNSUPPORTED;
+  st = alloc_upload (f, &d_taps, f->cfg.f64 ? (const void *) f->taps64
+      : (const void *) f->taps, f->es * m->taps * m->masks);
+  if (st == CF_OK)
+    st = f->ops->spectra (f->be, &f->l, d_taps, m->taps, f->spectra);
+  /* (freed in the order of the work on the GPU) */
+  if (d_taps)
+    f->ops->release (f->be, d_taps);
+  return st;
+}
+
 /* The spectra of partitions 0..P-1 of every mask, each zero-padded to 2B. */
 static int
 make_spectra (cf_fir * f)
@@ -142,11 +163,13 @@ make_spectra (cf_fir * f)
   int n = 2 * l->block, taps = f->cfg.mask.taps, count = l->masks
       * l->partitions;
   size_t bytes = f->es * count * n;
-  char *padded = calloc (1, bytes);
+  char *padded;
   void *d_padded = NULL;
   int st;
 
-  if (!padded)
+  if ((st = make_spectra_direct (f)) != CF_ERR_UNSUPPORTED)
+    return st;
+  if (!(padded = calloc (1, bytes)))
     return CF_ERR_NO_MEMORY;
   for (int m = 0; m < l->masks; m++)
     for (int p = 0; p < l->partitions; p++)

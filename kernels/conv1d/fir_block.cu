@@ -357,6 +357,43 @@ block_kernel (cf_fir_layout l, T * stage, size_t stage_pitch,
   }
 }
 
+/* One thread block a partition (blockIdx.x = m P + p): the 2B padded
+ * samples in as B complex numbers, of which only the first B / 2 hold
+ * taps, the FFT, then the bins untangled by pairs as in block_kernel. */
+template <typename T>
+__global__ void __launch_bounds__ (Shape<T>::MAX_THREADS)
+spectra_kernel (cf_fir_layout l, const T * h, int taps,
+    typename Complex<T>::type * spectra,
+    const typename Complex<T>::type * twiddles, int bits)
+{
+  using C = typename Complex<T>::type;
+  using cf_fft::pad;
+  extern __shared__ unsigned char shared_bytes[];
+  C *s = (C *) shared_bytes;    /* B cells, padded */
+  const int b = l.block, half_b = b / 2, nt = blockDim.x;
+  const int m = blockIdx.x / l.partitions, p = blockIdx.x % l.partitions;
+  const T *x = h + (size_t) m * taps + (size_t) p * b;
+  const int left = taps - p * b;        /* taps in this partition, >= 1 */
+  C *out = spectra + (size_t) blockIdx.x * l.bins;
+
+  for (int i = threadIdx.x; i < b; i += nt) {
+    C v = { 0, 0 };
+    if (i < half_b && 2 * i < left)
+      v.x = x[2 * i];
+    if (i < half_b && 2 * i + 1 < left)
+      v.y = x[2 * i + 1];
+    s[pad<C> (i)] = v;
+  }
+  __syncthreads ();
+  cf_fft::fft<-1, Shape<T>::GROUP> (s, b, bits, twiddles);
+  for (int k = threadIdx.x; k <= half_b; k += nt) {
+    int mk = b - k;
+    C zk = s[pad<C> (k)], zm = s[pad<C> (mk & (b - 1))];
+    out[k] = untangle (zk, zm, twiddles[k]);
+    out[mk] = untangle (zm, zk, twiddles[mk]);
+  }
+}
+
 template <typename T>
 int
 threads_for (int block)
@@ -501,7 +538,40 @@ cf_fir_block (const cf_fir_layout & l, T * stage, size_t stage_pitch,
   return cf_fault_check (CF_FAULT_LAUNCH, (int) err);
 }
 
+template <typename T>
+int
+cf_fir_block_spectra (const cf_fir_layout & l, const T * h, int taps,
+    typename Complex<T>::type * spectra,
+    const typename Complex<T>::type * twiddles, cudaStream_t stream)
+{
+  using C = typename Complex<T>::type;
+  static std::once_flag raised;
+  static cudaError_t raised_err;
+  /* B cells, padded: up to 69 KB for doubles at the largest block */
+  size_t bytes = (size_t) (cf_fft::pad<C> (l.block) + 1) * sizeof (C);
+  int bits = 0;
+
+  if (l.block < 16 || l.block > CF_FIR_BLOCK_MAX || (l.block & (l.block - 1)))
+    return CF_ERR_UNSUPPORTED;
+  std::call_once (raised, [] {
+        raised_err = cudaFuncSetAttribute (spectra_kernel<T>,
+            cudaFuncAttributeMaxDynamicSharedMemorySize,
+            (int) ((cf_fft::pad<C> (CF_FIR_BLOCK_MAX) + 1) * sizeof (C)));
+      });
+  if (raised_err != cudaSuccess)
+    return CF_ERR_UNSUPPORTED;
+  while ((1 << bits) < l.block)
+    bits++;
+  spectra_kernel<T><<<l.masks * l.partitions, threads_for<T> (l.block),
+      bytes, stream>>> (l, h, taps, spectra, twiddles, bits);
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
+}
+
 template int cf_fir_block_prepare<float> (int);
+template int cf_fir_block_spectra<float> (const cf_fir_layout &,
+    const float *, int, float2 *, const float2 *, cudaStream_t);
+template int cf_fir_block_spectra<double> (const cf_fir_layout &,
+    const double *, int, double2 *, const double2 *, cudaStream_t);
 template size_t cf_fir_block_older_bytes<float> (const cf_fir_layout &);
 template size_t cf_fir_block_older_bytes<double> (const cf_fir_layout &);
 template int cf_fir_block_prepare<double> (int);

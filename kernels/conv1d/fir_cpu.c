@@ -245,4 +245,5 @@ const cf_fir_ops cf_fir_cpu_ops = {
   cpu_add_tails, cpu_keep_tail,
   NULL,                         /* the steps one by one */
   NULL,                         /* no stream */
+  NULL,                         /* spectra by rfft */
 };

@@ -107,6 +107,11 @@ typedef struct
   /* Optional (NULL: nothing to do): the work from now on queued on
    * `stream` */
   int (*set_stream) (cf_fir_backend * be, cf_stream stream);
+  /* Optional (NULL, or CF_ERR_UNSUPPORTED: rfft of the padded partitions):
+   * spectra[m][p] = rfft of taps [p B, (p + 1) B) of h[m] (`taps` a row,
+   * in the backend's memory), zero-padded to 2B */
+  int (*spectra) (cf_fir_backend * be, const cf_fir_layout * l,
+      const void *h, int taps, void *spectra);
 } cf_fir_ops;
 
 extern const cf_fir_ops cf_fir_cpu_ops;

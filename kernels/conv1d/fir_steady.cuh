@@ -58,4 +58,17 @@ int cf_fir_block (const cf_fir_layout & l, T * stage, size_t stage_pitch,
     typename Complex<T>::type * older, long long first, int chained,
     T scale, cudaStream_t stream);
 
+/* The spectra of the masks' partitions as cf_fir_block reads them:
+ * partition p of mask m, taps [p B, (p + 1) B) of h[m] (h: `masks` rows of
+ * `taps`, in device memory), zero-padded to 2B, its real FFT's B + 1 bins,
+ * unscaled, at spectra[(m P + p) (B + 1)]: what cuFFT's real transform
+ * of the padded partitions gives, computed by the block kernel's own FFT,
+ * so that a filter on this path makes no cuFFT plan (whose making holds
+ * up the other threads' work on the device: a response prepared while
+ * another plays). `twiddles` as for cf_fir_block. */
+template <typename T>
+int cf_fir_block_spectra (const cf_fir_layout & l, const T * h, int taps,
+    typename Complex<T>::type * spectra,
+    const typename Complex<T>::type * twiddles, cudaStream_t stream);
+
 }  /* namespace cf_fir */
