@@ -130,6 +130,13 @@ static gboolean build_in_background (gpointer element,
     GstCudaConv1dTaps * taps, GstCudaConv1dAlgorithm * algorithm,
     gchar ** error);
 
+/* Chains the stream is done with are freed by the preparer's thread. */
+static gboolean
+retire_chain (gpointer preparer, GstCudaConv1dChain * chain)
+{
+  return gst_cuda_conv1d_preparer_retire (preparer, chain);
+}
+
 static void
 gst_cuda_conv1d_init (GstCudaConv1d * self)
 {
@@ -138,6 +145,8 @@ gst_cuda_conv1d_init (GstCudaConv1d * self)
   gst_cuda_conv1d_filter_init (&self->filter, GST_CUDA_FILTER_BASE (self));
   gst_cuda_conv1d_preparer_init (&self->preparer, build_in_background,
       self);
+  self->filter.retire = retire_chain;
+  self->filter.retire_data = &self->preparer;
   self->filter.start_ts = GST_CLOCK_TIME_NONE;
 }
 
@@ -189,6 +198,7 @@ gst_cuda_conv1d_set_property (GObject * object, guint prop_id,
   refused = gst_cuda_conv1d_props_set (&self->props, object, prop_id, value,
       &loaded, self->have_info ? &self->info : NULL, pspec);
   GST_OBJECT_UNLOCK (self);
+  gst_cuda_impulse_clear (&loaded);
   /* a new response while a stream plays: prepared off the streaming
    * thread (before the first buffer, that thread builds it itself) */
   if (!refused && gst_cuda_conv1d_props_is_mask (prop_id))

@@ -127,14 +127,18 @@ gst_cuda_conv1d_filter_tail (GstCudaConv1dFilter * f)
   return MAX (f->chain.taps.taps, f->next.taps.taps) - 1;
 }
 
-/* The crossfade ends: the next chain alone, the old one freed once its
- * work (a queued output's) is done. */
+/* The crossfade ends: the next chain alone. The old one is freed off the
+ * streaming thread where it can be, its device memory in the order of
+ * the stream; else here, once its work (a queued output's) is done. */
 static gboolean
 end_fade (GstCudaConv1dFilter * f)
 {
-  int st = f->backend->wait (stream_of (f));
+  int st = CF_OK;
 
-  gst_cuda_conv1d_chain_clear (&f->chain);
+  if (!f->retire || !f->retire (f->retire_data, &f->chain)) {
+    st = f->backend->wait (stream_of (f));
+    gst_cuda_conv1d_chain_clear (&f->chain);
+  }
   f->chain = f->next;
   memset (&f->next, 0, sizeof (f->next));
   f->fade_at = f->fade_frames = 0;

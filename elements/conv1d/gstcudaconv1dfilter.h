@@ -71,6 +71,10 @@ typedef struct
                                  * is still the old stream's */
   gboolean queued_output;       /* the buffer being filtered goes to the
                                  * output thread: no waiting for its work */
+  /* takes a chain the stream is done with, to free it off the streaming
+   * thread; FALSE: not taken, freed where it is (NULL: always so) */
+  gboolean (*retire) (gpointer data, GstCudaConv1dChain * chain);
+  gpointer retire_data;
 } GstCudaConv1dFilter;
 
 void gst_cuda_conv1d_filter_init (GstCudaConv1dFilter * f,

@@ -22,12 +22,14 @@ gst_cuda_conv1d_preparer_init (GstCudaConv1dPreparer * p,
   g_cond_init (&p->cond);
   p->build = build;
   p->element = element;
+  p->retired = g_array_new (FALSE, FALSE, sizeof (GstCudaConv1dChain));
 }
 
 void
 gst_cuda_conv1d_preparer_finalize (GstCudaConv1dPreparer * p)
 {
   gst_cuda_conv1d_preparer_stop (p);
+  g_array_free (p->retired, TRUE);
   g_mutex_clear (&p->lock);
   g_cond_clear (&p->cond);
 }
@@ -59,9 +61,10 @@ prepare (GstCudaConv1dPreparer * p, GstCudaConv1dChainSpec * spec,
     return FALSE;
   }
   /* on the GPU, built on a stream of the preparer's own, waited for
-   * there, then handed to the element's */
+   * there, then handed to the element's; a background stream, whose
+   * transforms take the GPU only where the buffers leave it free */
   if (spec->backend->cuda && !p->stream
-      && cf_gpu_stream_create (&p->stream) != CF_OK)
+      && cf_gpu_stream_create_background (&p->stream) != CF_OK)
     p->stream = NULL;
   spec->stream = p->stream;
   ok = gst_cuda_conv1d_chain_build (chain, spec, &taps);
@@ -91,6 +94,21 @@ drop (const GstCudaConv1dChainSpec * spec, GstCudaConv1dChain * chain)
   }
 }
 
+/* Frees the retired chains (the lock held on entry and return). */
+static void
+drop_retired (GstCudaConv1dPreparer * p)
+{
+  GstCudaConv1dChainSpec spec = p->spec;
+  GArray *retired = p->retired;
+
+  p->retired = g_array_new (FALSE, FALSE, sizeof (GstCudaConv1dChain));
+  g_mutex_unlock (&p->lock);
+  for (guint k = 0; k < retired->len; k++)
+    drop (&spec, &g_array_index (retired, GstCudaConv1dChain, k));
+  g_array_free (retired, TRUE);
+  g_mutex_lock (&p->lock);
+}
+
 static gpointer
 serve (gpointer data)
 {
@@ -104,6 +122,10 @@ serve (gpointer data)
     guint64 generation;
     gboolean ok;
 
+    if (p->retired->len > 0) {
+      drop_retired (p);
+      continue;
+    }
     if (p->done == p->wanted) {
       g_cond_wait (&p->cond, &p->lock);
       continue;
@@ -137,6 +159,15 @@ serve (gpointer data)
   return NULL;
 }
 
+/* Wakes the thread, started if need be (the lock held). */
+static void
+wake (GstCudaConv1dPreparer * p)
+{
+  if (!p->thread)
+    p->thread = g_thread_new ("cudaconv1d-prep", serve, p);
+  g_cond_broadcast (&p->cond);
+}
+
 gboolean
 gst_cuda_conv1d_preparer_request (GstCudaConv1dPreparer * p)
 {
@@ -146,12 +177,27 @@ gst_cuda_conv1d_preparer_request (GstCudaConv1dPreparer * p)
   asked = p->have_spec && !p->stopping;
   if (asked) {
     p->wanted++;
-    if (!p->thread)
-      p->thread = g_thread_new ("cudaconv1d-prep", serve, p);
-    g_cond_broadcast (&p->cond);
+    wake (p);
   }
   g_mutex_unlock (&p->lock);
   return asked;
+}
+
+gboolean
+gst_cuda_conv1d_preparer_retire (GstCudaConv1dPreparer * p,
+    GstCudaConv1dChain * chain)
+{
+  gboolean taken;
+
+  g_mutex_lock (&p->lock);
+  taken = p->have_spec && !p->stopping;
+  if (taken) {
+    g_array_append_val (p->retired, *chain);
+    memset (chain, 0, sizeof (*chain));
+    wake (p);
+  }
+  g_mutex_unlock (&p->lock);
+  return taken;
 }
 
 gboolean
@@ -203,6 +249,11 @@ gst_cuda_conv1d_preparer_stop (GstCudaConv1dPreparer * p)
   if (thread)
     g_thread_join (thread);
   g_mutex_lock (&p->lock);
+  /* (the caller has the context current: stop and caps run so) */
+  for (guint k = 0; k < p->retired->len; k++)
+    gst_cuda_conv1d_chain_clear (&g_array_index (p->retired,
+            GstCudaConv1dChain, k));
+  g_array_set_size (p->retired, 0);
   ready = p->ready;
   spec = p->spec;
   memset (&p->ready, 0, sizeof (p->ready));
@@ -212,7 +263,6 @@ gst_cuda_conv1d_preparer_stop (GstCudaConv1dPreparer * p)
   p->have_spec = FALSE;
   p->stopping = FALSE;
   g_mutex_unlock (&p->lock);
-  /* (the caller has the context current: stop and caps run so) */
   gst_cuda_conv1d_chain_clear (&ready);
   if (p->stream)
     cf_gpu_stream_destroy (p->stream);

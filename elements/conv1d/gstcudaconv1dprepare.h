@@ -7,7 +7,8 @@
  * never does that work for a change while playing: it takes the chain
  * once it is ready, at a buffer boundary. A request made while another is
  * being prepared replaces it (the last one wins); a result for a stream
- * that has changed since is dropped.
+ * that has changed since is dropped. Chains the stream is done with are
+ * freed here too, so that their frees never hold up a buffer.
  */
 #ifndef __GST_CUDA_CONV1D_PREPARE_H__
 #define __GST_CUDA_CONV1D_PREPARE_H__
@@ -36,6 +37,7 @@ typedef struct
   GstCudaConv1dChain ready;     /* the newest result, if any */
   guint64 ready_generation;     /* 0: none */
   gchar *error;                 /* why the newest request failed */
+  GArray *retired;              /* chains to free (GstCudaConv1dChain) */
   GstCudaConv1dBuildFunc build;
   gpointer element;
   /* the GPU: the stream chains are built on, so that their uploads and
@@ -64,8 +66,13 @@ gboolean gst_cuda_conv1d_preparer_busy (GstCudaConv1dPreparer * p);
 gboolean gst_cuda_conv1d_preparer_take (GstCudaConv1dPreparer * p,
     GstCudaConv1dChain * chain, gchar ** error);
 
-/* The stream ends or changes: pending and ready results are dropped (with
- * the element's CUDA context current), the thread ends, no spec. */
+/* Takes `chain` (cleared) to free it on the preparer's thread; FALSE
+ * (nothing taken) while no stream runs. */
+gboolean gst_cuda_conv1d_preparer_retire (GstCudaConv1dPreparer * p,
+    GstCudaConv1dChain * chain);
+
+/* The stream ends or changes: pending, ready and retired chains are
+ * dropped (with the element's CUDA context current), the thread ends, no spec. */
 void gst_cuda_conv1d_preparer_stop (GstCudaConv1dPreparer * p);
 
 G_END_DECLS

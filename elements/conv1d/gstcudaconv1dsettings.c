@@ -498,7 +498,8 @@ store_property (GstCudaConv1dProps * props, GObject * object, guint prop_id,
  * runs, at the first buffer otherwise). */
 static gchar *
 settle_mask_change (GstCudaConv1dProps * props, guint prop_id,
-    SavedSettings * saved, const GstAudioInfo * info)
+    SavedSettings * saved, const GstAudioInfo * info,
+    GstCudaImpulse * dropped)
 {
   GstCudaConv1dSettings *s = &props->settings;
   gchar *error = gst_cuda_conv1d_props_check (props, info);
@@ -510,7 +511,7 @@ settle_mask_change (GstCudaConv1dProps * props, guint prop_id,
       g_free (s->matrix);
     if (prop_id == GST_CUDA_CONV1D_PROP_LOCATION) {
       g_free (props->location);
-      gst_cuda_impulse_clear (&s->impulse);
+      *dropped = s->impulse;
       props->location_error = saved->location_error;
     }
     *s = saved->settings;
@@ -527,7 +528,7 @@ settle_mask_change (GstCudaConv1dProps * props, guint prop_id,
   if (prop_id == GST_CUDA_CONV1D_PROP_LOCATION) {
     g_free (saved->location);
     g_free (saved->location_error);
-    gst_cuda_impulse_clear (&saved->settings.impulse);
+    *dropped = saved->settings.impulse;
   }
   g_free (props->settings_error);
   props->settings_error = error;
@@ -547,8 +548,11 @@ gst_cuda_conv1d_props_set (GstCudaConv1dProps * props, GObject * object,
   saved.latency = props->latency;
   saved.algorithm = props->algorithm;
   store_property (props, object, prop_id, value, loaded, pspec);
+  /* taken by the settings: `loaded` now carries what they let go of */
+  if (prop_id == GST_CUDA_CONV1D_PROP_LOCATION)
+    memset (loaded, 0, sizeof (*loaded));
   if (gst_cuda_conv1d_props_is_mask (prop_id))
-    return settle_mask_change (props, prop_id, &saved, info);
+    return settle_mask_change (props, prop_id, &saved, info, loaded);
   return NULL;
 }
 

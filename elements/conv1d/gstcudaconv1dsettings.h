@@ -82,7 +82,10 @@ gchar *gst_cuda_conv1d_props_keep_unreadable_location (GstCudaConv1dProps *
  * before the lock was taken, taken), checked against a stream of `info`
  * (NULL before caps). Returns why the value was refused, the old one
  * staying, or NULL. `object` names the element in the warning of an
- * unknown id. Called with object lock. */
+ * unknown id. Called with object lock. On return, `loaded` holds the
+ * file let go of (the old one, or the refused one): the caller clears it
+ * once the lock is released, since the last reference to a file of
+ * seconds frees megabytes, which the streaming thread would wait for. */
 gchar *gst_cuda_conv1d_props_set (GstCudaConv1dProps * props,
     GObject * object, guint prop_id, const GValue * value,
     GstCudaImpulse * loaded, const GstAudioInfo * info, GParamSpec * pspec);
