@@ -4,8 +4,13 @@
 #include "cf_fault.h"
 #include "audio_route.h"
 #include "audio_sample.h"
+#include "dependent_launch.cuh"
 
 namespace {
+
+using cf_integral::launch_after;
+using cf_integral::let_next_start;
+using cf_integral::wait_for_previous;
 
 constexpr int THREADS = 256;
 
@@ -50,6 +55,10 @@ to_planes_kernel (cf_audio_layout l, const void *src, int frames,
   double sum = 0.0;
   int j, n;
 
+  /* launched early (dependent launch): the stage is the filter's before
+   * the kernel ahead is done with it */
+  let_next_start ();
+  wait_for_previous ();
   if (k >= (size_t) frames * s.planes)
     return;
   position (l, s.planes, frames, k, &j, &n);
@@ -68,6 +77,8 @@ from_planes_kernel (cf_audio_layout l, const T * src, size_t src_pitch,
   double sum = 0.0;
   int j, n;
 
+  let_next_start ();
+  wait_for_previous ();         /* src: the filter's output */
   if (k >= (size_t) frames * s.planes)
     return;
   position (l, s.planes, frames, k, &j, &n);
@@ -96,11 +107,11 @@ cf_audio_to_planes_routed_cuda (const cf_audio_layout * l, const void *src,
   if (frames == 0)
     return CF_OK;
   if (f64)
-    to_planes_kernel<<<blocks_of (frames, s->planes), THREADS, 0, cs>>> (*l,
-        src, frames, *s, (double *) dst, dst_pitch);
+    launch_after (to_planes_kernel<double>, blocks_of (frames, s->planes),
+        THREADS, cs, *l, src, frames, *s, (double *) dst, dst_pitch);
   else
-    to_planes_kernel<<<blocks_of (frames, s->planes), THREADS, 0, cs>>> (*l,
-        src, frames, *s, (float *) dst, dst_pitch);
+    launch_after (to_planes_kernel<float>, blocks_of (frames, s->planes),
+        THREADS, cs, *l, src, frames, *s, (float *) dst, dst_pitch);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 
@@ -116,11 +127,11 @@ cf_audio_from_planes_routed_cuda (const cf_audio_layout * l,
   if (frames == 0)
     return CF_OK;
   if (f64)
-    from_planes_kernel<<<blocks_of (frames, s->planes), THREADS, 0, cs>>>
-        (*l, (const double *) src, src_pitch, frames, *s, dst);
+    launch_after (from_planes_kernel<double>, blocks_of (frames, s->planes),
+        THREADS, cs, *l, (const double *) src, src_pitch, frames, *s, dst);
   else
-    from_planes_kernel<<<blocks_of (frames, s->planes), THREADS, 0, cs>>>
-        (*l, (const float *) src, src_pitch, frames, *s, dst);
+    launch_after (from_planes_kernel<float>, blocks_of (frames, s->planes),
+        THREADS, cs, *l, (const float *) src, src_pitch, frames, *s, dst);
   return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
 }
 

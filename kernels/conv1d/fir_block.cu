@@ -15,6 +15,7 @@
 
 #include "audio_sample.h"
 #include "cf_fault.h"
+#include "dependent_launch.cuh"
 #include "fft_shared.cuh"
 #include "fir_steady.cuh"
 
@@ -234,10 +235,18 @@ block_kernel (cf_fir_layout l, T * stage, size_t stage_pitch,
   C *line = ring + (size_t) c * l.ring * l.bins;
   const int newest = (int) (first % l.ring);
 
+  /* launched early behind the conversion before it (dependent launch):
+   * nothing the kernels ahead write is read before the wait, only the
+   * twiddles */
+  cf_integral::let_next_start ();
   if (blockIdx.x >= l.channels) {
+    cf_integral::wait_for_previous ();
     older_part (l, ring, spectra, older, first, (C *) shared_bytes);
     return;
   }
+  for (int m = threadIdx.x; m <= b; m += nt)
+    w[m] = twiddles[m];
+  cf_integral::wait_for_previous ();
 
   /* 1. every load from global memory at once, so that their latencies
    * overlap: the window as B complex numbers, the twiddles, and the
@@ -255,8 +264,6 @@ block_kernel (cf_fir_layout l, T * stage, size_t stage_pitch,
     int m = threadIdx.x + i * nt;
     if (m < (io.in ? half_b : b))
       s[pad<C> (m)] = C { x[2 * m], x[2 * m + 1] };
-    if (m <= b)
-      w[m] = twiddles[m];
     acc[i] = C { 0, 0 };
   }
   {
@@ -521,10 +528,10 @@ cf_fir_block (const cf_fir_layout & l, T * stage, size_t stage_pitch,
     bits++;
   chained = chained && extra > 0;
   if (!io) {
-    block_kernel<T><<<l.channels + extra, threads_for<T> (l.block),
-        shared_bytes_for<T> (l.block), stream>>> (l, stage, stage_pitch,
-        ring, spectra, y, y_pitch, planar, twiddles, older, first, chained,
-        scale, bits);
+    cf_integral::launch_after_shared (block_kernel<T>, l.channels + extra,
+        threads_for<T> (l.block), shared_bytes_for<T> (l.block), stream, l,
+        stage, stage_pitch, ring, spectra, y, y_pitch, planar, twiddles,
+        older, first, chained, scale, bits);
     return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
   }
   /* the channels' blocks form one cluster; the older part's blocks come in

@@ -41,12 +41,12 @@ dependent_launch_supported ()
       device) == cudaSuccess && major >= 9;
 }
 
-/* kernel<<<grid, block, 0, stream>>> (args...), allowed to start before the
- * kernel ahead of it on the stream ends. */
+/* kernel<<<grid, block, shared, stream>>> (args...), allowed to start
+ * before the kernel ahead of it on the stream ends. */
 template <typename... Params, typename... Args>
 static inline void
-launch_after (void (*kernel) (Params...), dim3 grid, dim3 block,
-    cudaStream_t stream, Args... args)
+launch_after_shared (void (*kernel) (Params...), dim3 grid, dim3 block,
+    size_t shared, cudaStream_t stream, Args... args)
 {
   cudaLaunchConfig_t cfg = { };
   cudaLaunchAttribute attr[1];
@@ -55,10 +55,19 @@ launch_after (void (*kernel) (Params...), dim3 grid, dim3 block,
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.gridDim = grid;
   cfg.blockDim = block;
+  cfg.dynamicSmemBytes = shared;
   cfg.stream = stream;
   cfg.attrs = attr;
   cfg.numAttrs = dependent_launch_supported ()? 1 : 0;
   cudaLaunchKernelEx (&cfg, kernel, args...);
+}
+
+template <typename... Params, typename... Args>
+static inline void
+launch_after (void (*kernel) (Params...), dim3 grid, dim3 block,
+    cudaStream_t stream, Args... args)
+{
+  launch_after_shared (kernel, grid, block, 0, stream, args...);
 }
 
 }                               /* namespace cf_integral */
