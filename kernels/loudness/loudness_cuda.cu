@@ -26,28 +26,6 @@ constexpr int LANES = 32;
 constexpr int STATE = 4;
 constexpr int KEPT = SPAN - 1;  /* samples of the last buffer kept */
 
-struct Filter
-{
-  double shelf[5], highpass[5];
-  double interp[SPAN * MAX_FACTOR];
-  int factor;
-};
-
-__device__ inline double
-biquad (const double *co, double *s, double x)
-{
-  double y = co[0] * x + s[0];
-  s[0] = co[1] * x - co[3] * y + s[1];
-  s[1] = co[2] * x - co[4] * y;
-  return y;
-}
-
-__device__ inline double
-cascade (const Filter & f, double *s, double x)
-{
-  return biquad (f.highpass, s + 2, biquad (f.shelf, s, x));
-}
-
 /* Frames a tile: a segment of SEGMENT frames for each lane of the
  * recursion's warp. */
 constexpr int SEGMENT = 32;
@@ -57,6 +35,39 @@ constexpr int ROW = SEGMENT + 1;        /* a lane's segment in shared memory,
 /* Warps a block: the recursion's, then the true peak's. */
 constexpr int PEAK_WARPS = 3;
 constexpr int THREADS = LANES * (1 + PEAK_WARPS);
+/* Squarings of a whole segment's carry the scan of the segments' starts
+ * takes: M, M^2, M^4, ..., M^(LANES / 2). */
+constexpr int POWERS = 5;
+/* Steps a tile's frames touch at most: a step is 100 ms, 800 frames or
+ * more (8 kHz on). */
+constexpr int MIN_STEP = 800;
+constexpr int PIECES = (TILE - 1) / MIN_STEP + 2;
+
+struct Filter
+{
+  double shelf[5], highpass[5];
+  double interp[SPAN * MAX_FACTOR];
+  int factor;
+  /* reach[i][j]: output i of a segment run from unit state j with no
+   * input; powers[k]: a unit state through 2^k whole segments */
+  double reach[SEGMENT][STATE];
+  double powers[POWERS][STATE][STATE];
+};
+
+__host__ __device__ inline double
+biquad (const double *co, double *s, double x)
+{
+  double y = co[0] * x + s[0];
+  s[0] = co[1] * x - co[3] * y + s[1];
+  s[1] = co[2] * x - co[4] * y;
+  return y;
+}
+
+__host__ __device__ inline double
+cascade (const Filter & f, double *s, double x)
+{
+  return biquad (f.highpass, s + 2, biquad (f.shelf, s, x));
+}
 
 /* Frame k of the tile in shared memory. */
 __device__ inline double &
@@ -74,40 +85,58 @@ frame_at (const cf_audio_layout & layout, const void *src, int c,
       (&layout, c, at)) : history[c * KEPT + (-at - 1)];
 }
 
+/* v += m w */
+__device__ inline void
+add_product (double (&v)[STATE], const double (&m)[STATE][STATE],
+    const double (&w)[STATE])
+{
+#pragma unroll
+  for (int r = 0; r < STATE; r++)
+#pragma unroll
+    for (int j = 0; j < STATE; j++)
+      v[r] = fma (m[r][j], w[j], v[r]);
+}
+
 /* One block a channel, reading the raw samples in `layout`. `energy` holds
  * a row a step, channel-minor, the first row the step at frame -offset of
  * this buffer (rows zeroed when collected); `peaks` each channel's sample
  * and true peak so far.
  *
  * The buffer goes by tiles of TILE frames, loaded by the whole block into
- * shared memory. In a tile, lane t of warp 0 takes segment t and runs it
- * from rest; lanes of warp 1 meanwhile find how a start state carries
- * through a whole segment, and through the tile's last, shorter one (4x4
- * matrices: the filters do not change, so one serves every segment of a
- * length); lane 0 chains the segments' start states from the tile's, and
- * each lane of warp 0 runs its segment again from its true start, summing
- * squares into the steps and taking the sample peak. The other warps take
- * the true peak of the tile's frames meanwhile, each thread a run of
- * frames with a window of the last SPAN samples in registers. Each
- * thread's work is chains of dependent double operations; the warps keep
- * them side by side. */
+ * shared memory. The filters are linear: a segment's outputs from a start
+ * state s are its outputs from rest plus reach x s, and its end state its
+ * end from rest plus M s (M: a whole segment's carry; reach and the powers
+ * of M are the filters' own, made once on the host). So, in a tile:
+ *   1. lane t of warp 0 runs segment t from rest, keeping its outputs and
+ *      end state, while the other warps take the true peak of the tile's
+ *      frames (each thread a run of frames, a window of the last SPAN
+ *      samples in registers) and four lanes find the carry of the tile's
+ *      last, shorter segment;
+ *   2. warp 0 scans the segments' start states from the tile's, five
+ *      steps of 4x4 products by the powers of M instead of 32 in a chain;
+ *   3. every thread corrects a run of outputs by reach x its segment's
+ *      start and sums their squares into the steps.
+ * Only step 1 is a chain of dependent operations as long as a segment. */
 __global__ void __launch_bounds__ (THREADS)
 measure_kernel (Filter f, cf_audio_layout layout, const void *src,
     int frames, int step, long long offset, int channels, double *state,
     double *history, double *energy, double *peaks)
 {
-  __shared__ double xs[LANES * ROW];
-  __shared__ double carry[2][STATE][STATE];     /* whole and last segment */
-  __shared__ double zero_end[STATE][LANES];
-  __shared__ double start[LANES + 1][STATE];
+  __shared__ double xs[LANES * ROW];    /* the tile's samples */
+  __shared__ double ys[LANES * ROW];    /* their outputs from rest */
+  __shared__ double reach[SEGMENT][STATE];
+  __shared__ double last_carry[STATE][STATE];
+  __shared__ double zero_end[LANES][STATE];
+  __shared__ double start[LANES + 1][STATE];    /* [LANES]: the next tile's */
   __shared__ double maxima[1 + PEAK_WARPS][2];
   const int c = blockIdx.x, tid = threadIdx.x;
   const int warp = tid / LANES, lane = tid % LANES;
   double sample_peak = 0.0, true_peak = 0.0;
 
-  if (tid == 0)
-    for (int r = 0; r < STATE; r++)
-      start[LANES][r] = state[c * STATE + r];
+  for (int k = tid; k < SEGMENT * STATE; k += THREADS)
+    reach[k / STATE][k % STATE] = f.reach[k / STATE][k % STATE];
+  if (tid < STATE)
+    start[LANES][tid] = state[c * STATE + tid];
 
   for (int tile = 0; tile < frames; tile += TILE) {
     const int n = min (TILE, frames - tile);
@@ -121,35 +150,37 @@ measure_kernel (Filter f, cf_audio_layout layout, const void *src,
       v[q] = k < n ? cf_sample_get (layout.format, src, cf_sample_index
           (&layout, c, tile + k)) : 0.0;
     }
-    __syncthreads ();           /* the last tile is read */
+    __syncthreads ();           /* the last tile is done with */
 #pragma unroll
     for (int q = 0; q < PER; q++)
       tile_at (xs, tid + q * THREADS) = v[q];
     __syncthreads ();
 
-    const int from = min (n, lane * SEGMENT), to = min (n, from + SEGMENT);
-    double s[STATE] = { 0, 0, 0, 0 };
     if (warp == 0) {
-      /* 1. the segment from rest, with its samples */
-      for (int i = from; i < to; i++)
-        cascade (f, s, tile_at (xs, i));
+      /* 1. the segment from rest: its outputs, its end state */
+      const int from = min (n, lane * SEGMENT), to = min (n, from + SEGMENT);
+      double s[STATE] = { 0, 0, 0, 0 };
+      for (int i = from; i < to; i++) {
+        double x = tile_at (xs, i);
+        tile_at (ys, i) = cascade (f, s, x);
+        sample_peak = fmax (sample_peak, fabs (x));
+      }
+#pragma unroll
       for (int r = 0; r < STATE; r++)
-        zero_end[r][lane] = s[r];
-    } else if (warp == 1 && lane < 2 * STATE) {
-      /* a unit start state through a whole segment (lanes 0-3) and
-       * through the tile's last, shorter one (lanes 4-7) */
-      int j = lane % STATE, which = lane / STATE;
-      int length = which == 0 ? SEGMENT : n % SEGMENT;
+        zero_end[lane][r] = s[r];
+    } else if (warp == 1 && lane < STATE) {
+      /* a unit start state through the tile's last, shorter segment */
       double u[STATE] = { 0, 0, 0, 0 };
-      u[j] = 1.0;
-      for (int i = 0; i < length; i++)
+      u[lane] = 1.0;
+      for (int i = 0; i < n % SEGMENT; i++)
         cascade (f, u, 0.0);
+#pragma unroll
       for (int r = 0; r < STATE; r++)
-        carry[which][r][j] = u[r];
+        last_carry[r][lane] = u[r];
     } else if (warp > 0) {
       /* the true peak of a run of the tile's frames */
-      int runs = PEAK_WARPS * LANES - 2 * STATE;
-      int k = tid - LANES - 2 * STATE;
+      int runs = PEAK_WARPS * LANES - STATE;
+      int k = tid - LANES - STATE;
       int per = (n + runs - 1) / runs;
       int a = min (n, k * per), b = min (n, a + per);
       double window[SPAN];      /* window[m]: frame i - m */
@@ -179,63 +210,93 @@ measure_kernel (Filter f, cf_audio_layout layout, const void *src,
     __syncthreads ();
 
     if (warp == 0) {
-      /* 2. the start of every segment, chained from the tile's start (the
-       * end of the last tile's chain): start' = M start + zero_end, M the
-       * whole segment's, the last one's, or none for an empty segment */
-      if (lane == 0) {
-        double whole[STATE][STATE], last[STATE][STATE], now[STATE];
-        for (int r = 0; r < STATE; r++) {
-          now[r] = start[0][r] = start[LANES][r];
-          for (int j = 0; j < STATE; j++) {
-            whole[r][j] = carry[0][r][j];
-            last[r][j] = carry[1][r][j];
-          }
-        }
-        /* (in registers: each step waits only on the one before) */
-        for (int t = 0; t < LANES && t * SEGMENT < n; t++) {
-          bool full = (t + 1) * SEGMENT <= n;
-          double next[STATE];
+      /* 2. the segments' starts: lane t ends with the start of segment
+       * t + 1 as if every segment up to t were whole, the sum over i <= t
+       * of M^(t - i) times segment i's end from rest, the tile's start
+       * folded into segment 0's */
+      const int segments = (n + SEGMENT - 1) / SEGMENT;
+      double sum[STATE], tile_start[STATE];
 #pragma unroll
-          for (int r = 0; r < STATE; r++) {
-            double acc = zero_end[r][t];
+      for (int r = 0; r < STATE; r++) {
+        tile_start[r] = start[LANES][r];
+        sum[r] = zero_end[lane][r];
+      }
+      if (lane == 0)
+        add_product (sum, f.powers[0], tile_start);
 #pragma unroll
-            for (int j = 0; j < STATE; j++)
-              acc += (full ? whole[r][j] : last[r][j]) * now[j];
-            next[r] = acc;
-          }
+      for (int k = 0; k < POWERS; k++) {
+        double below[STATE];
 #pragma unroll
-          for (int r = 0; r < STATE; r++)
-            now[r] = start[t + 1][r] = next[r];
-        }
-        /* segments past the tile's frames carry the state through */
-        for (int t = (n + SEGMENT - 1) / SEGMENT; t < LANES; t++)
-          for (int r = 0; r < STATE; r++)
-            start[t + 1][r] = now[r];
+        for (int r = 0; r < STATE; r++)
+          below[r] = __shfl_up_sync (0xffffffffu, sum[r], 1 << k);
+        if (lane >= (1 << k))
+          add_product (sum, f.powers[k], below);
+      }
+      double mine[STATE];
+#pragma unroll
+      for (int r = 0; r < STATE; r++) {
+        double before = __shfl_up_sync (0xffffffffu, sum[r], 1);
+        mine[r] = lane == 0 ? tile_start[r] : before;
+        start[lane][r] = mine[r];
       }
       __syncwarp ();
-
-      /* 3. the segment again from its true start */
-      for (int r = 0; r < STATE; r++)
-        s[r] = start[lane][r];
-      double sum = 0.0;
-      long long piece = (offset + tile + from) / step;
-      int into = (int) ((offset + tile + from) % step);  /* frames of the
-                                                         * step before */
-      for (int i = from; i < to; i++) {
-        double x = tile_at (xs, i);
-        double y = cascade (f, s, x);
-        if (into == step) {
-          atomicAdd (&energy[(size_t) piece * channels + c], sum);
-          sum = 0.0;
-          piece++;
-          into = 0;
+      /* the next tile's start: the last segment's end, whole or not */
+      if (lane == segments - 1) {
+        if (n % SEGMENT != 0) {
+#pragma unroll
+          for (int r = 0; r < STATE; r++)
+            sum[r] = zero_end[lane][r];
+          add_product (sum, last_carry, mine);
         }
-        into++;
-        sum += y * y;
-        sample_peak = fmax (sample_peak, fabs (x));
+#pragma unroll
+        for (int r = 0; r < STATE; r++)
+          start[LANES][r] = sum[r];
       }
-      if (to > from)
-        atomicAdd (&energy[(size_t) piece * channels + c], sum);
+    }
+    __syncthreads ();
+
+    /* 3. a run of PER frames a thread (inside one segment), its outputs
+     * corrected by its segment's start, their squares summed by step */
+    {
+      const int a = tid * PER, b = min (n, a + PER);
+      const long long first_piece = (offset + tile) / step;
+      double sums[PIECES] = { };
+      if (a < n) {
+        double st[STATE];
+        /* the step of frame a, and frames of it before a (one division a
+         * run: 64-bit divisions are long sequences of instructions) */
+        long long at = offset + tile + a;
+        int p = (int) (at / step - first_piece), into = (int) (at % step);
+#pragma unroll
+        for (int r = 0; r < STATE; r++)
+          st[r] = start[a / SEGMENT][r];
+        for (int i = a; i < b; i++, into++) {
+          double y = tile_at (ys, i);
+#pragma unroll
+          for (int r = 0; r < STATE; r++)
+            y = fma (reach[i % SEGMENT][r], st[r], y);
+          if (into == step) {
+            p++;
+            into = 0;
+          }
+          if (p >= PIECES)      /* steps shorter than MIN_STEP */
+            atomicAdd (&energy[(size_t) (first_piece + p) * channels + c],
+                y * y);
+#pragma unroll
+          for (int q = 0; q < PIECES; q++)
+            sums[q] += q == p ? y * y : 0.0;
+        }
+      }
+      /* a warp's sums, then one atomic a warp and piece */
+#pragma unroll
+      for (int q = 0; q < PIECES; q++) {
+        double v = sums[q];
+        for (int o = LANES / 2; o > 0; o /= 2)
+          v += __shfl_down_sync (0xffffffffu, v, o);
+        /* (a piece no frame reached sums to 0 exactly: no row to touch) */
+        if (lane == 0 && v != 0.0)
+          atomicAdd (&energy[(size_t) (first_piece + q) * channels + c], v);
+      }
     }
   }
 
@@ -274,6 +335,45 @@ measure_kernel (Filter f, cf_audio_layout layout, const void *src,
   }
 }
 
+/* The filters as the kernel takes them, with their reach and the powers
+ * of a whole segment's carry, worked out on the host once a meter. */
+static void
+make_filter (const cf_loudness * l, Filter * f)
+{
+  double m[STATE][STATE];
+
+  for (int k = 0; k < 5; k++) {
+    f->shelf[k] = l->shelf[k];
+    f->highpass[k] = l->highpass[k];
+  }
+  for (int k = 0; k < SPAN * MAX_FACTOR; k++)
+    f->interp[k] = l->interp[k];
+  f->factor = l->factor;
+  for (int j = 0; j < STATE; j++) {
+    double u[STATE] = { 0, 0, 0, 0 };
+    u[j] = 1.0;
+    for (int i = 0; i < SEGMENT; i++)
+      f->reach[i][j] = cascade (*f, u, 0.0);
+    for (int r = 0; r < STATE; r++)
+      m[r][j] = u[r];
+  }
+  for (int k = 0; k < POWERS; k++) {
+    double sq[STATE][STATE];
+    for (int r = 0; r < STATE; r++)
+      for (int j = 0; j < STATE; j++) {
+        f->powers[k][r][j] = m[r][j];
+        sq[r][j] = 0.0;
+      }
+    for (int r = 0; r < STATE; r++)
+      for (int j = 0; j < STATE; j++)
+        for (int q = 0; q < STATE; q++)
+          sq[r][j] += m[r][q] * m[q][j];
+    for (int r = 0; r < STATE; r++)
+      for (int j = 0; j < STATE; j++)
+        m[r][j] = sq[r][j];
+  }
+}
+
 }                               /* namespace cf_loudness_cuda */
 
 using namespace cf_loudness_cuda;
@@ -285,6 +385,7 @@ struct cf_loudness_device
   size_t rows;                  /* room in energy and host */
   long long queued;             /* frames queued since the last collection */
   cudaStream_t stream;          /* where they were queued */
+  Filter filter;                /* as the kernel takes it */
 };
 
 void
@@ -323,6 +424,7 @@ ensure_device (cf_loudness * l, size_t rows, cudaStream_t stream)
     if (!d)
       return CF_ERR_NO_MEMORY;
     l->device = d;
+    make_filter (l, &d->filter);
     if ((st = zeroed (&d->state, sizeof (double) * STATE * ch, stream)) != 0
         || (st = zeroed (&d->history, sizeof (double) * KEPT * ch,
                 stream)) != 0
@@ -404,7 +506,6 @@ cf_loudness_queue_cuda (cf_loudness * l, const cf_audio_layout * layout,
   cudaStream_t stream = reinterpret_cast<cudaStream_t> (stream_);
   cf_loudness_device *d;
   size_t rows;
-  Filter f;
   int st;
 
   if (!l || !layout || layout->channels != l->channels
@@ -423,14 +524,7 @@ cf_loudness_queue_cuda (cf_loudness * l, const cf_audio_layout * layout,
   if ((st = ensure_device (l, rows < 64 ? 64 : rows, stream)) != CF_OK)
     return st;
   d = l->device;
-  for (int k = 0; k < 5; k++) {
-    f.shelf[k] = l->shelf[k];
-    f.highpass[k] = l->highpass[k];
-  }
-  for (int k = 0; k < SPAN * MAX_FACTOR; k++)
-    f.interp[k] = l->interp[k];
-  f.factor = l->factor;
-  measure_kernel <<< (unsigned) l->channels, THREADS, 0, stream >>> (f,
+  measure_kernel <<< (unsigned) l->channels, THREADS, 0, stream >>> (d->filter,
       *layout, src, frames, l->step, l->step_frames + d->queued,
       l->channels, d->state, d->history, d->energy, d->peaks);
   if ((st = cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ())) != 0)
