@@ -12,8 +12,8 @@ cf_audio_sample_bytes (cf_audio_format format)
   }
 }
 
-static int
-layout_ok (const cf_audio_layout * l, int frames)
+int
+cf_audio_layout_ok (const cf_audio_layout * l, int frames)
 {
   return l && l->channels >= 1 && frames >= 0
       && (unsigned) l->format <= CF_AUDIO_S32
@@ -25,7 +25,7 @@ int
 cf_audio_to_planar_cpu (const cf_audio_layout * l, const void *src,
     int frames, void *dst, size_t dst_pitch, int f64)
 {
-  if (!layout_ok (l, frames) || !src || !dst)
+  if (!cf_audio_layout_ok (l, frames) || !src || !dst)
     return CF_ERR_INVALID;
   for (int c = 0; c < l->channels; c++)
     for (int n = 0; n < frames; n++)
@@ -38,7 +38,7 @@ int
 cf_audio_from_planar_cpu (const cf_audio_layout * l, const void *src,
     size_t src_pitch, int frames, void *dst, int f64)
 {
-  if (!layout_ok (l, frames) || !src || !dst)
+  if (!cf_audio_layout_ok (l, frames) || !src || !dst)
     return CF_ERR_INVALID;
   for (int c = 0; c < l->channels; c++)
     for (int n = 0; n < frames; n++)

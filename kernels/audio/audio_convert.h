@@ -32,6 +32,10 @@ typedef struct
 
 size_t cf_audio_sample_bytes (cf_audio_format format);
 
+/* Whether `layout` describes `frames` frames the converters can read or
+ * write: a known format, a channel or more, planes that do not overlap. */
+int cf_audio_layout_ok (const cf_audio_layout * layout, int frames);
+
 /* The planes the filters work on hold floats, or doubles (f64) for streams
  * computed in double precision: F64 and S32 samples, which a float would
  * round to 24 bits. */

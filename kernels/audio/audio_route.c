@@ -35,9 +35,7 @@ int
 cf_audio_routed_ok (const cf_audio_layout * l, int frames,
     const cf_audio_plane_sums * s, int to_planes)
 {
-  if (!l || !cf_audio_plane_sums_ok (s) || l->channels < 1 || frames < 0
-      || (unsigned) l->format > CF_AUDIO_S32 || (!l->interleaved
-          && l->channels > 1 && l->plane_pitch < (size_t) frames))
+  if (!cf_audio_layout_ok (l, frames) || !cf_audio_plane_sums_ok (s))
     return 0;
   if (!to_planes)
     return s->planes == l->channels;
