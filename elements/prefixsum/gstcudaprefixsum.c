@@ -520,10 +520,16 @@ gst_cuda_prefix_sum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     /* turned on: the measure starts here */
     if (!self->metering)
       gst_cuda_prefix_sum_loudness_reset (&self->loudness_meter);
+    /* (the meter reads the level statistics' copy of the samples, where
+     * there is one) */
     ret = gst_cuda_prefix_sum_loudness_measure (&self->loudness_meter, buf,
-        set.interval, set.post);
+        gst_cuda_prefix_sum_audio_on_device (&self->audio), set.interval,
+        set.post);
   }
   self->metering = set.loudness;
+  /* the level messages of the buffer: one wait for both measures */
+  if (gst_cuda_prefix_sum_audio_settle (&self->audio) != GST_FLOW_OK)
+    ret = GST_FLOW_ERROR;
   return ret;
 }
 

@@ -9,9 +9,10 @@
  * are copied on the CPU into a page-locked slot, and their copy to the
  * device and one reduction a block are queued, writing the sums into
  * page-locked memory; the buffer goes on. The buffer that ends an interval
- * is queued the same way, then waits for the whole queue and adds its
- * blocks in order: the messages are the same, posted at the same buffer,
- * as if each buffer had been waited for. (A kernel reading the interleaved
+ * is queued the same way, then (at gst_cuda_prefix_sum_audio_settle, once
+ * the loudness meter has queued its work on the same copy) waits for the
+ * whole queue and adds its blocks in order: the messages are the same,
+ * posted at the same buffer, as if each buffer had been waited for. (A kernel reading the interleaved
  * frames where they lie, in host memory, was measured slower: each warp
  * reads one channel, strided accesses the bus turns into many small
  * transfers.) GAP buffers, and buffers of more blocks than
@@ -60,6 +61,7 @@ take_queued (GstCudaPrefixSumAudio * a, gboolean post)
   guint channels = GST_AUDIO_INFO_CHANNELS (&a->level.info);
   guint n = a->n_queued, block = 0;
 
+  a->take_due = FALSE;
   if (n == 0)
     return TRUE;
   a->n_queued = a->n_blocks = 0;
@@ -87,6 +89,8 @@ drop_queued (GstCudaPrefixSumAudio * a)
 {
   GstCudaFilterBase *base = a->owner;
 
+  a->take_due = FALSE;
+  a->on_device = NULL;
   if (a->n_queued == 0)
     return;
   a->n_queued = a->n_blocks = 0;
@@ -260,6 +264,10 @@ gst_cuda_prefix_sum_audio_measure (GstCudaPrefixSumAudio * a,
   guint frames, n, *blocks, unread;
   GstMapInfo map;
 
+  a->on_device = NULL;
+  /* (an interval ended by the last buffer and not yet settled) */
+  if (a->take_due)
+    ok = take_queued (a, a->take_post);
   apply_settings (a, set, &ok);
   if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
     GST_ELEMENT_ERROR (a->owner, STREAM, FAILED,
@@ -296,9 +304,13 @@ gst_cuda_prefix_sum_audio_measure (GstCudaPrefixSumAudio * a,
       && n <= GST_CUDA_LEVEL_MAX_GPU_BLOCKS) {
     ok = queue_buffer (a, map.data, frames, blocks, n);
     gst_buffer_unmap (buf, &map);
+    if (ok)
+      a->on_device = a->d_in.ptr;
     if (ok && a->level.frames + a->queued_total
-        >= a->level.interval_frames)
-      ok = take_queued (a, post);
+        >= a->level.interval_frames) {
+      a->take_due = TRUE;
+      a->take_post = post;
+    }
     return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
   }
 
@@ -315,6 +327,20 @@ gst_cuda_prefix_sum_audio_measure (GstCudaPrefixSumAudio * a,
     unread -= blocks[k];
   }
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+GstFlowReturn
+gst_cuda_prefix_sum_audio_settle (GstCudaPrefixSumAudio * a)
+{
+  if (!a->take_due)
+    return GST_FLOW_OK;
+  return take_queued (a, a->take_post) ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+gconstpointer
+gst_cuda_prefix_sum_audio_on_device (GstCudaPrefixSumAudio * a)
+{
+  return a->on_device;
 }
 
 void

@@ -58,6 +58,11 @@ typedef struct
   guint n_queued, n_blocks;
   guint64 queued_total;         /* frames of all queued buffers */
   GstCudaDeviceBuffer d_in, d_work;
+  /* the last buffer measured ended an interval: the queue is waited for
+   * at gst_cuda_prefix_sum_audio_settle, posting with take_post */
+  gboolean take_due, take_post;
+  /* the last buffer's samples as copied to d_in (NULL: not copied) */
+  gconstpointer on_device;
 } GstCudaPrefixSumAudio;
 
 /* A new stream of `info` (the messages the old one's queued buffers end
@@ -68,6 +73,15 @@ gboolean gst_cuda_prefix_sum_audio_configure (GstCudaPrefixSumAudio * a,
 /* Measures one audio buffer, posting the level messages it completes. */
 GstFlowReturn gst_cuda_prefix_sum_audio_measure (GstCudaPrefixSumAudio * a,
     GstBuffer * buf, const GstCudaPrefixSumAudioSettings * set);
+/* The level messages the last measured buffer ended, posted once its
+ * queued work is waited for: called after each measure, when what else
+ * reads the buffer on the GPU is queued, so that one wait covers both. */
+GstFlowReturn gst_cuda_prefix_sum_audio_settle (GstCudaPrefixSumAudio * a);
+/* The last measured buffer's raw samples on the device, for work queued
+ * on the element's compute stream before the next measure; NULL where
+ * that buffer was not copied there (the CPU, a GAP buffer). */
+gconstpointer gst_cuda_prefix_sum_audio_on_device (GstCudaPrefixSumAudio *
+    a);
 /* At EOS: posts what is left of the last interval. */
 void gst_cuda_prefix_sum_audio_finish (GstCudaPrefixSumAudio * a,
     gboolean post);

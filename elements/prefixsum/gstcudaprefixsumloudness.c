@@ -260,7 +260,8 @@ follow_time (GstCudaPrefixSumLoudness * l, GstBuffer * buf)
 
 GstFlowReturn
 gst_cuda_prefix_sum_loudness_measure (GstCudaPrefixSumLoudness * l,
-    GstBuffer * buf, GstClockTime interval, gboolean post_messages)
+    GstBuffer * buf, gconstpointer on_device, GstClockTime interval,
+    gboolean post_messages)
 {
   gint rate = GST_AUDIO_INFO_RATE (&l->info);
   gsize bpf = GST_AUDIO_INFO_BPF (&l->info);
@@ -268,6 +269,7 @@ gst_cuda_prefix_sum_loudness_measure (GstCudaPrefixSumLoudness * l,
   cf_audio_layout layout = interleaved_layout (l);
   GstMapInfo map;
   guint frames, done = 0;
+  const guint8 *src;
   int st = CF_OK;
 
   if (!l->meter)
@@ -286,10 +288,13 @@ gst_cuda_prefix_sum_loudness_measure (GstCudaPrefixSumLoudness * l,
     return GST_FLOW_ERROR;
   }
   frames = (guint) (map.size / bpf);
-  /* a GAP buffer is silence, whatever its bytes */
-  if (l->on_gpu)
+  /* a GAP buffer is silence, whatever its bytes (and never on the device:
+   * the level statistics do not copy it) */
+  src = on_device;
+  if (l->on_gpu && (!on_device || gap)) {
     st = stage_on_gpu (l, map.data, frames, gap);
-  else if (!to_planar (l, map.data, frames))
+    src = l->d_raw.ptr;
+  } else if (!l->on_gpu && !to_planar (l, map.data, frames))
     st = CF_ERR_INVALID;
   else if (gap)
     memset (l->planar, 0, sizeof (gdouble) * GST_AUDIO_INFO_CHANNELS
@@ -301,7 +306,7 @@ gst_cuda_prefix_sum_loudness_measure (GstCudaPrefixSumLoudness * l,
   while (done < frames) {
     guint n = (guint) MIN ((guint64) (frames - done), l->until_post);
     st = l->on_gpu ? cf_loudness_queue_cuda (l->meter, &layout,
-        (const guint8 *) l->d_raw.ptr + done * bpf, (int) n,
+        src + done * bpf, (int) n,
         gst_cuda_filter_base_streams (l->owner)->compute)
         : cf_loudness_add_cpu (l->meter, l->planar + done, frames, (int) n, 1);
     /* a message is due: what the GPU has queued is read first */

@@ -58,8 +58,12 @@ gboolean gst_cuda_prefix_sum_loudness_configure (GstCudaPrefixSumLoudness *
 void gst_cuda_prefix_sum_loudness_reset (GstCudaPrefixSumLoudness * l);
 /* Measures a buffer, posting a message at each end of `interval` inside
  * it when `post`. */
+/* Measures `buf`; `on_device`, when not NULL, is a copy of its samples on
+ * the device, valid for work queued now on the element's compute stream
+ * (the buffer's own samples are not read then). */
 GstFlowReturn gst_cuda_prefix_sum_loudness_measure (GstCudaPrefixSumLoudness *
-    l, GstBuffer * buf, GstClockTime interval, gboolean post);
+    l, GstBuffer * buf, gconstpointer on_device, GstClockTime interval,
+    gboolean post);
 /* At EOS: a message for the interval begun, if any. */
 void gst_cuda_prefix_sum_loudness_finish (GstCudaPrefixSumLoudness * l,
     gboolean post);

@@ -76,13 +76,14 @@ tile_at (double *xs, int k)
   return xs[k / SEGMENT * ROW + k % SEGMENT];
 }
 
-/* The sample at frame `at` of the buffer (negative: of the last one). */
+/* The sample at frame `at` of the buffer (negative: of the last one,
+ * `kept` holding the channel's last samples, newest first). */
 __device__ inline double
 frame_at (const cf_audio_layout & layout, const void *src, int c,
-    const double *history, int at)
+    const double *kept, int at)
 {
   return at >= 0 ? cf_sample_get (layout.format, src, cf_sample_index
-      (&layout, c, at)) : history[c * KEPT + (-at - 1)];
+      (&layout, c, at)) : kept[-at - 1];
 }
 
 /* v += m w */
@@ -129,6 +130,9 @@ measure_kernel (Filter f, cf_audio_layout layout, const void *src,
   __shared__ double zero_end[LANES][STATE];
   __shared__ double start[LANES + 1][STATE];    /* [LANES]: the next tile's */
   __shared__ double maxima[1 + PEAK_WARPS][2];
+  /* the last buffer's last samples, read once: a thread a sample, where
+   * one thread reading them in turn waited for each */
+  __shared__ double kept[KEPT];
   const int c = blockIdx.x, tid = threadIdx.x;
   const int warp = tid / LANES, lane = tid % LANES;
   double sample_peak = 0.0, true_peak = 0.0;
@@ -137,6 +141,8 @@ measure_kernel (Filter f, cf_audio_layout layout, const void *src,
     reach[k / STATE][k % STATE] = f.reach[k / STATE][k % STATE];
   if (tid < STATE)
     start[LANES][tid] = state[c * STATE + tid];
+  if (tid < KEPT)
+    kept[tid] = history[c * KEPT + tid];
 
   for (int tile = 0; tile < frames; tile += TILE) {
     const int n = min (TILE, frames - tile);
@@ -188,7 +194,7 @@ measure_kernel (Filter f, cf_audio_layout layout, const void *src,
       for (int m = 1; m < SPAN; m++) {
         int at = a - m;
         window[m] = at >= 0 ? tile_at (xs, at) : frame_at (layout, src, c,
-            history, tile + at);
+            kept, tile + at);
       }
       for (int i = a; i < b; i++) {
         window[0] = tile_at (xs, i);
@@ -327,11 +333,14 @@ measure_kernel (Filter f, cf_audio_layout layout, const void *src,
     true_peak = fmax (true_peak, sample_peak);
     peaks[c * 2] = fmax (peaks[c * 2], sample_peak);
     peaks[c * 2 + 1] = fmax (peaks[c * 2 + 1], true_peak);
-    double kept[KEPT];
-    for (int j = 0; j < KEPT; j++)
-      kept[j] = frame_at (layout, src, c, history, frames - 1 - j);
-    for (int j = 0; j < KEPT; j++)
-      history[c * KEPT + j] = kept[j];
+  }
+  /* a thread a kept sample, from the last tile where it lies there (only
+   * the shared copy of the old ones is read: no thread reads what another
+   * writes) */
+  if (tid < KEPT) {
+    const int last = (frames - 1) / TILE * TILE, at = frames - 1 - tid;
+    history[c * KEPT + tid] = at >= last ? tile_at (xs, at - last)
+        : frame_at (layout, src, c, kept, at);
   }
 }
 
