@@ -19,6 +19,15 @@ lufs (double mean_square)
   return mean_square > 0.0 ? -0.691 + 10.0 * log10 (mean_square) : -INFINITY;
 }
 
+/* The mean square whose loudness is `lufs_value`: a gate compared with
+ * mean squares, where a logarithm of each block made every message's cost
+ * grow with the stream's length. */
+static double
+mean_square_of (double lufs_value)
+{
+  return pow (10.0, (lufs_value + 0.691) / 10.0);
+}
+
 void
 cf_loudness_k_weighting (int rate, double shelf[5], double highpass[5])
 {
@@ -298,20 +307,22 @@ loudness_range (const cf_loudness * l)
     return 0.0;
   for (size_t k = 0; k < l->n_windows; k++)
     sum += l->windows[k];
-  gate = lufs (sum / l->n_windows) - 20.0;
+  gate = mean_square_of (lufs (sum / l->n_windows) - 20.0);
   kept = malloc (l->n_windows * sizeof (double));
   if (!kept)
     return NAN;
   for (size_t k = 0; k < l->n_windows; k++)
-    if (lufs (l->windows[k]) > gate)
-      kept[n++] = lufs (l->windows[k]);
+    if (l->windows[k] > gate)
+      kept[n++] = l->windows[k];
   if (n == 0) {
     free (kept);
     return 0.0;
   }
+  /* (loudness grows with the mean square: the percentiles of the mean
+   * squares are those of the loudness) */
   qsort (kept, n, sizeof (double), compare_doubles);
-  range = kept[(size_t) ((n - 1) * 0.95 + 0.5)]
-      - kept[(size_t) ((n - 1) * 0.1 + 0.5)];
+  range = lufs (kept[(size_t) ((n - 1) * 0.95 + 0.5)])
+      - lufs (kept[(size_t) ((n - 1) * 0.1 + 0.5)]);
   free (kept);
   return range;
 }
@@ -331,9 +342,11 @@ cf_loudness_get (const cf_loudness * l, cf_loudness_values * v)
   if (l->n_blocks > 0) {
     for (size_t k = 0; k < l->n_blocks; k++)
       sum += l->blocks[k];
+    double gate;
     v->relative_threshold = lufs (sum / l->n_blocks) - 10.0;
+    gate = mean_square_of (v->relative_threshold);
     for (size_t k = 0; k < l->n_blocks; k++)
-      if (lufs (l->blocks[k]) > v->relative_threshold) {
+      if (l->blocks[k] > gate) {
         gated += l->blocks[k];
         n++;
       }
