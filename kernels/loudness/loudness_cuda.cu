@@ -27,17 +27,18 @@ constexpr int STATE = 4;
 constexpr int KEPT = SPAN - 1;  /* samples of the last buffer kept */
 
 /* Frames a tile: a segment of SEGMENT frames for each lane of the
- * recursion's warp. */
-constexpr int SEGMENT = 32;
-constexpr int TILE = LANES * SEGMENT;
+ * recursion's warps. Short segments keep the one chain of dependent
+ * operations (a lane running its segment) short; the scan that joins them
+ * is a few 4x4 products. */
+constexpr int SEGMENT = 8;
+constexpr int RECURSION_WARPS = 4;
+constexpr int SEGMENTS = RECURSION_WARPS * LANES;
+constexpr int TILE = SEGMENTS * SEGMENT;
 constexpr int ROW = SEGMENT + 1;        /* a lane's segment in shared memory,
                                          * padded off the banks of the next */
 /* Warps a block: the recursion's, then the true peak's. */
-constexpr int PEAK_WARPS = 3;
-constexpr int THREADS = LANES * (1 + PEAK_WARPS);
-/* Squarings of a whole segment's carry the scan of the segments' starts
- * takes: M, M^2, M^4, ..., M^(LANES / 2). */
-constexpr int POWERS = 5;
+constexpr int PEAK_WARPS = 12;
+constexpr int THREADS = LANES * (RECURSION_WARPS + PEAK_WARPS);
 /* Steps a tile's frames touch at most: a step is 100 ms, 800 frames or
  * more (8 kHz on). */
 constexpr int MIN_STEP = 800;
@@ -49,9 +50,11 @@ struct Filter
   double interp[SPAN * MAX_FACTOR];
   int factor;
   /* reach[i][j]: output i of a segment run from unit state j with no
-   * input; powers[k]: a unit state through 2^k whole segments */
+   * input; carry[t]: a state through t whole segments (M^t, M a segment's
+   * carry); partial[m]: a state through m frames */
   double reach[SEGMENT][STATE];
-  double powers[POWERS][STATE][STATE];
+  double carry[LANES + 1][STATE][STATE];
+  double partial[SEGMENT + 1][STATE][STATE];
 };
 
 __host__ __device__ inline double
@@ -64,9 +67,15 @@ biquad (const double *co, double *s, double x)
 }
 
 __host__ __device__ inline double
+cascade (const double *shelf, const double *highpass, double *s, double x)
+{
+  return biquad (highpass, s + 2, biquad (shelf, s, x));
+}
+
+__host__ __device__ inline double
 cascade (const Filter & f, double *s, double x)
 {
-  return biquad (f.highpass, s + 2, biquad (f.shelf, s, x));
+  return cascade (f.shelf, f.highpass, s, x);
 }
 
 /* Frame k of the tile in shared memory. */
@@ -108,28 +117,35 @@ add_product (double (&v)[STATE], const double (&m)[STATE][STATE],
  * state s are its outputs from rest plus reach x s, and its end state its
  * end from rest plus M s (M: a whole segment's carry; reach and the powers
  * of M are the filters' own, made once on the host). So, in a tile:
- *   1. lane t of warp 0 runs segment t from rest, keeping its outputs and
- *      end state, while the other warps take the true peak of the tile's
- *      frames (each thread a run of frames, a window of the last SPAN
- *      samples in registers) and four lanes find the carry of the tile's
- *      last, shorter segment;
- *   2. warp 0 scans the segments' start states from the tile's, five
- *      steps of 4x4 products by the powers of M instead of 32 in a chain;
+ *   1. lane t of recursion warp w runs segment 32 w + t from rest, keeping
+ *      its outputs and end state, and the warp scans those ends (five
+ *      steps of 4x4 products by M, M^2, ..., M^16): each segment's start
+ *      as if the warp's had been zero; the other warps meanwhile take the
+ *      true peak of the tile's frames (each thread a run of frames, a
+ *      window of the last SPAN samples in registers);
+ *   2. one thread carries the tile's start through the warps (M^32 a
+ *      warp), and each lane adds M^t times its warp's start to its own;
  *   3. every thread corrects a run of outputs by reach x its segment's
  *      start and sums their squares into the steps.
- * Only step 1 is a chain of dependent operations as long as a segment. */
+ * Only the lanes' runs are chains of dependent operations, a segment
+ * long. */
 __global__ void __launch_bounds__ (THREADS)
-measure_kernel (Filter f, cf_audio_layout layout, const void *src,
+measure_kernel (const Filter * filter, cf_audio_layout layout, const void *src,
     int frames, int step, long long offset, int channels, double *state,
     double *history, double *energy, double *peaks)
 {
-  __shared__ double xs[LANES * ROW];    /* the tile's samples */
-  __shared__ double ys[LANES * ROW];    /* their outputs from rest */
-  __shared__ double reach[SEGMENT][STATE];
-  __shared__ double last_carry[STATE][STATE];
-  __shared__ double zero_end[LANES][STATE];
-  __shared__ double start[LANES + 1][STATE];    /* [LANES]: the next tile's */
-  __shared__ double maxima[1 + PEAK_WARPS][2];
+  __shared__ double xs[SEGMENTS * ROW];  /* the tile's samples */
+  __shared__ double ys[SEGMENTS * ROW];  /* their outputs from rest */
+  /* the filters, read once from device memory (as a parameter, their
+   * kilobytes made every launch slower) */
+  __shared__ Filter f;
+  /* segment t's start; [SEGMENTS]: the next tile's (or the buffer's end) */
+  __shared__ double start[SEGMENTS + 1][STATE];
+  /* a recursion warp's last end from a zero start, and its start */
+  __shared__ double warp_end[RECURSION_WARPS][STATE];
+  __shared__ double warp_start[RECURSION_WARPS][STATE];
+  __shared__ double last_end[STATE];    /* the last segment's, from rest */
+  __shared__ double maxima[THREADS / LANES][2];
   /* the last buffer's last samples, read once: a thread a sample, where
    * one thread reading them in turn waited for each */
   __shared__ double kept[KEPT];
@@ -137,10 +153,12 @@ measure_kernel (Filter f, cf_audio_layout layout, const void *src,
   const int warp = tid / LANES, lane = tid % LANES;
   double sample_peak = 0.0, true_peak = 0.0;
 
-  for (int k = tid; k < SEGMENT * STATE; k += THREADS)
-    reach[k / STATE][k % STATE] = f.reach[k / STATE][k % STATE];
+  for (int k = tid; k < (int) (sizeof (Filter) / sizeof (double));
+      k += THREADS)
+    reinterpret_cast<double *> (&f)[k] =
+        reinterpret_cast<const double *> (filter)[k];
   if (tid < STATE)
-    start[LANES][tid] = state[c * STATE + tid];
+    start[SEGMENTS][tid] = state[c * STATE + tid];
   if (tid < KEPT)
     kept[tid] = history[c * KEPT + tid];
 
@@ -162,33 +180,55 @@ measure_kernel (Filter f, cf_audio_layout layout, const void *src,
       tile_at (xs, tid + q * THREADS) = v[q];
     __syncthreads ();
 
-    if (warp == 0) {
+    if (warp < RECURSION_WARPS) {
       /* 1. the segment from rest: its outputs, its end state */
-      const int from = min (n, lane * SEGMENT), to = min (n, from + SEGMENT);
-      double s[STATE] = { 0, 0, 0, 0 };
+      const int seg = warp * LANES + lane;
+      const int from = min (n, seg * SEGMENT), to = min (n, from + SEGMENT);
+      double z[STATE] = { 0, 0, 0, 0 }, shelf[5], highpass[5], sum[STATE];
+      /* (in registers: the chain waits on no shared load) */
+#pragma unroll
+      for (int k = 0; k < 5; k++) {
+        shelf[k] = f.shelf[k];
+        highpass[k] = f.highpass[k];
+      }
       for (int i = from; i < to; i++) {
         double x = tile_at (xs, i);
-        tile_at (ys, i) = cascade (f, s, x);
+        tile_at (ys, i) = cascade (shelf, highpass, z, x);
         sample_peak = fmax (sample_peak, fabs (x));
       }
+      /* the warp's scan: lane t ends with the sum over i <= t of
+       * M^(t - i) times segment i's end from rest */
 #pragma unroll
       for (int r = 0; r < STATE; r++)
-        zero_end[lane][r] = s[r];
-    } else if (warp == 1 && lane < STATE) {
-      /* a unit start state through the tile's last, shorter segment */
-      double u[STATE] = { 0, 0, 0, 0 };
-      u[lane] = 1.0;
-      for (int i = 0; i < n % SEGMENT; i++)
-        cascade (f, u, 0.0);
+        sum[r] = z[r];
 #pragma unroll
-      for (int r = 0; r < STATE; r++)
-        last_carry[r][lane] = u[r];
-    } else if (warp > 0) {
+      for (int k = 0; k < 5; k++) {
+        double below[STATE];
+#pragma unroll
+        for (int r = 0; r < STATE; r++)
+          below[r] = __shfl_up_sync (0xffffffffu, sum[r], 1 << k);
+        if (lane >= (1 << k))
+          add_product (sum, f.carry[1 << k], below);
+      }
+      /* segment t's start from a zero warp start: lane t - 1's sum */
+#pragma unroll
+      for (int r = 0; r < STATE; r++) {
+        double before = __shfl_up_sync (0xffffffffu, sum[r], 1);
+        start[seg][r] = lane == 0 ? 0.0 : before;
+        if (lane == LANES - 1)
+          warp_end[warp][r] = sum[r];
+      }
+      /* the end from rest of the tile's last segment, for the next start */
+      if (from < to && to == n) {
+#pragma unroll
+        for (int r = 0; r < STATE; r++)
+          last_end[r] = z[r];
+      }
+    } else {
       /* the true peak of a run of the tile's frames */
-      int runs = PEAK_WARPS * LANES - STATE;
-      int k = tid - LANES - STATE;
-      int per = (n + runs - 1) / runs;
-      int a = min (n, k * per), b = min (n, a + per);
+      const int runs = PEAK_WARPS * LANES, k = tid - RECURSION_WARPS * LANES;
+      const int per = (n + runs - 1) / runs;
+      const int a = min (n, k * per), b = min (n, a + per);
       double window[SPAN];      /* window[m]: frame i - m */
 #pragma unroll
       for (int m = 1; m < SPAN; m++) {
@@ -215,48 +255,50 @@ measure_kernel (Filter f, cf_audio_layout layout, const void *src,
     }
     __syncthreads ();
 
-    if (warp == 0) {
-      /* 2. the segments' starts: lane t ends with the start of segment
-       * t + 1 as if every segment up to t were whole, the sum over i <= t
-       * of M^(t - i) times segment i's end from rest, the tile's start
-       * folded into segment 0's */
-      const int segments = (n + SEGMENT - 1) / SEGMENT;
-      double sum[STATE], tile_start[STATE];
+    /* 2. the warps' starts, one after the other from the tile's */
+    if (tid == 0) {
+      double s[STATE];
 #pragma unroll
-      for (int r = 0; r < STATE; r++) {
-        tile_start[r] = start[LANES][r];
-        sum[r] = zero_end[lane][r];
-      }
-      if (lane == 0)
-        add_product (sum, f.powers[0], tile_start);
-#pragma unroll
-      for (int k = 0; k < POWERS; k++) {
-        double below[STATE];
+      for (int r = 0; r < STATE; r++)
+        s[r] = start[SEGMENTS][r];
+      for (int w = 0; w < RECURSION_WARPS; w++) {
 #pragma unroll
         for (int r = 0; r < STATE; r++)
-          below[r] = __shfl_up_sync (0xffffffffu, sum[r], 1 << k);
-        if (lane >= (1 << k))
-          add_product (sum, f.powers[k], below);
+          warp_start[w][r] = s[r];
+        double next[STATE];
+#pragma unroll
+        for (int r = 0; r < STATE; r++)
+          next[r] = warp_end[w][r];
+        add_product (next, f.carry[LANES], s);
+#pragma unroll
+        for (int r = 0; r < STATE; r++)
+          s[r] = next[r];
       }
-      double mine[STATE];
+    }
+    __syncthreads ();
+    if (warp < RECURSION_WARPS) {
+      const int seg = warp * LANES + lane;
+      const int last = (n - 1) / SEGMENT;
+      double mine[STATE], w[STATE];
 #pragma unroll
       for (int r = 0; r < STATE; r++) {
-        double before = __shfl_up_sync (0xffffffffu, sum[r], 1);
-        mine[r] = lane == 0 ? tile_start[r] : before;
-        start[lane][r] = mine[r];
+        mine[r] = start[seg][r];
+        w[r] = warp_start[warp][r];
       }
-      __syncwarp ();
+      add_product (mine, f.carry[lane], w);
+#pragma unroll
+      for (int r = 0; r < STATE; r++)
+        start[seg][r] = mine[r];
       /* the next tile's start: the last segment's end, whole or not */
-      if (lane == segments - 1) {
-        if (n % SEGMENT != 0) {
-#pragma unroll
-          for (int r = 0; r < STATE; r++)
-            sum[r] = zero_end[lane][r];
-          add_product (sum, last_carry, mine);
-        }
+      if (seg == last) {
+        double end[STATE];
 #pragma unroll
         for (int r = 0; r < STATE; r++)
-          start[LANES][r] = sum[r];
+          end[r] = last_end[r];
+        add_product (end, f.partial[n - last * SEGMENT], mine);
+#pragma unroll
+        for (int r = 0; r < STATE; r++)
+          start[SEGMENTS][r] = end[r];
       }
     }
     __syncthreads ();
@@ -280,7 +322,7 @@ measure_kernel (Filter f, cf_audio_layout layout, const void *src,
           double y = tile_at (ys, i);
 #pragma unroll
           for (int r = 0; r < STATE; r++)
-            y = fma (reach[i % SEGMENT][r], st[r], y);
+            y = fma (f.reach[i % SEGMENT][r], st[r], y);
           if (into == step) {
             p++;
             into = 0;
@@ -323,8 +365,8 @@ measure_kernel (Filter f, cf_audio_layout layout, const void *src,
    * first) for the next buffer */
   if (tid == 0) {
     for (int r = 0; r < STATE; r++)
-      state[c * STATE + r] = start[LANES][r];
-    for (int w = 0; w <= PEAK_WARPS; w++) {
+      state[c * STATE + r] = start[SEGMENTS][r];
+    for (int w = 0; w < THREADS / LANES; w++) {
       sample_peak = fmax (sample_peak, maxima[w][0]);
       true_peak = fmax (true_peak, maxima[w][1]);
     }
@@ -344,13 +386,11 @@ measure_kernel (Filter f, cf_audio_layout layout, const void *src,
   }
 }
 
-/* The filters as the kernel takes them, with their reach and the powers
- * of a whole segment's carry, worked out on the host once a meter. */
+/* The filters as the kernel takes them, with their reach and the carries
+ * of segments and frames, worked out on the host once a meter. */
 static void
 make_filter (const cf_loudness * l, Filter * f)
 {
-  double m[STATE][STATE];
-
   for (int k = 0; k < 5; k++) {
     f->shelf[k] = l->shelf[k];
     f->highpass[k] = l->highpass[k];
@@ -358,29 +398,31 @@ make_filter (const cf_loudness * l, Filter * f)
   for (int k = 0; k < SPAN * MAX_FACTOR; k++)
     f->interp[k] = l->interp[k];
   f->factor = l->factor;
+  /* a unit state j run through a segment with no input: the outputs, and
+   * the state after each frame */
   for (int j = 0; j < STATE; j++) {
     double u[STATE] = { 0, 0, 0, 0 };
     u[j] = 1.0;
-    for (int i = 0; i < SEGMENT; i++)
-      f->reach[i][j] = cascade (*f, u, 0.0);
     for (int r = 0; r < STATE; r++)
-      m[r][j] = u[r];
+      f->partial[0][r][j] = u[r];
+    for (int i = 0; i < SEGMENT; i++) {
+      f->reach[i][j] = cascade (*f, u, 0.0);
+      for (int r = 0; r < STATE; r++)
+        f->partial[i + 1][r][j] = u[r];
+    }
   }
-  for (int k = 0; k < POWERS; k++) {
-    double sq[STATE][STATE];
+  /* M^t = M^(t-1) M */
+  for (int r = 0; r < STATE; r++)
+    for (int j = 0; j < STATE; j++)
+      f->carry[0][r][j] = r == j ? 1.0 : 0.0;
+  for (int t = 1; t <= LANES; t++)
     for (int r = 0; r < STATE; r++)
       for (int j = 0; j < STATE; j++) {
-        f->powers[k][r][j] = m[r][j];
-        sq[r][j] = 0.0;
-      }
-    for (int r = 0; r < STATE; r++)
-      for (int j = 0; j < STATE; j++)
+        double v = 0.0;
         for (int q = 0; q < STATE; q++)
-          sq[r][j] += m[r][q] * m[q][j];
-    for (int r = 0; r < STATE; r++)
-      for (int j = 0; j < STATE; j++)
-        m[r][j] = sq[r][j];
-  }
+          v += f->carry[t - 1][r][q] * f->partial[SEGMENT][q][j];
+        f->carry[t][r][j] = v;
+      }
 }
 
 }                               /* namespace cf_loudness_cuda */
@@ -390,6 +432,7 @@ using namespace cf_loudness_cuda;
 struct cf_loudness_device
 {
   double *state, *history, *energy, *peaks;     /* device */
+  Filter *filter_dev;           /* `filter`, where the kernel reads it */
   double *host;                 /* page-locked: rows, then the peaks */
   size_t rows;                  /* room in energy and host */
   long long queued;             /* frames queued since the last collection */
@@ -407,6 +450,7 @@ cf_loudness_device_free (cf_loudness_device * d)
   cudaFree (d->history);
   cudaFree (d->energy);
   cudaFree (d->peaks);
+  cudaFree (d->filter_dev);
   cudaFreeHost (d->host);
   free (d);
 }
@@ -432,13 +476,20 @@ ensure_device (cf_loudness * l, size_t rows, cudaStream_t stream)
     d = static_cast<cf_loudness_device *> (calloc (1, sizeof (*d)));
     if (!d)
       return CF_ERR_NO_MEMORY;
-    l->device = d;
     make_filter (l, &d->filter);
     if ((st = zeroed (&d->state, sizeof (double) * STATE * ch, stream)) != 0
         || (st = zeroed (&d->history, sizeof (double) * KEPT * ch,
                 stream)) != 0
-        || (st = zeroed (&d->peaks, sizeof (double) * 2 * ch, stream)) != 0)
+        || (st = zeroed (&d->peaks, sizeof (double) * 2 * ch, stream)) != 0
+        || (st = cf_fault_check (CF_FAULT_ALLOC, (int) cudaMalloc
+                (&d->filter_dev, sizeof (Filter)))) != 0
+        || (st = (int) cudaMemcpyAsync (d->filter_dev, &d->filter,
+                sizeof (Filter), cudaMemcpyHostToDevice, stream)) != 0) {
+      /* (no half-made state stays for the next buffer to launch on) */
+      cf_loudness_device_free (d);
       return st;
+    }
+    l->device = d;
   }
   if (rows > d->rows) {
     cudaFree (d->energy);
@@ -533,7 +584,7 @@ cf_loudness_queue_cuda (cf_loudness * l, const cf_audio_layout * layout,
   if ((st = ensure_device (l, rows < 64 ? 64 : rows, stream)) != CF_OK)
     return st;
   d = l->device;
-  measure_kernel <<< (unsigned) l->channels, THREADS, 0, stream >>> (d->filter,
+  measure_kernel <<< (unsigned) l->channels, THREADS, 0, stream >>> (d->filter_dev,
       *layout, src, frames, l->step, l->step_frames + d->queued,
       l->channels, d->state, d->history, d->energy, d->peaks);
   if ((st = cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ())) != 0)
