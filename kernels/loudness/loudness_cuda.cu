@@ -27,18 +27,19 @@ constexpr int STATE = 4;
 constexpr int KEPT = SPAN - 1;  /* samples of the last buffer kept */
 
 /* Frames a tile: a segment of SEGMENT frames for each lane of the
- * recursion's warps. Short segments keep the one chain of dependent
- * operations (a lane running its segment) short; the scan that joins them
- * is a few 4x4 products. */
-constexpr int SEGMENT = 8;
-constexpr int RECURSION_WARPS = 4;
-constexpr int SEGMENTS = RECURSION_WARPS * LANES;
-constexpr int TILE = SEGMENTS * SEGMENT;
+ * recursion's warp. */
+constexpr int SEGMENT = 32;
+constexpr int TILE = LANES * SEGMENT;
 constexpr int ROW = SEGMENT + 1;        /* a lane's segment in shared memory,
                                          * padded off the banks of the next */
-/* Warps a block: the recursion's, then the true peak's. */
-constexpr int PEAK_WARPS = 12;
-constexpr int THREADS = LANES * (RECURSION_WARPS + PEAK_WARPS);
+/* Warps a block: the recursion's, then the true peak's (enough that a
+ * thread's share of the oversampling is a few frames: with three, their
+ * runs set the kernel's time). */
+constexpr int PEAK_WARPS = 15;
+constexpr int THREADS = LANES * (1 + PEAK_WARPS);
+/* Squarings of a whole segment's carry the scan of the segments' starts
+ * takes: M, M^2, M^4, ..., M^(LANES / 2). */
+constexpr int POWERS = 5;
 /* Steps a tile's frames touch at most: a step is 100 ms, 800 frames or
  * more (8 kHz on). */
 constexpr int MIN_STEP = 800;
@@ -50,11 +51,9 @@ struct Filter
   double interp[SPAN * MAX_FACTOR];
   int factor;
   /* reach[i][j]: output i of a segment run from unit state j with no
-   * input; carry[t]: a state through t whole segments (M^t, M a segment's
-   * carry); partial[m]: a state through m frames */
+   * input; powers[k]: a unit state through 2^k whole segments */
   double reach[SEGMENT][STATE];
-  double carry[LANES + 1][STATE][STATE];
-  double partial[SEGMENT + 1][STATE][STATE];
+  double powers[POWERS][STATE][STATE];
 };
 
 __host__ __device__ inline double
@@ -117,35 +116,30 @@ add_product (double (&v)[STATE], const double (&m)[STATE][STATE],
  * state s are its outputs from rest plus reach x s, and its end state its
  * end from rest plus M s (M: a whole segment's carry; reach and the powers
  * of M are the filters' own, made once on the host). So, in a tile:
- *   1. lane t of recursion warp w runs segment 32 w + t from rest, keeping
- *      its outputs and end state, and the warp scans those ends (five
- *      steps of 4x4 products by M, M^2, ..., M^16): each segment's start
- *      as if the warp's had been zero; the other warps meanwhile take the
- *      true peak of the tile's frames (each thread a run of frames, a
- *      window of the last SPAN samples in registers);
- *   2. one thread carries the tile's start through the warps (M^32 a
- *      warp), and each lane adds M^t times its warp's start to its own;
+ *   1. lane t of warp 0 runs segment t from rest, keeping its outputs and
+ *      end state, while the other warps take the true peak of the tile's
+ *      frames (each thread a run of frames, a window of the last SPAN
+ *      samples in registers) and four lanes find the carry of the tile's
+ *      last, shorter segment;
+ *   2. warp 0 scans the segments' start states from the tile's, five
+ *      steps of 4x4 products by the powers of M instead of 32 in a chain;
  *   3. every thread corrects a run of outputs by reach x its segment's
  *      start and sums their squares into the steps.
- * Only the lanes' runs are chains of dependent operations, a segment
- * long. */
+ * Only step 1 is a chain of dependent operations as long as a segment. */
 __global__ void __launch_bounds__ (THREADS)
 measure_kernel (const Filter * filter, cf_audio_layout layout, const void *src,
     int frames, int step, long long offset, int channels, double *state,
     double *history, double *energy, double *peaks)
 {
-  __shared__ double xs[SEGMENTS * ROW];  /* the tile's samples */
-  __shared__ double ys[SEGMENTS * ROW];  /* their outputs from rest */
+  __shared__ double xs[LANES * ROW];    /* the tile's samples */
+  __shared__ double ys[LANES * ROW];    /* their outputs from rest */
   /* the filters, read once from device memory (as a parameter, their
-   * kilobytes made every launch slower) */
+   * 2 KB made every launch slower) */
   __shared__ Filter f;
-  /* segment t's start; [SEGMENTS]: the next tile's (or the buffer's end) */
-  __shared__ double start[SEGMENTS + 1][STATE];
-  /* a recursion warp's last end from a zero start, and its start */
-  __shared__ double warp_end[RECURSION_WARPS][STATE];
-  __shared__ double warp_start[RECURSION_WARPS][STATE];
-  __shared__ double last_end[STATE];    /* the last segment's, from rest */
-  __shared__ double maxima[THREADS / LANES][2];
+  __shared__ double last_carry[STATE][STATE];
+  __shared__ double zero_end[LANES][STATE];
+  __shared__ double start[LANES + 1][STATE];    /* [LANES]: the next tile's */
+  __shared__ double maxima[1 + PEAK_WARPS][2];
   /* the last buffer's last samples, read once: a thread a sample, where
    * one thread reading them in turn waited for each */
   __shared__ double kept[KEPT];
@@ -158,7 +152,7 @@ measure_kernel (const Filter * filter, cf_audio_layout layout, const void *src,
     reinterpret_cast<double *> (&f)[k] =
         reinterpret_cast<const double *> (filter)[k];
   if (tid < STATE)
-    start[SEGMENTS][tid] = state[c * STATE + tid];
+    start[LANES][tid] = state[c * STATE + tid];
   if (tid < KEPT)
     kept[tid] = history[c * KEPT + tid];
 
@@ -180,11 +174,10 @@ measure_kernel (const Filter * filter, cf_audio_layout layout, const void *src,
       tile_at (xs, tid + q * THREADS) = v[q];
     __syncthreads ();
 
-    if (warp < RECURSION_WARPS) {
+    if (warp == 0) {
       /* 1. the segment from rest: its outputs, its end state */
-      const int seg = warp * LANES + lane;
-      const int from = min (n, seg * SEGMENT), to = min (n, from + SEGMENT);
-      double z[STATE] = { 0, 0, 0, 0 }, shelf[5], highpass[5], sum[STATE];
+      const int from = min (n, lane * SEGMENT), to = min (n, from + SEGMENT);
+      double s[STATE] = { 0, 0, 0, 0 }, shelf[5], highpass[5];
       /* (in registers: the chain waits on no shared load) */
 #pragma unroll
       for (int k = 0; k < 5; k++) {
@@ -193,42 +186,27 @@ measure_kernel (const Filter * filter, cf_audio_layout layout, const void *src,
       }
       for (int i = from; i < to; i++) {
         double x = tile_at (xs, i);
-        tile_at (ys, i) = cascade (shelf, highpass, z, x);
+        tile_at (ys, i) = cascade (shelf, highpass, s, x);
         sample_peak = fmax (sample_peak, fabs (x));
       }
-      /* the warp's scan: lane t ends with the sum over i <= t of
-       * M^(t - i) times segment i's end from rest */
 #pragma unroll
       for (int r = 0; r < STATE; r++)
-        sum[r] = z[r];
+        zero_end[lane][r] = s[r];
+    } else if (warp == 1 && lane < STATE) {
+      /* a unit start state through the tile's last, shorter segment */
+      double u[STATE] = { 0, 0, 0, 0 };
+      u[lane] = 1.0;
+      for (int i = 0; i < n % SEGMENT; i++)
+        cascade (f, u, 0.0);
 #pragma unroll
-      for (int k = 0; k < 5; k++) {
-        double below[STATE];
-#pragma unroll
-        for (int r = 0; r < STATE; r++)
-          below[r] = __shfl_up_sync (0xffffffffu, sum[r], 1 << k);
-        if (lane >= (1 << k))
-          add_product (sum, f.carry[1 << k], below);
-      }
-      /* segment t's start from a zero warp start: lane t - 1's sum */
-#pragma unroll
-      for (int r = 0; r < STATE; r++) {
-        double before = __shfl_up_sync (0xffffffffu, sum[r], 1);
-        start[seg][r] = lane == 0 ? 0.0 : before;
-        if (lane == LANES - 1)
-          warp_end[warp][r] = sum[r];
-      }
-      /* the end from rest of the tile's last segment, for the next start */
-      if (from < to && to == n) {
-#pragma unroll
-        for (int r = 0; r < STATE; r++)
-          last_end[r] = z[r];
-      }
-    } else {
+      for (int r = 0; r < STATE; r++)
+        last_carry[r][lane] = u[r];
+    } else if (warp > 0) {
       /* the true peak of a run of the tile's frames */
-      const int runs = PEAK_WARPS * LANES, k = tid - RECURSION_WARPS * LANES;
-      const int per = (n + runs - 1) / runs;
-      const int a = min (n, k * per), b = min (n, a + per);
+      int runs = PEAK_WARPS * LANES - STATE;
+      int k = tid - LANES - STATE;
+      int per = (n + runs - 1) / runs;
+      int a = min (n, k * per), b = min (n, a + per);
       double window[SPAN];      /* window[m]: frame i - m */
 #pragma unroll
       for (int m = 1; m < SPAN; m++) {
@@ -255,50 +233,48 @@ measure_kernel (const Filter * filter, cf_audio_layout layout, const void *src,
     }
     __syncthreads ();
 
-    /* 2. the warps' starts, one after the other from the tile's */
-    if (tid == 0) {
-      double s[STATE];
-#pragma unroll
-      for (int r = 0; r < STATE; r++)
-        s[r] = start[SEGMENTS][r];
-      for (int w = 0; w < RECURSION_WARPS; w++) {
-#pragma unroll
-        for (int r = 0; r < STATE; r++)
-          warp_start[w][r] = s[r];
-        double next[STATE];
-#pragma unroll
-        for (int r = 0; r < STATE; r++)
-          next[r] = warp_end[w][r];
-        add_product (next, f.carry[LANES], s);
-#pragma unroll
-        for (int r = 0; r < STATE; r++)
-          s[r] = next[r];
-      }
-    }
-    __syncthreads ();
-    if (warp < RECURSION_WARPS) {
-      const int seg = warp * LANES + lane;
-      const int last = (n - 1) / SEGMENT;
-      double mine[STATE], w[STATE];
+    if (warp == 0) {
+      /* 2. the segments' starts: lane t ends with the start of segment
+       * t + 1 as if every segment up to t were whole, the sum over i <= t
+       * of M^(t - i) times segment i's end from rest, the tile's start
+       * folded into segment 0's */
+      const int segments = (n + SEGMENT - 1) / SEGMENT;
+      double sum[STATE], tile_start[STATE];
 #pragma unroll
       for (int r = 0; r < STATE; r++) {
-        mine[r] = start[seg][r];
-        w[r] = warp_start[warp][r];
+        tile_start[r] = start[LANES][r];
+        sum[r] = zero_end[lane][r];
       }
-      add_product (mine, f.carry[lane], w);
+      if (lane == 0)
+        add_product (sum, f.powers[0], tile_start);
 #pragma unroll
-      for (int r = 0; r < STATE; r++)
-        start[seg][r] = mine[r];
+      for (int k = 0; k < POWERS; k++) {
+        double below[STATE];
+#pragma unroll
+        for (int r = 0; r < STATE; r++)
+          below[r] = __shfl_up_sync (0xffffffffu, sum[r], 1 << k);
+        if (lane >= (1 << k))
+          add_product (sum, f.powers[k], below);
+      }
+      double mine[STATE];
+#pragma unroll
+      for (int r = 0; r < STATE; r++) {
+        double before = __shfl_up_sync (0xffffffffu, sum[r], 1);
+        mine[r] = lane == 0 ? tile_start[r] : before;
+        start[lane][r] = mine[r];
+      }
+      __syncwarp ();
       /* the next tile's start: the last segment's end, whole or not */
-      if (seg == last) {
-        double end[STATE];
+      if (lane == segments - 1) {
+        if (n % SEGMENT != 0) {
+#pragma unroll
+          for (int r = 0; r < STATE; r++)
+            sum[r] = zero_end[lane][r];
+          add_product (sum, last_carry, mine);
+        }
 #pragma unroll
         for (int r = 0; r < STATE; r++)
-          end[r] = last_end[r];
-        add_product (end, f.partial[n - last * SEGMENT], mine);
-#pragma unroll
-        for (int r = 0; r < STATE; r++)
-          start[SEGMENTS][r] = end[r];
+          start[LANES][r] = sum[r];
       }
     }
     __syncthreads ();
@@ -365,8 +341,8 @@ measure_kernel (const Filter * filter, cf_audio_layout layout, const void *src,
    * first) for the next buffer */
   if (tid == 0) {
     for (int r = 0; r < STATE; r++)
-      state[c * STATE + r] = start[SEGMENTS][r];
-    for (int w = 0; w < THREADS / LANES; w++) {
+      state[c * STATE + r] = start[LANES][r];
+    for (int w = 0; w <= PEAK_WARPS; w++) {
       sample_peak = fmax (sample_peak, maxima[w][0]);
       true_peak = fmax (true_peak, maxima[w][1]);
     }
@@ -386,11 +362,13 @@ measure_kernel (const Filter * filter, cf_audio_layout layout, const void *src,
   }
 }
 
-/* The filters as the kernel takes them, with their reach and the carries
- * of segments and frames, worked out on the host once a meter. */
+/* The filters as the kernel takes them, with their reach and the powers
+ * of a whole segment's carry, worked out on the host once a meter. */
 static void
 make_filter (const cf_loudness * l, Filter * f)
 {
+  double m[STATE][STATE];
+
   for (int k = 0; k < 5; k++) {
     f->shelf[k] = l->shelf[k];
     f->highpass[k] = l->highpass[k];
@@ -398,31 +376,29 @@ make_filter (const cf_loudness * l, Filter * f)
   for (int k = 0; k < SPAN * MAX_FACTOR; k++)
     f->interp[k] = l->interp[k];
   f->factor = l->factor;
-  /* a unit state j run through a segment with no input: the outputs, and
-   * the state after each frame */
   for (int j = 0; j < STATE; j++) {
     double u[STATE] = { 0, 0, 0, 0 };
     u[j] = 1.0;
-    for (int r = 0; r < STATE; r++)
-      f->partial[0][r][j] = u[r];
-    for (int i = 0; i < SEGMENT; i++) {
+    for (int i = 0; i < SEGMENT; i++)
       f->reach[i][j] = cascade (*f, u, 0.0);
-      for (int r = 0; r < STATE; r++)
-        f->partial[i + 1][r][j] = u[r];
-    }
+    for (int r = 0; r < STATE; r++)
+      m[r][j] = u[r];
   }
-  /* M^t = M^(t-1) M */
-  for (int r = 0; r < STATE; r++)
-    for (int j = 0; j < STATE; j++)
-      f->carry[0][r][j] = r == j ? 1.0 : 0.0;
-  for (int t = 1; t <= LANES; t++)
+  for (int k = 0; k < POWERS; k++) {
+    double sq[STATE][STATE];
     for (int r = 0; r < STATE; r++)
       for (int j = 0; j < STATE; j++) {
-        double v = 0.0;
-        for (int q = 0; q < STATE; q++)
-          v += f->carry[t - 1][r][q] * f->partial[SEGMENT][q][j];
-        f->carry[t][r][j] = v;
+        f->powers[k][r][j] = m[r][j];
+        sq[r][j] = 0.0;
       }
+    for (int r = 0; r < STATE; r++)
+      for (int j = 0; j < STATE; j++)
+        for (int q = 0; q < STATE; q++)
+          sq[r][j] += m[r][q] * m[q][j];
+    for (int r = 0; r < STATE; r++)
+      for (int j = 0; j < STATE; j++)
+        m[r][j] = sq[r][j];
+  }
 }
 
 }                               /* namespace cf_loudness_cuda */
