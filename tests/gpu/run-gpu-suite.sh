@@ -140,6 +140,7 @@ run bench-integral bench bench_integral
 run bench-audio bench bench_audio
 run bench-matrix bench bench_matrix
 run bench-change bench bench_change --quick
+run bench-streams bench bench_streams --quick
 wanted peer-conv1d &&
   python3 "$root/tests/bench/conv1d/peer_conv1d.py" > "$logs/peer-conv1d.log" 2>&1
 
@@ -174,6 +175,7 @@ cat "$logs/peer-conv1d.log" 2>/dev/null
 sed -n '/audio pipeline summary/,$p' "$logs/bench-audio.log" 2>/dev/null
 cat "$logs/bench-matrix.log" 2>/dev/null
 cat "$logs/bench-change.log" 2>/dev/null
+cat "$logs/bench-streams.log" 2>/dev/null
 cat "$logs/tiling.log" 2>/dev/null
 echo
 echo "== GPU suite (seed $CF_TEST_SEED, logs in $logs)"
