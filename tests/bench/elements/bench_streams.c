@@ -24,15 +24,18 @@
  *               cudaconv2d's own, from its sink pad to its source pad
  *   GPU busy    the share of time the GPU ran a kernel (NVML, sampled
  *               every 100 ms over the span; "n/a" without NVML)
+ *   CPU         the process's CPU time over the run's, in cores: where it
+ *               nears the machine's, the host is the limit
  *
- * Spread, N goes 16, 64, then doubles while the streams hold real time,
- * up to --max (256); at once, 64 streams. Target: 64 streams in real time,
+ * Spread, N goes 16, 64, 128, then up by 64 while the streams hold real
+ * time, up to --max (256); at once, 64 streams. Target: 64 streams in real time,
  * p99 under 2 ms.
  *
  *   bench_streams [--quick] [--max N] [--no-gpu: refused, GPU only]
  */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,9 +234,19 @@ typedef struct
 {
   gboolean ok, real_time;
   gint lost, late;
-  gdouble slowest_fps, busy;
+  gdouble slowest_fps, busy, cores;
   Spread total, filter;
 } Result;
+
+/* Seconds of CPU time this process has used. */
+static gdouble
+cpu_seconds (void)
+{
+  struct rusage u;
+  getrusage (RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec
+      + u.ru_stime.tv_usec) / 1e6;
+}
 
 static int
 compare (const void *a, const void *b)
@@ -303,6 +316,8 @@ run (const gchar * middle, GstCaps * caps, GstContext * context,
   GThread *sampler = NULL;
   gboolean nvml = busy_open (&busy);
   gint count = 0;
+  gdouble cpu0;
+  gint64 t0;
 
   r.ok = TRUE;
   for (gint i = 0; i < n && r.ok; i++)
@@ -311,7 +326,10 @@ run (const gchar * middle, GstCaps * caps, GstContext * context,
     g_atomic_int_set (&busy.running, 1);
     sampler = g_thread_new ("nvml", busy_sample, &busy);
   }
+  cpu0 = cpu_seconds ();
+  t0 = g_get_monotonic_time ();
   r.ok = r.ok && feed (streams, n, frame, total, spread);
+  r.cores = (cpu_seconds () - cpu0) * 1e6 / (g_get_monotonic_time () - t0);
   /* the last frames' time to arrive: a period, and more for what is late */
   g_usleep (4 * PERIOD_US);
   if (sampler) {
@@ -369,9 +387,10 @@ print_row (const gchar * memory, gboolean spread, gint n, const Result * r)
   else
     g_snprintf (busy, sizeof (busy), "%.0f%%", r->busy);
   printf ("%-7s %-7s %7d %9s %8.1f %6d %6d %6.2f %6.2f %7.2f %6.2f %6.2f "
-      "%7.2f %5s\n", memory, spread ? "spread" : "at once", n, !r->ok ? "failed" : r->real_time ? "yes" : "no",
+      "%7.2f %5s %5.1f\n", memory, spread ? "spread" : "at once", n, !r->ok ? "failed" : r->real_time ? "yes" : "no",
       r->slowest_fps, r->lost, r->late, r->total.median, r->total.p99,
-      r->total.max, r->filter.median, r->filter.p99, r->filter.max, busy);
+      r->total.max, r->filter.median, r->filter.p99, r->filter.max, busy,
+      r->cores);
 }
 
 /* A frame of NV12 with something to blur: a gradient and a checkerboard. */
@@ -437,15 +456,16 @@ main (int argc, char **argv)
 
   printf ("N streams of 1080p NV12 at %d frames/s, cudaconv2d with its "
       "defaults, %s s timed a run after 1 s\n", FPS, quick ? "2" : "10");
-  printf ("%-7s %-7s %7s %9s %8s %6s %6s %6s %6s %7s %6s %6s %7s %5s\n",
-      "memory", "frames", "streams", "real time", "min fps", "lost", "late", "med",
-      "p99", "max", "f med", "f p99", "f max", "GPU");
-  printf ("(latency in ms, push to sink; f: in cudaconv2d)\n");
+  printf ("%-7s %-7s %7s %9s %8s %6s %6s %6s %6s %7s %6s %6s %7s %5s "
+      "%5s\n", "memory", "frames", "streams", "real time", "min fps", "lost",
+      "late", "med", "p99", "max", "f med", "f p99", "f max", "GPU", "CPU");
+  printf ("(latency in ms, push to sink; f: in cudaconv2d; CPU in cores of "
+      "%d)\n", g_get_num_processors ());
   for (guint f = 0; f < G_N_ELEMENTS (forms); f++) {
     gint held = 0, failed = 0, timed = quick ? 2 * FPS : 10 * FPS;
     Result r = run (forms[f].middle, caps, context, frame, 64, timed, FALSE);
     print_row (forms[f].memory, FALSE, 64, &r);
-    for (gint n = 16; n <= max; n = n < 64 ? 64 : 2 * n) {
+    for (gint n = 16; n <= max; n = n < 64 ? 64 : n < 128 ? 128 : n + 64) {
       r = run (forms[f].middle, caps, context, frame, n, timed, TRUE);
       print_row (forms[f].memory, TRUE, n, &r);
       if (!r.real_time) {
