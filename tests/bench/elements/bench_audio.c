@@ -39,12 +39,12 @@
 #include <gst/audio/audio.h>
 #include <gst/gst.h>
 
+#include "bench_cpu.h"
 #include "bench_gpu.h"
 #include <sndfile.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #define RATE 48000
 #define TAPS 16384
@@ -304,16 +304,6 @@ measure (Spec * spec)
   run_free (r);
 }
 
-/* Seconds of CPU time this process has used. */
-static gdouble
-cpu_seconds (void)
-{
-  struct rusage u;
-  getrusage (RUSAGE_SELF, &u);
-  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec
-      + u.ru_stime.tv_usec) / 1e6;
-}
-
 /* `n` pipelines of `spec` side by side; returns the real-time factor of
  * all their audio together over the wall time to the last EOS (0 on
  * failure), and in *cpu_us the CPU time the process spent per buffer. */
@@ -333,13 +323,13 @@ measure_side_by_side (const Spec * spec, gint n, gdouble * cpu_us)
     ok = gst_element_set_state (runs[k]->pipeline, GST_STATE_PAUSED)
         != GST_STATE_CHANGE_FAILURE;
   t0 = g_get_monotonic_time ();
-  c0 = cpu_seconds ();
+  c0 = bench_cpu_seconds ();
   for (gint k = 0; k < n && ok; k++)
     gst_element_set_state (runs[k]->pipeline, GST_STATE_PLAYING);
   for (gint k = 0; k < n && ok; k++)
     ok = run_wait (runs[k]);
   t1 = g_get_monotonic_time ();
-  *cpu_us = (cpu_seconds () - c0) * 1e6 / ((gdouble) n * spec->buffers);
+  *cpu_us = (bench_cpu_seconds () - c0) * 1e6 / ((gdouble) n * spec->buffers);
   for (gint k = 0; k < n; k++)
     if (runs[k])
       run_free (runs[k]);

@@ -35,7 +35,6 @@
  */
 #include <dlfcn.h>
 #include <stdio.h>
-#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +44,7 @@
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudautils.h>
 
+#include "bench_cpu.h"
 #include "bench_gpu.h"
 
 #define WIDTH 1920
@@ -238,16 +238,6 @@ typedef struct
   Spread total, filter;
 } Result;
 
-/* Seconds of CPU time this process has used. */
-static gdouble
-cpu_seconds (void)
-{
-  struct rusage u;
-  getrusage (RUSAGE_SELF, &u);
-  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec
-      + u.ru_stime.tv_usec) / 1e6;
-}
-
 static int
 compare (const void *a, const void *b)
 {
@@ -326,10 +316,10 @@ run (const gchar * middle, GstCaps * caps, GstContext * context,
     g_atomic_int_set (&busy.running, 1);
     sampler = g_thread_new ("nvml", busy_sample, &busy);
   }
-  cpu0 = cpu_seconds ();
+  cpu0 = bench_cpu_seconds ();
   t0 = g_get_monotonic_time ();
   r.ok = r.ok && feed (streams, n, frame, total, spread);
-  r.cores = (cpu_seconds () - cpu0) * 1e6 / (g_get_monotonic_time () - t0);
+  r.cores = (bench_cpu_seconds () - cpu0) * 1e6 / (g_get_monotonic_time () - t0);
   /* the last frames' time to arrive: a period, and more for what is late */
   g_usleep (4 * PERIOD_US);
   if (sampler) {
