@@ -12,8 +12,9 @@
  * is queued the same way, then (at gst_cuda_prefix_sum_audio_settle, once
  * the loudness meter has queued its work on the same copy) waits for the
  * whole queue and adds its blocks in order: the messages are the same,
- * posted at the same buffer, as if each buffer had been waited for. (A kernel reading the interleaved
- * frames where they lie, in host memory, was measured slower: each warp
+ * posted at the same buffer, as if each buffer had been waited for. (A
+ * kernel reading the interleaved frames where they lie, in host memory,
+ * was measured slower: each warp
  * reads one channel, strided accesses the bus turns into many small
  * transfers.) GAP buffers, and buffers of more blocks than
  * GST_CUDA_LEVEL_MAX_GPU_BLOCKS (intervals far shorter than the buffers),
@@ -226,7 +227,7 @@ apply_settings (GstCudaPrefixSumAudio * a,
 {
   if (set->interval != a->interval || set->peak_ttl != a->level.peak_ttl
       || set->peak_falloff != a->level.peak_falloff)
-    *ok = take_queued (a, set->post);
+    *ok = take_queued (a, set->post) && *ok;
   a->level.peak_ttl = set->peak_ttl;
   a->level.peak_falloff = set->peak_falloff;
   if (set->interval != a->interval) {

@@ -57,8 +57,7 @@ gboolean gst_cuda_prefix_sum_loudness_configure (GstCudaPrefixSumLoudness *
 /* Forgets what was measured (a flush, or loudness turned on). */
 void gst_cuda_prefix_sum_loudness_reset (GstCudaPrefixSumLoudness * l);
 /* Measures a buffer, posting a message at each end of `interval` inside
- * it when `post`. */
-/* Measures `buf`; `on_device`, when not NULL, is a copy of its samples on
+ * it when `post`. `on_device`, when not NULL, is a copy of its samples on
  * the device, valid for work queued now on the element's compute stream
  * (the buffer's own samples are not read then). */
 GstFlowReturn gst_cuda_prefix_sum_loudness_measure (GstCudaPrefixSumLoudness *

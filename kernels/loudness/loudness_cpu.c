@@ -19,9 +19,9 @@ lufs (double mean_square)
   return mean_square > 0.0 ? -0.691 + 10.0 * log10 (mean_square) : -INFINITY;
 }
 
-/* The mean square whose loudness is `lufs_value`: a gate compared with
- * mean squares, where a logarithm of each block made every message's cost
- * grow with the stream's length. */
+/* The mean square whose loudness is `lufs_value`: gates compared with mean
+ * squares, with no logarithm of each block at every message (a message
+ * still adds up every block, and sorts the range's windows). */
 static double
 mean_square_of (double lufs_value)
 {

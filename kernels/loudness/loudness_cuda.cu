@@ -461,8 +461,10 @@ ensure_device (cf_loudness * l, size_t rows, cudaStream_t stream)
                 (&d->filter_dev, sizeof (Filter)))) != 0
         || (st = (int) cudaMemcpyAsync (d->filter_dev, &d->filter,
                 sizeof (Filter), cudaMemcpyHostToDevice, stream)) != 0) {
-      /* (no half-made state stays for the next buffer to launch on) */
+      /* (no half-made state stays for the next buffer to launch on, and no
+       * failed allocation's error for the next launch's check to report) */
       cf_loudness_device_free (d);
+      cudaGetLastError ();
       return st;
     }
     l->device = d;
