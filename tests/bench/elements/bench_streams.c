@@ -34,9 +34,11 @@
  *   bench_streams [--quick] [--max N] [--no-gpu: refused, GPU only]
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
@@ -245,6 +247,20 @@ compare (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* Sleeps until `due` (g_get_monotonic_time's clock, CLOCK_MONOTONIC on
+ * Linux), to the clock's own precision: a relative sleep of a few
+ * microseconds oversleeps by tens, which at hundreds of streams a period
+ * would push frames late and then in bursts. */
+static void
+sleep_until (gint64 due)
+{
+  struct timespec at = { due / G_USEC_PER_SEC, (due % G_USEC_PER_SEC) * 1000 };
+
+  if (due > g_get_monotonic_time ())
+    while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL)
+        == EINTR);
+}
+
 /* Feeds every stream a frame each period, `total` frames: stream i's at
  * i / n of the period (spread), or all at its start. */
 static gboolean
@@ -255,12 +271,11 @@ feed (Stream * streams, gint n, GstBuffer * frame, gint total,
 
   for (gint k = 0; k < total; k++) {
     for (gint i = 0; i < n; i++) {
-      gint64 wait = t0 + (gint64) k * PERIOD_US + (spread ? (gint64) i
-          * PERIOD_US / n : 0) - g_get_monotonic_time ();
+      gint64 due = t0 + (gint64) k * PERIOD_US + (spread ? (gint64) i
+          * PERIOD_US / n : 0);
       GstBuffer *buf;
       GstFlowReturn ret;
-      if (wait > 0)
-        g_usleep (wait);
+      sleep_until (due);
       buf = gst_buffer_copy (frame);
       GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int (k, GST_SECOND, FPS);
       GST_BUFFER_DURATION (buf) = GST_SECOND / FPS;
