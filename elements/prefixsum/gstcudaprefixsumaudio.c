@@ -14,9 +14,8 @@
  * whole queue and adds its blocks in order: the messages are the same,
  * posted at the same buffer, as if each buffer had been waited for. (A
  * kernel reading the interleaved frames where they lie, in host memory,
- * was measured slower: each warp
- * reads one channel, strided accesses the bus turns into many small
- * transfers.) GAP buffers, and buffers of more blocks than
+ * was measured slower: each warp reads one channel, strided accesses the
+ * bus turns into many small transfers.) GAP buffers, and buffers of more blocks than
  * GST_CUDA_LEVEL_MAX_GPU_BLOCKS (intervals far shorter than the buffers),
  * are summed on the CPU, after the queue. */
 #ifdef HAVE_CONFIG_H
