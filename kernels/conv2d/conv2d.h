@@ -28,6 +28,9 @@ extern "C" {
 
 #define CF_CONV2D_MAX_SIZE 31
 #define CF_CONV2D_MAX_TAPS (CF_CONV2D_MAX_SIZE * CF_CONV2D_MAX_SIZE)
+/* Separable masks given by their factors (a row and a column of taps) may
+ * be longer: up to this many taps each (conv2d_long.h runs them). */
+#define CF_CONV2D_MAX_FACTOR 1023
 
 typedef enum
 {
@@ -44,16 +47,19 @@ typedef struct
   int keep_channel;             /* 4 channels only: 0 or 3, copied unchanged; else -1 */
 } cf_plane_format;
 
-/* A mask as the user gives it. */
+/* A mask as the user gives it: its taps, or the two factors of a
+ * separable mask, M[j][i] = col[j] * row[i]. */
 typedef struct
 {
-  int width, height;            /* odd, 1..CF_CONV2D_MAX_SIZE */
-  const float *taps;            /* `height` rows of `width` taps */
+  int width, height;            /* odd, 1..CF_CONV2D_MAX_SIZE with `taps`,
+                                 * 1..CF_CONV2D_MAX_FACTOR with factors */
+  const float *taps;            /* `height` rows of `width` taps, or NULL */
   const float *taps2;           /* NULL, or a second mask of the same size:
                                  * the output is the magnitude of both */
   double divisor;               /* non-zero */
   double offset;
   cf_border border;
+  const float *row, *col;       /* with taps NULL: `width` and `height` taps */
 } cf_conv2d_mask;
 
 /* A validated mask, ready for any variant: built once when the mask changes,
@@ -67,8 +73,14 @@ typedef struct
                                  * sum times 255 fits 15 bits: sums of 8-bit
                                  * samples are exact in 16-bit halves of a
                                  * 32-bit integer, two channels at once */
+  int long_mask;                /* a side above CF_CONV2D_MAX_SIZE: only the
+                                 * factors are kept, and conv2d_long.h runs
+                                 * it */
+  int box;                      /* separable with equal taps in each factor:
+                                 * the long path sums integers, exactly */
+  double box_weight;            /* a box's taps over the divisor, in double */
   float taps[2][CF_CONV2D_MAX_TAPS];
-  float row[CF_CONV2D_MAX_SIZE], col[CF_CONV2D_MAX_SIZE];
+  float row[CF_CONV2D_MAX_FACTOR], col[CF_CONV2D_MAX_FACTOR];
   float scale;                  /* 1 / divisor */
   float offset;
   cf_border border;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conv2d.h"
+#include "conv2d_long.h"
 
 typedef struct
 {
@@ -169,6 +169,11 @@ cf_conv2d_cpu (const cf_conv2d_plan * plan, const cf_plane_format * fmt,
     return CF_ERR_INVALID;
   if (row_begin == row_end)
     return CF_OK;
+  /* long masks filter whole planes (conv2d_long.h) */
+  if (plan->long_mask)
+    return row_begin == 0 && row_end == fmt->height
+        ? cf_conv2d_long_cpu (plan, fmt, src, src_stride, dst, dst_stride)
+        : CF_ERR_UNSUPPORTED;
 
   c.plan = plan;
   c.fmt = fmt;

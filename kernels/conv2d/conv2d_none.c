@@ -1,6 +1,6 @@
 /* The CUDA launchers of 2D convolution in a build without CUDA: each
  * says so, and callers take the CPU twin. */
-#include "conv2d.h"
+#include "conv2d_long.h"
 
 int
 cf_conv2d_cuda (cf_conv2d_algorithm a, const cf_conv2d_plan * p,
@@ -9,5 +9,14 @@ cf_conv2d_cuda (cf_conv2d_algorithm a, const cf_conv2d_plan * p,
 {
   (void) a; (void) p; (void) f; (void) s; (void) ss; (void) d; (void) ds;
   (void) r0; (void) r1; (void) st;
+  return CF_ERR_NO_CUDA;
+}
+
+int
+cf_conv2d_long_cuda (const cf_conv2d_plan * p, const cf_plane_format * f,
+    const void *s, size_t ss, void *d, size_t ds, void *w, cf_stream st)
+{
+  (void) p; (void) f; (void) s; (void) ss; (void) d; (void) ds; (void) w;
+  (void) st;
   return CF_ERR_NO_CUDA;
 }

@@ -6,12 +6,6 @@
 #include "conv2d.h"
 
 static int
-size_ok (int n)
-{
-  return n >= 1 && n <= CF_CONV2D_MAX_SIZE && (n & 1) == 1;
-}
-
-static int
 taps_finite (const float *taps, int n)
 {
   for (int k = 0; k < n; k++)
@@ -68,19 +62,78 @@ small_integer_taps (const float *taps, int n)
   return abs_sum * 255 < 32768;
 }
 
+/* Every tap of the factor equal: a box side. */
+static int
+equal_taps (const float *taps, int n)
+{
+  for (int k = 1; k < n; k++)
+    if (taps[k] != taps[0])
+      return 0;
+  return taps[0] != 0.0f;
+}
+
+/* A mask given as taps, or as factors, in one form: factors of any
+ * length up to CF_CONV2D_MAX_FACTOR (a mask of one row or one column
+ * given as taps is its own factor), or taps up to CF_CONV2D_MAX_SIZE a
+ * side. */
+static int
+take_factors (cf_conv2d_plan * plan, const cf_conv2d_mask * mask)
+{
+  static const float one = 1.0f;
+  const float *row = mask->row, *col = mask->col;
+  int kw = mask->width, kh = mask->height;
+
+  if (mask->taps && !mask->taps2 && (kw == 1 || kh == 1)
+      && (kw > CF_CONV2D_MAX_SIZE || kh > CF_CONV2D_MAX_SIZE)) {
+    row = kh == 1 ? mask->taps : &one;
+    col = kh == 1 ? &one : mask->taps;
+  } else if (mask->taps) {
+    return 0;
+  }
+  plan->kw = kw;
+  plan->kh = kh;
+  memcpy (plan->row, row, kw * sizeof (float));
+  memcpy (plan->col, col, kh * sizeof (float));
+  plan->separable = 1;
+  plan->long_mask = kw > CF_CONV2D_MAX_SIZE || kh > CF_CONV2D_MAX_SIZE;
+  plan->box = equal_taps (row, kw) && equal_taps (col, kh);
+  if (!plan->long_mask)
+    for (int j = 0; j < kh; j++)
+      for (int i = 0; i < kw; i++)
+        plan->taps[0][j * kw + i] = col[j] * row[i];
+  return 1;
+}
+
+static int
+sizes_ok (const cf_conv2d_mask * mask)
+{
+  int factor_sized = (!mask->taps && mask->row && mask->col)
+      || (mask->taps && !mask->taps2
+      && (mask->width == 1 || mask->height == 1));
+  int limit = factor_sized ? CF_CONV2D_MAX_FACTOR : CF_CONV2D_MAX_SIZE;
+
+  if (!mask->taps && (!mask->row || !mask->col || mask->taps2))
+    return 0;
+  return mask->width >= 1 && mask->width <= limit && (mask->width & 1)
+      && mask->height >= 1 && mask->height <= limit && (mask->height & 1);
+}
+
 int
 cf_conv2d_plan_init (cf_conv2d_plan * plan, const cf_conv2d_mask * mask)
 {
   int n;
 
-  if (!plan || !mask || !mask->taps)
+  if (!plan || !mask || !sizes_ok (mask))
     return CF_ERR_INVALID;
-  if (!size_ok (mask->width) || !size_ok (mask->height))
+  if (mask->taps) {
+    n = mask->width * mask->height;
+    if (!taps_finite (mask->taps, n)
+        || (mask->taps2 && !taps_finite (mask->taps2, n)))
+      return CF_ERR_INVALID;
+  } else if (!taps_finite (mask->row, mask->width)
+      || !taps_finite (mask->col, mask->height)) {
     return CF_ERR_INVALID;
-  n = mask->width * mask->height;
-  if (!taps_finite (mask->taps, n)
-      || (mask->taps2 && !taps_finite (mask->taps2, n)))
-    return CF_ERR_INVALID;
+  }
   /* the plan keeps the scale and the offset as floats: both must be
    * finite there, not only in double */
   if (!isfinite (mask->divisor) || mask->divisor == 0.0
@@ -92,15 +145,23 @@ cf_conv2d_plan_init (cf_conv2d_plan * plan, const cf_conv2d_mask * mask)
     return CF_ERR_INVALID;
 
   memset (plan, 0, sizeof (*plan));
+  plan->scale = (float) (1.0 / mask->divisor);
+  plan->offset = (float) mask->offset;
+  plan->border = mask->border;
+  if (take_factors (plan, mask)) {
+    n = plan->kw * plan->kh;
+    plan->box_weight = (double) plan->row[0] * plan->col[0] / mask->divisor;
+    plan->small_integer = !plan->long_mask
+        && small_integer_taps (plan->taps[0], n);
+    return CF_OK;
+  }
+  n = mask->width * mask->height;
   plan->kw = mask->width;
   plan->kh = mask->height;
   plan->magnitude = mask->taps2 != NULL;
   memcpy (plan->taps[0], mask->taps, n * sizeof (float));
   if (mask->taps2)
     memcpy (plan->taps[1], mask->taps2, n * sizeof (float));
-  plan->scale = (float) (1.0 / mask->divisor);
-  plan->offset = (float) mask->offset;
-  plan->border = mask->border;
   plan->separable = !plan->magnitude && find_separation (plan);
   plan->small_integer = !plan->magnitude && small_integer_taps (plan->taps[0],
       n);

@@ -488,7 +488,8 @@ compare_with_twin (const Layout * l, const uint8_t * src, size_t src_stride,
 {
   cf_plane_format f = { w, h, l->channels, CF_SAMPLE_U8, l->keep_channel };
   float taps[CF_CONV2D_MAX_TAPS];
-  cf_conv2d_mask mask = { n, n, taps, NULL, divisor, 0, CF_BORDER_CLAMP };
+  cf_conv2d_mask mask = { .width = n, .height = n,
+    .taps = taps, .divisor = divisor, .offset = 0, .border = CF_BORDER_CLAMP };
   cf_conv2d_plan plan;
   uint8_t *want = xmalloc ((size_t) w * h * l->channels);
   int r = n / 2, worst = 0;
@@ -736,7 +737,8 @@ bench_mask (Bench * bench, const Size * s, int li, const Buffers * b,
     l->keep_channel
   };
   float taps[CF_CONV2D_MAX_TAPS];
-  cf_conv2d_mask mask = { n, n, taps, NULL, 1.0, 0.0, CF_BORDER_CLAMP };
+  cf_conv2d_mask mask = { .width = n, .height = n,
+    .taps = taps, .divisor = 1.0, .offset = 0.0, .border = CF_BORDER_CLAMP };
   cf_conv2d_plan plan;
   OurLaunch o = { CF_CONV2D_AUTO, &plan, &f, b, bench->timer->stream };
   Summary *row = &bench->rows[bench->n_rows++];

@@ -62,7 +62,8 @@ profile_one (const char *format, int k, const char *variant,
   cf_plane_format f = { 3840, 2160, gray ? 1 : 4, CF_SAMPLE_U8, gray ? -1 : 3 };
   size_t pitch = (size_t) f.width * f.channels, bytes = pitch * f.height;
   float taps[CF_CONV2D_MAX_TAPS];
-  cf_conv2d_mask m = { k, k, taps, NULL, 1.0, 0.0, CF_BORDER_CLAMP };
+  cf_conv2d_mask m = { .width = k, .height = k,
+    .taps = taps, .divisor = 1.0, .offset = 0.0, .border = CF_BORDER_CLAMP };
   cf_conv2d_plan plan;
   unsigned char *d_in, *d_out;
 
@@ -136,7 +137,8 @@ main (int argc, char **argv)
   for (size_t s = 0; s < sizeof (sizes) / sizeof (sizes[0]); s++) {
     int k = sizes[s];
     float taps[CF_CONV2D_MAX_TAPS];
-    cf_conv2d_mask m = { k, k, taps, NULL, 1.0, 0.0, CF_BORDER_CLAMP };
+    cf_conv2d_mask m = { .width = k, .height = k,
+    .taps = taps, .divisor = 1.0, .offset = 0.0, .border = CF_BORDER_CLAMP };
     cf_conv2d_plan plan;
     double predicted[4];
 

@@ -522,7 +522,8 @@ check_plan_validation (void)
 {
   float taps[CF_CONV2D_MAX_TAPS + 64];
   cf_conv2d_plan plan;
-  cf_conv2d_mask m = { 3, 3, taps, NULL, 1.0, 0.0, CF_BORDER_CLAMP };
+  cf_conv2d_mask m = { .width = 3, .height = 3,
+    .taps = taps, .divisor = 1.0, .offset = 0.0, .border = CF_BORDER_CLAMP };
 
   for (int k = 0; k < (int) (sizeof (taps) / sizeof (taps[0])); k++)
     taps[k] = 1.0f;
@@ -598,7 +599,8 @@ check_argument_errors (const backend * be, int cuda)
 {
   cf_conv2d_plan plan;
   float taps[9] = { 0, 0, 0, 0, 1, 0, 0, 0, 0 };
-  cf_conv2d_mask m = { 3, 3, taps, NULL, 1.0, 0.0, CF_BORDER_CLAMP };
+  cf_conv2d_mask m = { .width = 3, .height = 3,
+    .taps = taps, .divisor = 1.0, .offset = 0.0, .border = CF_BORDER_CLAMP };
   cf_plane_format f = { 8, 8, 4, CF_SAMPLE_U8, 3 };
   uint8_t buf[8 * 8 * 4];
   cf_stream s = cuda ? ((cuda_ctx *) be->ctx)->stream : NULL;

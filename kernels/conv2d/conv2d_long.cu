@@ -1,0 +1,400 @@
+/* The long path's CUDA kernels (conv2d_long.h): up to four launches a
+ * plane, through work planes in device memory.
+ *
+ * - rows_weighted: a block takes ROW_OUTPUTS computed columns of one
+ *   source row; the source samples they reach (border applied) go to
+ *   shared memory as floats, the row factor beside them, and a thread
+ *   sums one computed column's taps for every channel.
+ * - rows_box: a block takes BOX_OUTPUTS columns of one row; the samples
+ *   they reach go to shared memory as prefix sums (a scan in warps), and a
+ *   window's sum is a difference of two.
+ * - cols_weighted: a thread takes one value (computed column and channel)
+ *   of one computed row and sums the column factor's taps down the row
+ *   pass's plane, neighbouring threads on neighbouring values; where both
+ *   steps are 1 it writes the output, else the column pass's plane.
+ * - cols_box: a thread takes one value down BOX_RUN rows: the window's sum
+ *   for the first, then a row added below and one taken off above.
+ * - interpolate: a thread a pixel, between the four computed values
+ *   around it.
+ *
+ * The factors go to the start of the work area, ahead of the planes, with
+ * the first copy: a plan's taps (up to 8 KB) exceed a launch's parameters. */
+#include <cuda_runtime.h>
+#include <cstdint>
+
+#include "cf_fault.h"
+#include "conv2d_long.h"
+
+namespace cf_conv2d_long
+{
+
+constexpr int ROW_OUTPUTS = 64;
+constexpr int BOX_OUTPUTS = 256;
+constexpr int BOX_RUN = 128;
+
+struct Args
+{
+  const uint8_t *src;
+  size_t src_stride;
+  uint8_t *dst;
+  size_t dst_stride;
+  int width, height;
+  int kw, kh;
+  cf_border border;
+  int step_x, step_y, nx, ny;
+  int keep;                     /* channel copied, or -1 */
+  float scale, offset;
+  double weight;                /* boxes: taps over the divisor */
+};
+
+__device__ __forceinline__ int
+position (int k, int step, int size)
+{
+  int at = k * step;
+  return at < size - 1 ? at : size - 1;
+}
+
+template < typename T > __device__ __forceinline__ float
+sample (const Args & a, int x, int y, int c, int channels)
+{
+  const T *row = (const T *) (a.src + (size_t) y * a.src_stride);
+  return (float) row[(size_t) x * channels + c];
+}
+
+template < typename T > __device__ __forceinline__ void
+store (const Args & a, int x, int y, int c, int channels, float v)
+{
+  const float top = sizeof (T) == 2 ? 65535.0f : 255.0f;
+  T *row = (T *) (a.dst + (size_t) y * a.dst_stride);
+  row[(size_t) x * channels + c] = (T) rintf (fminf (fmaxf (v, 0.0f), top));
+}
+
+template < typename T > __device__ __forceinline__ void
+store_exact (const Args & a, int x, int y, int c, int channels, double v)
+{
+  const double top = sizeof (T) == 2 ? 65535.0 : 255.0;
+  T *row = (T *) (a.dst + (size_t) y * a.dst_stride);
+  row[(size_t) x * channels + c] = (T) rint (fmin (fmax (v, 0.0), top));
+}
+
+template < typename T, int C > __global__ void
+rows_weighted (Args a, const float *__restrict__ row_taps,
+    float *__restrict__ out)
+{
+  extern __shared__ float seg[];
+  int y = blockIdx.y, k0 = blockIdx.x * ROW_OUTPUTS;
+  int k1 = min (k0 + ROW_OUTPUTS, a.nx) - 1;
+  int first = position (k0, a.step_x, a.width);
+  int len = position (k1, a.step_x, a.width) - first + a.kw;
+  float *taps = seg + len * C;
+
+  for (int i = threadIdx.x; i < a.kw; i += blockDim.x)
+    taps[i] = row_taps[i];
+  for (int p = threadIdx.x; p < len; p += blockDim.x) {
+    int x = cf_border_index (first - a.kw / 2 + p, a.width, a.border);
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      seg[p * C + c] = x < 0 ? 0.0f : sample < T > (a, x, y, c, C);
+  }
+  __syncthreads ();
+  int k = k0 + threadIdx.x;
+  if (k > k1)
+    return;
+  const float *at = seg + (position (k, a.step_x, a.width) - first) * C;
+  float acc[C];
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] = 0.0f;
+  for (int i = 0; i < a.kw; i++) {
+    float w = taps[i];
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      acc[c] = fmaf (w, at[i * C + c], acc[c]);
+  }
+  float *dst = out + ((size_t) y * a.nx + k) * C;
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    dst[c] = acc[c];
+}
+
+/* Exclusive prefix of `v` over the block's threads (a multiple of 32), in
+ * warps, then the warps' totals; `spare` holds a total a warp. */
+__device__ __forceinline__ int
+block_prefix (int v, int *spare)
+{
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, inclusive = v;
+
+  for (int d = 1; d < 32; d <<= 1) {
+    int up = __shfl_up_sync (0xffffffffu, inclusive, d);
+    if (lane >= d)
+      inclusive += up;
+  }
+  if (lane == 31)
+    spare[warp] = inclusive;
+  __syncthreads ();
+  int before = 0;
+  for (int w = 0; w < warp; w++)
+    before += spare[w];
+  __syncthreads ();
+  return before + inclusive - v;
+}
+
+template < typename T, int C > __global__ void
+rows_box (Args a, int32_t * __restrict__ out)
+{
+  extern __shared__ int32_t prefix[];
+  __shared__ int spare[BOX_OUTPUTS / 32];
+  int y = blockIdx.y, x0 = blockIdx.x * BOX_OUTPUTS;
+  int outputs = min (BOX_OUTPUTS, a.width - x0);
+  int len = outputs + a.kw - 1;
+  int chunk = (len + blockDim.x - 1) / blockDim.x;
+  int p0 = threadIdx.x * chunk, p1 = min (p0 + chunk, len);
+
+  /* each thread sums its chunk of samples, in place */
+  int own[C];
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    own[c] = 0;
+  for (int p = p0; p < p1; p++) {
+    int x = cf_border_index (x0 - a.kw / 2 + p, a.width, a.border);
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      own[c] += x < 0 ? 0 : (int) sample < T > (a, x, y, c, C);
+      prefix[(p + 1) * C + c] = own[c];
+    }
+  }
+  if (threadIdx.x == 0)
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      prefix[c] = 0;
+#pragma unroll
+  for (int c = 0; c < C; c++) {
+    int before = block_prefix (own[c], spare);
+    for (int p = p0; p < p1; p++)
+      prefix[(p + 1) * C + c] += before;
+  }
+  __syncthreads ();
+  int32_t *dst = out + ((size_t) y * a.width + x0) * C;
+  for (int i = threadIdx.x; i < outputs * C; i += blockDim.x)
+    dst[i] = prefix[i + a.kw * C] - prefix[i];
+}
+
+template < typename T, int C, bool DIRECT > __global__ void
+cols_weighted (Args a, const float *__restrict__ col_taps,
+    const float *__restrict__ rows, float *__restrict__ cols)
+{
+  extern __shared__ float taps[];
+  int len = a.nx * C;
+  int v = blockIdx.x * blockDim.x + threadIdx.x;
+  int m = blockIdx.y * blockDim.y + threadIdx.y;
+
+  for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < a.kh;
+      i += blockDim.x * blockDim.y)
+    taps[i] = col_taps[i];
+  __syncthreads ();
+  if (v >= len || m >= a.ny)
+    return;
+  int y = position (m, a.step_y, a.height);
+  float acc = 0.0f;
+  for (int j = 0; j < a.kh; j++) {
+    int r = cf_border_index (y + j - a.kh / 2, a.height, a.border);
+    acc = fmaf (taps[j], r < 0 ? 0.0f : __ldg (rows + (size_t) r * len + v),
+        acc);
+  }
+  if (!DIRECT) {
+    cols[(size_t) m * len + v] = acc;
+    return;
+  }
+  int x = v / C, c = v % C;
+  if (c == a.keep)
+    store < T > (a, x, y, c, C, sample < T > (a, x, y, c, C));
+  else
+    store < T > (a, x, y, c, C, fmaf (acc, a.scale, a.offset));
+}
+
+template < typename T, int C > __global__ void
+cols_box (Args a, const int32_t * __restrict__ rows)
+{
+  int len = a.width * C;
+  int v = blockIdx.x * blockDim.x + threadIdx.x;
+  int y0 = blockIdx.y * BOX_RUN, y1 = min (y0 + BOX_RUN, a.height);
+  if (v >= len)
+    return;
+  int ry = a.kh / 2, x = v / C, c = v % C;
+  long long sum = 0;
+  for (int k = y0 - ry; k <= y0 + ry; k++) {
+    int r = cf_border_index (k, a.height, a.border);
+    sum += r < 0 ? 0 : rows[(size_t) r * len + v];
+  }
+  for (int y = y0; y < y1; y++) {
+    if (c == a.keep)
+      store < T > (a, x, y, c, C, sample < T > (a, x, y, c, C));
+    else
+      store_exact < T > (a, x, y, c, C, (double) sum * a.weight + a.offset);
+    int in = cf_border_index (y + 1 + ry, a.height, a.border);
+    int out = cf_border_index (y - ry, a.height, a.border);
+    sum += (in < 0 ? 0 : rows[(size_t) in * len + v])
+        - (out < 0 ? 0 : rows[(size_t) out * len + v]);
+  }
+}
+
+/* The interpolation's cell and weight for output coordinate x. */
+__device__ __forceinline__ void
+locate (int x, int step, int n, int size, int &k, float &t)
+{
+  if (n == 1) {
+    k = 0;
+    t = 0.0f;
+    return;
+  }
+  k = min (x / step, n - 2);
+  int a = position (k, step, size), b = position (k + 1, step, size);
+  t = (float) (x - a) / (float) (b - a);
+}
+
+template < typename T, int C > __global__ void
+interpolate (Args a, const float *__restrict__ cols)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= a.width)
+    return;
+  int len = a.nx * C, m, k;
+  float ty, tx;
+  locate (y, a.step_y, a.ny, a.height, m, ty);
+  locate (x, a.step_x, a.nx, a.width, k, tx);
+  const float *q = cols + (size_t) m * len;
+  const float *q2 = a.ny > 1 ? q + len : q;
+#pragma unroll
+  for (int c = 0; c < C; c++) {
+    int i = k * C + c, j = a.nx > 1 ? i + C : i;
+    float top = (1.0f - tx) * __ldg (q + i) + tx * __ldg (q + j);
+    float bottom = (1.0f - tx) * __ldg (q2 + i) + tx * __ldg (q2 + j);
+    float sum = (1.0f - ty) * top + ty * bottom;
+    if (c == a.keep)
+      store < T > (a, x, y, c, C, sample < T > (a, x, y, c, C));
+    else
+      store < T > (a, x, y, c, C, fmaf (sum, a.scale, a.offset));
+  }
+}
+
+static size_t
+taps_bytes (const cf_conv2d_plan * p)
+{
+  return ((p->kw + p->kh) * sizeof (float) + 255) / 256 * 256;
+}
+
+static int
+launched ()
+{
+  return cf_fault_check (CF_FAULT_LAUNCH, (int) cudaGetLastError ());
+}
+
+template < typename T, int C > static int
+run (const Args & a, const cf_conv2d_plan * p, uint8_t * work,
+    cudaStream_t s)
+{
+  float *row_taps = (float *) work, *col_taps = row_taps + p->kw;
+  uint8_t *planes = work + taps_bytes (p);
+  int status;
+
+  if (p->box) {
+    dim3 grid ((a.width + BOX_OUTPUTS - 1) / BOX_OUTPUTS, a.height);
+    size_t shared = (size_t) (BOX_OUTPUTS + a.kw) * C * sizeof (int32_t);
+    rows_box < T, C > <<<grid, BOX_OUTPUTS, shared, s>>> (a,
+        (int32_t *) planes);
+    if ((status = launched ()) != CF_OK)
+      return status;
+    dim3 grid2 ((a.width * C + 127) / 128,
+        (a.height + BOX_RUN - 1) / BOX_RUN);
+    cols_box < T, C > <<<grid2, 128, 0, s>>> (a, (const int32_t *) planes);
+    return launched ();
+  }
+
+  dim3 grid ((a.nx + ROW_OUTPUTS - 1) / ROW_OUTPUTS, a.height);
+  size_t shared = ((size_t) (ROW_OUTPUTS - 1) * a.step_x + a.kw) * C
+      * sizeof (float) + a.kw * sizeof (float);
+  float *rows = (float *) planes;
+  float *cols = rows + (size_t) a.nx * C * a.height;
+  rows_weighted < T, C > <<<grid, ROW_OUTPUTS, shared, s>>> (a, row_taps,
+      rows);
+  if ((status = launched ()) != CF_OK)
+    return status;
+  dim3 block (32, 8);
+  dim3 grid2 ((a.nx * C + 31) / 32, (a.ny + 7) / 8);
+  size_t col_shared = a.kh * sizeof (float);
+  if (a.step_x == 1 && a.step_y == 1) {
+    cols_weighted < T, C, true > <<<grid2, block, col_shared, s>>> (a,
+        col_taps, rows, NULL);
+    return launched ();
+  }
+  cols_weighted < T, C, false > <<<grid2, block, col_shared, s>>> (a,
+      col_taps, rows, cols);
+  if ((status = launched ()) != CF_OK)
+    return status;
+  dim3 grid3 ((a.width + 127) / 128, a.height);
+  interpolate < T, C > <<<grid3, 128, 0, s>>> (a, cols);
+  return launched ();
+}
+
+}  /* namespace cf_conv2d_long */
+
+extern "C" int
+cf_conv2d_long_cuda (const cf_conv2d_plan * plan,
+    const cf_plane_format * f, const void *d_src, size_t src_stride,
+    void *d_dst, size_t dst_stride, void *d_work, cf_stream stream)
+{
+  using namespace cf_conv2d_long;
+  int status = cf_plane_format_check (f);
+  cudaStream_t s = (cudaStream_t) stream;
+  cf_conv2d_long_grid g;
+  size_t row_bytes;
+  Args a;
+
+  if (status != CF_OK)
+    return status;
+  row_bytes = f->width * cf_plane_format_pixel_bytes (f);
+  if (!plan || !plan->long_mask || !d_src || !d_dst || !d_work
+      || src_stride < row_bytes || dst_stride < row_bytes
+      || (f->sample == CF_SAMPLE_U16
+          && (((uintptr_t) d_src | (uintptr_t) d_dst | src_stride
+                  | dst_stride) & 1)))
+    return CF_ERR_INVALID;
+
+  cf_conv2d_long_grid_init (&g, plan, f);
+  a.src = (const uint8_t *) d_src;
+  a.src_stride = src_stride;
+  a.dst = (uint8_t *) d_dst;
+  a.dst_stride = dst_stride;
+  a.width = f->width;
+  a.height = f->height;
+  a.kw = plan->kw;
+  a.kh = plan->kh;
+  a.border = plan->border;
+  a.step_x = g.step_x;
+  a.step_y = g.step_y;
+  a.nx = g.nx;
+  a.ny = g.ny;
+  a.keep = f->channels == 4 ? f->keep_channel : -1;
+  a.scale = plan->scale;
+  a.offset = plan->offset;
+  a.weight = plan->box_weight;
+
+  status = cf_fault_check (CF_FAULT_COPY, (int) cudaMemcpyAsync (d_work,
+          plan->row, plan->kw * sizeof (float), cudaMemcpyHostToDevice, s));
+  if (status == CF_OK)
+    status = cf_fault_check (CF_FAULT_COPY, (int) cudaMemcpyAsync ((float *)
+            d_work + plan->kw, plan->col, plan->kh * sizeof (float),
+            cudaMemcpyHostToDevice, s));
+  if (status != CF_OK)
+    return status;
+
+  uint8_t *work = (uint8_t *) d_work;
+  if (f->sample == CF_SAMPLE_U16)
+    return run < uint16_t, 1 > (a, plan, work, s);
+  switch (f->channels) {
+    case 1: return run < uint8_t, 1 > (a, plan, work, s);
+    case 2: return run < uint8_t, 2 > (a, plan, work, s);
+    case 3: return run < uint8_t, 3 > (a, plan, work, s);
+    default: return run < uint8_t, 4 > (a, plan, work, s);
+  }
+}
