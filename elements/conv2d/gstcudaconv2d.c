@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "gstcudaconv2d.h"
+#include "conv2d_long.h"
 #include "gstcudaconv2dplanes.h"
 #include "gstcudapin.h"
 #include "gstcudarows.h"
@@ -337,6 +338,7 @@ gst_cuda_conv2d_stop (GstCudaFilterBase * base)
     gst_cuda_strips_clear (&self->strips);
     gst_cuda_filter_base_free_device (&self->d_src);
     gst_cuda_filter_base_free_device (&self->d_dst);
+    gst_cuda_filter_base_free_device (&self->d_work);
   }
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
@@ -489,8 +491,12 @@ process_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     job.src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
     job.dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
     job.dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
-    status = gst_cuda_rows_parallel (job.format.height, CPU_MIN_ROWS,
-        filter_rows_cpu, &job);
+    /* long masks filter a plane whole, through planes of their own */
+    if (job.plan->long_mask)
+      status = filter_rows_cpu (&job, 0, job.format.height);
+    else
+      status = gst_cuda_rows_parallel (job.format.height, CPU_MIN_ROWS,
+          filter_rows_cpu, &job);
     if (status != CF_OK) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Filtering failed: %s.",
               cf_status_name (status)), (NULL));
@@ -509,6 +515,7 @@ typedef struct
   const guint8 *d_src;
   guint8 *d_dst;
   gsize src_pitch, dst_pitch;
+  gpointer d_work;              /* long masks' work planes */
   gboolean fell_back;
 } PlaneJob;
 
@@ -516,7 +523,13 @@ static int
 compute_strip (gpointer user, gint row_begin, gint row_end, cf_stream stream)
 {
   PlaneJob *job = user;
-  int status = cf_conv2d_cuda (job->algorithm, job->plan, &job->format,
+  int status;
+
+  /* long masks run on the whole plane, one strip (plan_plane) */
+  if (job->plan->long_mask)
+    return cf_conv2d_long_cuda (job->plan, &job->format, job->d_src,
+        job->src_pitch, job->d_dst, job->dst_pitch, job->d_work, stream);
+  status = cf_conv2d_cuda (job->algorithm, job->plan, &job->format,
       job->d_src, job->src_pitch, job->d_dst, job->dst_pitch, row_begin,
       row_end, stream);
 
@@ -610,6 +623,30 @@ plan_plane (GstCudaConv2d * self, const GstVideoFrame * in,
   copy->row_bytes = job->format.width
       * cf_plane_format_pixel_bytes (&job->format);
   copy->height = job->format.height;
+  job->d_work = self->d_work.ptr;
+  if (job->plan->long_mask)
+    copy->min_rows = job->format.height;
+}
+
+/* Grows the long masks' work planes to what the largest filtered plane
+ * needs. */
+static gboolean
+ensure_work (GstCudaConv2d * self, const GstVideoFrame * in,
+    const GstCudaStreams * streams)
+{
+  gsize bytes = 0;
+
+  if (!self->plan->long_mask)
+    return TRUE;
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
+    cf_plane_format f;
+    if (!gst_cuda_conv2d_plane_filtered (p, self->frame_planes))
+      continue;
+    gst_cuda_conv2d_describe_plane (&in->info, p, &f);
+    bytes = MAX (bytes, cf_conv2d_long_work_bytes (self->plan, &f));
+  }
+  return gst_cuda_filter_base_ensure_device_ordered (GST_CUDA_FILTER_BASE
+      (self), &self->d_work, bytes, streams->compute);
 }
 
 /* Frames in host memory go through the scratch planes in strips; frames in
@@ -625,7 +662,8 @@ process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
   if ((!in_on_device && !gst_cuda_filter_base_ensure_device (base,
               &self->d_src, self->d_total))
       || (!out_on_device && !gst_cuda_filter_base_ensure_device (base,
-              &self->d_dst, self->d_total)))
+              &self->d_dst, self->d_total))
+      || !ensure_work (self, in, streams))
     return GST_FLOW_ERROR;
   /* the GPU works through the filtered planes while the CPU copies the
    * others */

@@ -63,15 +63,18 @@ gint
 gst_cuda_conv2d_gaussian_size (gdouble sigma)
 {
   gint size = 2 * (gint) ceil (3.0 * sigma) + 1;
-  return MIN (size, CF_CONV2D_MAX_SIZE);
+  return MIN (size, CF_CONV2D_MAX_FACTOR);
 }
 
-/* A mask under construction: up to two masks of w x h taps. */
+/* A mask under construction: up to two masks of w x h taps, or the two
+ * factors of a separable mask with a side above CF_CONV2D_MAX_SIZE. */
 typedef struct
 {
   gint w, h;
   gfloat taps[2][CF_CONV2D_MAX_TAPS];
   gboolean magnitude;
+  gboolean factors;
+  gfloat row[CF_CONV2D_MAX_FACTOR], col[CF_CONV2D_MAX_FACTOR];
 } Mask;
 
 static void
@@ -81,11 +84,12 @@ set_3x3 (Mask * m, gint k, const gfloat taps[9])
   memcpy (m->taps[k], taps, 9 * sizeof (gfloat));
 }
 
-/* Normalised 2D Gaussian of `size`, the outer product of 1D Gaussians. */
+/* Normalised 2D Gaussian of `size`, the outer product of 1D Gaussians:
+ * its taps, or above CF_CONV2D_MAX_SIZE its factors. */
 static void
 set_gaussian (Mask * m, gint size, gdouble sigma)
 {
-  gdouble g[CF_CONV2D_MAX_SIZE], sum = 0.0;
+  gdouble g[CF_CONV2D_MAX_FACTOR], sum = 0.0;
   gint r = size / 2;
 
   for (gint i = 0; i < size; i++) {
@@ -93,17 +97,23 @@ set_gaussian (Mask * m, gint size, gdouble sigma)
     sum += g[i];
   }
   m->w = m->h = size;
+  m->factors = size > CF_CONV2D_MAX_SIZE;
+  if (m->factors) {
+    for (gint i = 0; i < size; i++)
+      m->row[i] = m->col[i] = (gfloat) (g[i] / sum);
+    return;
+  }
   for (gint j = 0; j < size; j++)
     for (gint i = 0; i < size; i++)
       m->taps[0][j * size + i] = (gfloat) (g[j] * g[i] / (sum * sum));
 }
 
 static gboolean
-check_size (gint size, const gchar * what, gchar ** error)
+check_size (gint size, gint largest, const gchar * what, gchar ** error)
 {
-  if (size < 1 || size > CF_CONV2D_MAX_SIZE || size % 2 == 0) {
+  if (size < 1 || size > largest || size % 2 == 0) {
     *error = g_strdup_printf ("%s size %d is not possible: it must be odd, "
-        "from 1 to %d", what, size, CF_CONV2D_MAX_SIZE);
+        "from 1 to %d", what, size, largest);
     return FALSE;
   }
   return TRUE;
@@ -121,11 +131,14 @@ mask_from_kernel (Mask * m, const gchar * text, gchar ** error)
     g_free (why);
     return FALSE;
   }
-  if (rows % 2 == 0 || cols % 2 == 0 || rows > CF_CONV2D_MAX_SIZE
-      || cols > CF_CONV2D_MAX_SIZE) {
+  if (rows % 2 == 0 || cols % 2 == 0
+      || (rows > 1 && cols > 1 && (rows > CF_CONV2D_MAX_SIZE
+              || cols > CF_CONV2D_MAX_SIZE))
+      || rows > CF_CONV2D_MAX_FACTOR || cols > CF_CONV2D_MAX_FACTOR) {
     *error = g_strdup_printf ("kernel \"%s\" is %d x %d: widths and heights "
-        "must be odd (the anchor is the centre) and at most %d", text,
-        cols, rows, CF_CONV2D_MAX_SIZE);
+        "must be odd (the anchor is the centre), at most %d, or %d for a "
+        "single row or column", text, cols, rows, CF_CONV2D_MAX_SIZE,
+        CF_CONV2D_MAX_FACTOR);
     g_free (values);
     return FALSE;
   }
@@ -141,8 +154,17 @@ mask_from_kernel (Mask * m, const gchar * text, gchar ** error)
   }
   m->w = cols;
   m->h = rows;
-  for (gint k = 0; k < rows * cols; k++)
-    m->taps[0][k] = (gfloat) values[k];
+  m->factors = rows > CF_CONV2D_MAX_SIZE || cols > CF_CONV2D_MAX_SIZE;
+  for (gint k = 0; k < rows * cols; k++) {
+    if (!m->factors)
+      m->taps[0][k] = (gfloat) values[k];
+    else if (rows == 1)
+      m->row[k] = (gfloat) values[k];
+    else
+      m->col[k] = (gfloat) values[k];
+  }
+  if (m->factors)
+    (rows == 1 ? m->col : m->row)[0] = 1.0f;
   g_free (values);
   return TRUE;
 }
@@ -164,24 +186,33 @@ mask_from_preset (Mask * m, const GstCudaConv2dSettings * s, gchar ** error)
       return TRUE;
     case GST_CUDA_CONV2D_PRESET_BOX:
       size = s->size ? s->size : 3;
-      if (!check_size (size, "box", error))
+      if (!check_size (size, CF_CONV2D_MAX_FACTOR, "box", error))
         return FALSE;
       m->w = m->h = size;
-      for (gint k = 0; k < size * size; k++)
+      m->factors = size > CF_CONV2D_MAX_SIZE;
+      for (gint k = 0; k < size * size && !m->factors; k++)
         m->taps[0][k] = 1.0f;
+      for (gint k = 0; k < size && m->factors; k++)
+        m->row[k] = m->col[k] = 1.0f;
       return TRUE;
     case GST_CUDA_CONV2D_PRESET_GAUSSIAN:
-    case GST_CUDA_CONV2D_PRESET_UNSHARP:
       size = s->size ? s->size : gst_cuda_conv2d_gaussian_size (s->sigma);
-      if (!check_size (size, "Gaussian", error))
+      if (!check_size (size, CF_CONV2D_MAX_FACTOR, "Gaussian", error))
         return FALSE;
       set_gaussian (m, size, s->sigma);
-      if (s->preset == GST_CUDA_CONV2D_PRESET_UNSHARP) {
-        /* 2 x identity - blur: the image plus its high frequencies */
-        for (gint k = 0; k < size * size; k++)
-          m->taps[0][k] = -m->taps[0][k];
-        m->taps[0][size * size / 2] += 2.0f;
-      }
+      return TRUE;
+    case GST_CUDA_CONV2D_PRESET_UNSHARP:
+      /* 2 x identity - blur is not separable: the short masks' limit, and
+       * an automatic size cut there */
+      size = s->size ? s->size : MIN (gst_cuda_conv2d_gaussian_size
+          (s->sigma), CF_CONV2D_MAX_SIZE);
+      if (!check_size (size, CF_CONV2D_MAX_SIZE, "unsharp", error))
+        return FALSE;
+      set_gaussian (m, size, s->sigma);
+      /* the image plus its high frequencies */
+      for (gint k = 0; k < size * size; k++)
+        m->taps[0][k] = -m->taps[0][k];
+      m->taps[0][size * size / 2] += 2.0f;
       return TRUE;
     case GST_CUDA_CONV2D_PRESET_SHARPEN:
       set_3x3 (m, 0, sharpen);
@@ -227,9 +258,22 @@ gst_cuda_conv2d_build_plan (const GstCudaConv2dSettings * s,
      * is relative to the taps' size, so that a mask of small taps still
      * divides by its (small) sum */
     gdouble size = 0.0;
-    for (gint k = 0; k < m->w * m->h; k++) {
+    for (gint k = 0; k < m->w * m->h && !m->factors; k++) {
       divisor += m->taps[0][k];
       size += fabs (m->taps[0][k]);
+    }
+    if (m->factors) {
+      gdouble row_sum = 0.0, col_sum = 0.0, row_size = 0.0, col_size = 0.0;
+      for (gint i = 0; i < m->w; i++) {
+        row_sum += m->row[i];
+        row_size += fabs (m->row[i]);
+      }
+      for (gint j = 0; j < m->h; j++) {
+        col_sum += m->col[j];
+        col_size += fabs (m->col[j]);
+      }
+      divisor = row_sum * col_sum;
+      size = row_size * col_size;
     }
     if (m->magnitude || fabs (divisor) <= 1e-6 * size)
       divisor = 1.0;
@@ -237,8 +281,10 @@ gst_cuda_conv2d_build_plan (const GstCudaConv2dSettings * s,
   if (ok) {
     cm.width = m->w;
     cm.height = m->h;
-    cm.taps = m->taps[0];
+    cm.taps = m->factors ? NULL : m->taps[0];
     cm.taps2 = m->magnitude ? m->taps[1] : NULL;
+    cm.row = m->factors ? m->row : NULL;
+    cm.col = m->factors ? m->col : NULL;
     cm.divisor = divisor;
     cm.offset = s->offset;
     cm.border = s->border;

@@ -42,7 +42,8 @@ typedef struct
 } GstCudaConv2dSettings;
 
 /* Size a Gaussian of this sigma gets when `size` is 0: 2 * ceil(3 sigma) + 1
- * (the mask then covers +-3 sigma), at most CF_CONV2D_MAX_SIZE. */
+ * (the mask then covers +-3 sigma), at most CF_CONV2D_MAX_FACTOR (the
+ * unsharp mask cuts it at CF_CONV2D_MAX_SIZE). */
 gint gst_cuda_conv2d_gaussian_size (gdouble sigma);
 
 /* Builds the plan the settings describe. On failure returns FALSE and sets

@@ -57,8 +57,8 @@ gst_cuda_conv2d_plane_filtered (guint plane, GstCudaConv2dPlanes planes)
   return plane == 0 || planes == GST_CUDA_CONV2D_PLANES_ALL;
 }
 
-/* Checks that the mask fits inside every filtered plane. Returns NULL, or
- * why not. */
+/* Checks that the mask fits inside every filtered plane (long masks fit
+ * any). Returns NULL, or why not. */
 gchar *
 gst_cuda_conv2d_check_mask_fits (const cf_conv2d_plan * plan,
     const GstVideoInfo * info, GstCudaConv2dPlanes planes)
@@ -68,7 +68,8 @@ gst_cuda_conv2d_check_mask_fits (const cf_conv2d_plan * plan,
     if (!gst_cuda_conv2d_plane_filtered (p, planes))
       continue;
     gst_cuda_conv2d_describe_plane (info, p, &f);
-    if (plan->kw > f.width || plan->kh > f.height)
+    /* the long path reads its borders at any distance */
+    if (!plan->long_mask && (plan->kw > f.width || plan->kh > f.height))
       return g_strdup_printf ("the %dx%d mask is larger than the %dx%d %s",
           plan->kw, plan->kh, f.width, f.height, p == 0 ? "frame"
           : "chroma plane");

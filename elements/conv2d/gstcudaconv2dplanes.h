@@ -20,8 +20,8 @@ void gst_cuda_conv2d_describe_plane (const GstVideoInfo * info, guint plane,
 /* Whether `plane` is filtered (others are copied). */
 gboolean gst_cuda_conv2d_plane_filtered (guint plane,
     GstCudaConv2dPlanes planes);
-/* NULL if the mask fits inside every filtered plane, else why not (to be
- * freed). */
+/* NULL if the mask fits inside every filtered plane (long masks fit
+ * any), else why not (to be freed). */
 gchar *gst_cuda_conv2d_check_mask_fits (const cf_conv2d_plan * plan,
     const GstVideoInfo * info, GstCudaConv2dPlanes planes);
 

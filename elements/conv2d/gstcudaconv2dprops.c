@@ -64,13 +64,15 @@ gst_cuda_conv2d_install_mask_properties (GObjectClass * gobject_class)
    *
    * The mask: numbers separated by spaces or commas, rows separated by `;`,
    * e.g. "1 2 1; 2 4 2; 1 2 1". Every row has the same length; width and
-   * height are odd, at most 31; the anchor is the centre. When set, it is
-   * used instead of `preset`.
+   * height are odd, at most 31, or up to 1023 for a mask of one row (a
+   * horizontal filter) or one column (a vertical one); the anchor is the
+   * centre. When set, it is used instead of `preset`.
    */
   g_object_class_install_property (gobject_class, GST_CUDA_CONV2D_PROP_KERNEL,
       g_param_spec_string ("kernel", "Kernel",
           "Mask as rows of numbers separated by ';' (e.g. \"1 2 1; 2 4 2; "
-          "1 2 1\"), odd width and height up to 31; overrides preset",
+          "1 2 1\"), odd width and height up to 31, or one row or column "
+          "up to 1023; overrides preset",
           GST_CUDA_CONV2D_DEFAULT_KERNEL, flags));
 
   /**
@@ -88,23 +90,29 @@ gst_cuda_conv2d_install_mask_properties (GObjectClass * gobject_class)
   /**
    * GstCudaConv2d:size:
    *
-   * Odd width and height of the box, gaussian and unsharp presets. 0 picks
-   * 3 for box and 2 * ceil(3 sigma) + 1 (at most 31) for the Gaussians.
+   * Odd width and height of the box, gaussian and unsharp presets: up to
+   * 1023 for box and gaussian, 31 for unsharp. 0 picks 3 for box and
+   * 2 * ceil(3 sigma) + 1 for the Gaussians (at most 31 for unsharp).
+   * Masks above 31 run as a row pass and a column pass at a cost that
+   * grows little with the size (see the element's documentation).
    */
   g_object_class_install_property (gobject_class, GST_CUDA_CONV2D_PROP_SIZE,
       g_param_spec_int ("size", "Size",
-          "Odd size of the box/gaussian/unsharp presets (0 = automatic)",
-          0, CF_CONV2D_MAX_SIZE, GST_CUDA_CONV2D_DEFAULT_SIZE, flags));
+          "Odd size of the box/gaussian presets up to 1023, unsharp up to 31 "
+          "(0 = automatic)",
+          0, CF_CONV2D_MAX_FACTOR, GST_CUDA_CONV2D_DEFAULT_SIZE, flags));
 
   /**
    * GstCudaConv2d:sigma:
    *
-   * Standard deviation, in pixels, of the gaussian and unsharp presets.
+   * Standard deviation, in pixels, of the gaussian and unsharp presets, up
+   * to 170 (whose automatic mask, 2 * ceil(3 sigma) + 1 = 1021 taps a
+   * side, is the largest below 1023).
    */
   g_object_class_install_property (gobject_class, GST_CUDA_CONV2D_PROP_SIGMA,
       g_param_spec_double ("sigma", "Sigma",
           "Standard deviation in pixels of the gaussian/unsharp presets",
-          0.05, 50.0, GST_CUDA_CONV2D_DEFAULT_SIGMA,
+          0.05, 170.0, GST_CUDA_CONV2D_DEFAULT_SIGMA,
           flags | GST_PARAM_CONTROLLABLE));
 }
 
