@@ -302,6 +302,7 @@ preset_mask (const gchar * preset, gint size, gdouble sigma, Mask * m)
     for (gint k = 0; k < m->w * m->h; k++)
       m->taps[0][k] = 1.0;
   } else if (!strcmp (preset, "gaussian") || !strcmp (preset, "unsharp")) {
+    /* the short masks' Gaussians: automatic sizes up to 31 */
     gint n = size ? size : MIN (2 * (gint) ceil (3 * sigma) + 1, MAX_SIZE);
     set_gaussian (m, n, sigma);
     if (!strcmp (preset, "unsharp")) {
@@ -769,8 +770,9 @@ GST_START_TEST (test_presets)
     {.preset = "gaussian",.sigma = 0.8},
     {.preset = "gaussian",.sigma = 1.7,.size = 5},
     {.preset = "gaussian",.sigma = 0.5,.size = 9},
-    /* 2 ceil(3 sigma) + 1 = 37: capped to 31 */
-    {.preset = "gaussian",.sigma = 6.0},
+    /* 2 ceil(3 sigma) + 1 = 37: the unsharp mask caps it at 31 (the
+     * Gaussian runs it whole, test_long_masks) */
+    {.preset = "unsharp",.sigma = 6.0},
     {.preset = "sharpen"},
     {.preset = "unsharp",.sigma = 1.0},
     {.preset = "unsharp",.sigma = 2.0,.size = 3},
@@ -1271,8 +1273,20 @@ static const struct
   {"1 1", "odd"},
   {"1;1", "odd"},
   {"1 2 3 4; 5 6 7 8; 1 2 3 4", "odd"},
-  {ONES_11 ONES_11 ONES_11, "at most 31"},
-  {ROWS_11 ROWS_11 ROWS_11, "at most 31"},
+  {ONES_11 ONES_11 ONES_11 ";" ONES_11 ONES_11 ONES_11 ";" ONES_11 ONES_11
+        ONES_11, "at most 31"},
+  {ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11
+        ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11
+        ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11
+        ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11
+        ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11
+        ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11
+        ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11
+        ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11
+        ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11
+        ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11
+        ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11
+        ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11, "1023"},
 };
 
 
@@ -1385,6 +1399,271 @@ GST_START_TEST (test_bad_kernel_while_playing)
   expect_refused (&c, &info, &m, "planes", "all", "chroma plane",
       "planes=all on 3x2 chroma while playing");
   conv_stop (&c, "bad planes while playing");
+}
+
+GST_END_TEST;
+
+/* ---- long masks: factors above 31 taps ---------------------------------- */
+
+#define MAX_FACTOR 1023
+
+/* A separable mask by its factors, for the long masks' reference. */
+typedef struct
+{
+  gint w, h;
+  gdouble row[MAX_FACTOR], col[MAX_FACTOR];
+  gdouble divisor, offset;
+  gint border;
+} Factors;
+
+static void
+gaussian_factor (gdouble * f, gint n, gdouble sigma)
+{
+  gdouble total = 0.0;
+
+  for (gint i = 0; i < n; i++)
+    total += f[i] = exp (-(gdouble) ((i - n / 2) * (i - n / 2))
+        / (2 * sigma * sigma));
+  for (gint i = 0; i < n; i++)
+    f[i] /= total;
+}
+
+/* The exact values of plane p, saturated: rows, then columns, in float64;
+ * `channels` values a pixel (free with g_free). */
+static gdouble *
+factors_reference (const GstVideoFrame * in, guint p, const PlaneDesc * d,
+    const Factors * f)
+{
+  gint w = d->width, h = d->height, n = d->channels;
+  gdouble top = d->bytes == 2 ? 65535.0 : 255.0;
+  gdouble *rows = g_new0 (gdouble, (gsize) w * h * n);
+  gdouble *out = g_new0 (gdouble, (gsize) w * h * n);
+
+  for (gint y = 0; y < h; y++)
+    for (gint x = 0; x < w; x++)
+      for (gint c = 0; c < n; c++)
+        for (gint i = 0; i < f->w; i++) {
+          gint sx = ref_border_source (x + i - f->w / 2, w, f->border);
+          if (sx >= 0)
+            rows[((gsize) y * w + x) * n + c] += f->row[i]
+                * get_sample (in, p, d, sx, y, c);
+        }
+  for (gint y = 0; y < h; y++)
+    for (gsize v = 0; v < (gsize) w * n; v++) {
+      gdouble sum = 0.0;
+      for (gint j = 0; j < f->h; j++) {
+        gint sy = ref_border_source (y + j - f->h / 2, h, f->border);
+        if (sy >= 0)
+          sum += f->col[j] * rows[(gsize) sy * w * n + v];
+      }
+      out[(gsize) y * w * n + v] = CLAMP (sum / f->divisor + f->offset, 0.0,
+          top);
+    }
+  g_free (rows);
+  return out;
+}
+
+/* Whether the settings' preset is a long mask (sides above 31). */
+static gboolean
+long_preset (const Settings * s)
+{
+  gint n = s->size;
+
+  if (!s->preset || s->kernel)
+    return FALSE;
+  if (!n && !strcmp (s->preset, "gaussian"))
+    n = 2 * (gint) ceil (3 * s->sigma) + 1;
+  return (!strcmp (s->preset, "gaussian") || !strcmp (s->preset, "box"))
+      && n > MAX_SIZE;
+}
+
+/* One frame through settings `s` whose mask is `f`: every filtered sample
+ * within `tol` of the exact value, the others unchanged. */
+static void
+check_long_mask (const gchar * backend, const gchar * format, gint w,
+    gint h, const Settings * s, const Factors * f, gdouble tol)
+{
+  GstVideoInfo info;
+  GstVideoFrame vin, vout;
+  PlaneDesc planes[GST_VIDEO_MAX_PLANES];
+  GstBuffer *in, *out;
+  Conv c;
+  guint n_planes, bad = 0, total = 0;
+  gchar first[200] = "";
+  gchar *what = g_strdup_printf ("%dx%d mask [%s, %s %dx%d, %s]", f->w, f->h,
+      backend, format, w, h, s->border);
+
+  video_info (&info, format, w, h);
+  conv_start (&c, backend, s);
+  conv_set_caps (&c, &info);
+  in = random_frame (&info);
+  out = conv_push (&c, in, what);
+  fail_unless (gst_video_frame_map (&vin, &info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&vout, &info, out, GST_MAP_READ));
+  n_planes = describe_planes (GST_VIDEO_INFO_FORMAT (&info), w, h, planes);
+  for (guint p = 0; p < n_planes; p++) {
+    const PlaneDesc *d = &planes[p];
+    gdouble *exact = factors_reference (&vin, p, d, f);
+    for (gint y = 0; y < d->height; y++)
+      for (gint x = 0; x < d->width; x++)
+        for (gint ch = 0; ch < d->channels; ch++) {
+          gboolean filtered = (p == 0 || all_planes (s)) && ch != d->keep;
+          gdouble got = get_sample (&vout, p, d, x, y, ch);
+          gdouble want = filtered ? exact[((gsize) y * d->width + x)
+              * d->channels + ch] : get_sample (&vin, p, d, x, y, ch);
+          if (fabs (got - want) > (filtered ? tol : 0.0) && !bad++)
+            g_snprintf (first, sizeof (first), "plane %u, x %d, y %d, "
+                "channel %d: got %g, exact %.4f", p, x, y, ch, got, want);
+          total++;
+        }
+    g_free (exact);
+  }
+  gst_video_frame_unmap (&vout);
+  gst_video_frame_unmap (&vin);
+  frames_checked++;
+  samples_checked += total;
+  fail_unless (bad == 0, "%s: %u of %u samples wrong; first at %s", what,
+      bad, total, first);
+  release_output (out);
+  gst_buffer_unref (in);
+  conv_stop (&c, what);
+  g_free (what);
+}
+
+/* Gaussians of large sigma, boxes up to 1023 and kernels of one row or one
+ * column, on both backends, every border, frames smaller than the mask:
+ * within 1 level of the exact convolution (boxes: its rounding). */
+GST_START_TEST (test_long_masks)
+{
+  const gchar *backend = backends[__i__];
+  Factors *f = g_new0 (Factors, 1);
+  GString *text = g_string_new (NULL);
+  gdouble sum = 0.0;
+
+  /* Gaussian of sigma 100: 601 taps, over a frame smaller than that */
+  {
+    Settings s = {.preset = "gaussian",.sigma = 100,.border = "wrap" };
+    f->w = f->h = 601;
+    gaussian_factor (f->row, 601, 100);
+    gaussian_factor (f->col, 601, 100);
+    f->divisor = 1;
+    f->border = REF_BORDER_WRAP;
+    check_long_mask (backend, "RGBA", 150, 83, &s, f, 1.0);
+  }
+  /* sigma 12.5: its automatic 77 taps, every plane, zeros outside */
+  {
+    Settings s = {.preset = "gaussian",.sigma = 12.5,.border = "constant",
+      .planes = "all"
+    };
+    f->w = f->h = 77;
+    gaussian_factor (f->row, 77, 12.5);
+    gaussian_factor (f->col, 77, 12.5);
+    f->border = REF_BORDER_CONSTANT;
+    check_long_mask (backend, "I420", 61, 47, &s, f, 1.0);
+  }
+  /* an explicit size cuts the Gaussian short */
+  {
+    Settings s = {.preset = "gaussian",.sigma = 40,.size = 101,
+      .border = "clamp",.planes = "all"
+    };
+    f->w = f->h = 101;
+    gaussian_factor (f->row, 101, 40);
+    gaussian_factor (f->col, 101, 40);
+    f->border = REF_BORDER_CLAMP;
+    check_long_mask (backend, "Y42B", 90, 70, &s, f, 1.0);
+  }
+  /* boxes: exact sums, rounded once */
+  {
+    Settings s = {.preset = "box",.size = 1023,.border = "mirror",
+      .planes = "all"
+    };
+    f->w = f->h = 1023;
+    for (gint i = 0; i < 1023; i++)
+      f->row[i] = f->col[i] = 1.0;
+    f->divisor = 1023.0 * 1023.0;
+    f->border = REF_BORDER_MIRROR;
+    check_long_mask (backend, "NV12", 64, 36, &s, f, 0.5 + 1e-6);
+  }
+  {
+    Settings s = {.preset = "box",.size = 35,.border = "clamp" };
+    f->w = f->h = 35;
+    f->divisor = 35.0 * 35.0;
+    f->border = REF_BORDER_CLAMP;
+    check_long_mask (backend, "GRAY16_LE", 300, 40, &s, f, 0.5 + 1e-6);
+  }
+  /* one row of 45 random taps, divided by their sum */
+  for (gint i = 0; i < 45; i++) {
+    f->row[i] = g_rand_int_range (rng, -20, 100) / 8.0;
+    sum += f->row[i];
+    g_string_append_printf (text, "%s%g", i ? " " : "", f->row[i]);
+  }
+  {
+    Settings s = {.kernel = text->str,.border = "clamp" };
+    f->w = 45;
+    f->h = 1;
+    f->col[0] = 1.0;
+    f->divisor = sum;
+    f->border = REF_BORDER_CLAMP;
+    check_long_mask (backend, "BGR", 120, 20, &s, f, 1.0);
+  }
+  /* one column of 51, an offset, a divisor */
+  g_string_truncate (text, 0);
+  for (gint j = 0; j < 51; j++) {
+    f->col[j] = g_rand_int_range (rng, -50, 50) / 4.0;
+    g_string_append_printf (text, "%g;", f->col[j]);
+  }
+  {
+    Settings s = {.kernel = text->str,.divisor = 40,.offset = 128,
+      .border = "mirror"
+    };
+    f->w = 1;
+    f->h = 51;
+    f->row[0] = 1.0;
+    f->divisor = 40;
+    f->offset = 128;
+    f->border = REF_BORDER_MIRROR;
+    check_long_mask (backend, "xRGB", 16, 140, &s, f, 1.0);
+  }
+  g_string_free (text, TRUE);
+  g_free (f);
+}
+
+GST_END_TEST;
+
+/* What the long masks refuse: the unsharp mask (not separable) above 31,
+ * sizes above 1023 or even, a mask of 33 x 3. */
+GST_START_TEST (test_long_mask_limits)
+{
+  const gchar *backend = backends[__i__];
+  static const struct
+  {
+    Settings s;
+    const gchar *why;
+  } bad[] = {
+    {{.preset = "unsharp",.size = 33}, "from 1 to 31"},
+    {{.preset = "box",.size = 1022}, "odd"},
+    {{.preset = "gaussian",.size = 500}, "odd"},
+    {{.kernel = ONES_11 ONES_11 ONES_11 ";" ONES_11 ONES_11 ONES_11 ";"
+              ONES_11 ONES_11 ONES_11}, "at most 31"},
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (bad); k++) {
+    GstElement *e = make_conv (backend, &bad[k].s);
+    gchar *what = g_strdup_printf ("long mask limit %u [%s]", k, backend);
+    expect_start_failure (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        bad[k].why, NULL, what);
+    gst_object_unref (e);
+    g_free (what);
+  }
+  /* the largest sigma's automatic mask is 1021 taps, accepted */
+  {
+    Settings s = {.preset = "gaussian",.sigma = 170 };
+    GstElement *e = make_conv (backend, &s);
+    fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_SUCCESS);
+    gst_element_set_state (e, GST_STATE_NULL);
+    gst_object_unref (e);
+  }
 }
 
 GST_END_TEST;
@@ -1597,9 +1876,9 @@ GST_START_TEST (test_properties)
   check_enum (obj, "backend", "auto", backend_nicks,
       G_N_ELEMENTS (backend_nicks));
 
-  check_int (obj, "size", 0, 0, MAX_SIZE, 7);
+  check_int (obj, "size", 0, 0, MAX_FACTOR, 7);
   check_int (obj, "cuda-device-id", -1, -1, G_MAXINT16, 0);
-  check_double (obj, "sigma", DEFAULT_SIGMA, 0.05, 50.0, 2.5, TRUE);
+  check_double (obj, "sigma", DEFAULT_SIGMA, 0.05, 170.0, 2.5, TRUE);
   check_double (obj, "divisor", 0.0, -1e9, 1e9, -3.5, TRUE);
   check_double (obj, "offset", 0.0, -1e9, 1e9, 17.25, TRUE);
 
@@ -1633,7 +1912,9 @@ compare_gpu (const gchar * format, gint w, gint h, const Settings * s,
   GstMessage *msg;
   gchar *what = g_strdup_printf ("%s [%s %dx%d]", label, format, w, h);
 
-  mask_from_settings (s, &m);
+  /* long masks do not fit the 2D reference: against the CPU backend */
+  if (check_reference)
+    mask_from_settings (s, &m);
   video_info (&info, format, w, h);
   in = random_frame (&info);
   conv_start (&cpu, "cpu", s);
@@ -1704,7 +1985,11 @@ GST_START_TEST (test_gpu_edge_frames)
     {"RGBA", 7, 5, {.kernel = K_7X5}},
     {"GRAY16_LE", 5, 3, {.kernel = K_GENERAL}},
     {"GRAY8", 33, 35, {.preset = "box",.size = 31}},
+    {"RGB", 40, 31, {.preset = "unsharp",.sigma = 6.0}},
+    /* long masks (conv2d_long.h) over frames narrower than them */
     {"RGB", 40, 31, {.preset = "gaussian",.sigma = 6.0}},
+    {"GRAY8", 1, 67, {.preset = "gaussian",.sigma = 30.0}},
+    {"RGBA", 40, 31, {.preset = "box",.size = 99}},
     /* chroma 3x3, as large as the mask */
     {"NV12", 6, 6, {.kernel = "1 2 1; 0 3 1; -1 2 1",.planes = "all"}},
   };
@@ -1719,8 +2004,8 @@ GST_START_TEST (test_gpu_edge_frames)
         s.algorithm = algorithms[a];
         label = g_strdup_printf ("edge frame %u border=%s algorithm=%s", k,
             s.border, s.algorithm);
-        compare_gpu (cases[k].format, cases[k].w, cases[k].h, &s, TRUE,
-            label);
+        compare_gpu (cases[k].format, cases[k].w, cases[k].h, &s,
+            !long_preset (&s), label);
         g_free (label);
       }
 }
@@ -1895,6 +2180,8 @@ cudaconv2d_suite (void)
   tcase_add_loop_test (tc, test_bad_kernel_before_start, 0, n);
   tcase_add_loop_test (tc, test_bad_kernel_while_playing, 0, n);
   tcase_add_loop_test (tc, test_mask_larger_than_frame, 0, n);
+  tcase_add_loop_test (tc, test_long_masks, 0, n);
+  tcase_add_loop_test (tc, test_long_mask_limits, 0, n);
   tcase_add_loop_test (tc, test_unsupported_caps, 0, n);
   return s;
 }
