@@ -246,6 +246,19 @@ close_bytes "gaussian 11x11 ARGB 1280x720, GPU within 1 of CPU" \
 close_bytes "gaussian 17x17 BGRx 640x360 separable, GPU within 1 of CPU" \
   video/x-raw,format=BGRx,width=640,height=360 \
   "preset=gaussian size=17 sigma=4 border=wrap algorithm=separable"
+# long masks (conv2d_long.h): interpolated Gaussians, exact boxes, a long
+# row
+close_bytes "gaussian sigma 100 RGBA 1921x1081, GPU within 1 of CPU" \
+  video/x-raw,format=RGBA,width=1921,height=1081 \
+  "preset=gaussian sigma=100 border=mirror"
+close_bytes "gaussian sigma 30 NV12 1280x720 all planes, GPU within 1 of CPU" \
+  video/x-raw,format=NV12,width=1280,height=720 \
+  "preset=gaussian sigma=30 planes=all border=wrap"
+close_bytes "box 1023 BGRx 1917x1083, GPU within 1 of CPU" \
+  video/x-raw,format=BGRx,width=1917,height=1083 "preset=box size=1023"
+close_bytes "box 101 GRAY16_LE 642x479, GPU within 1 of CPU" \
+  video/x-raw,format=GRAY16_LE,width=642,height=479 \
+  "preset=box size=101 border=constant"
 # rgba_png NAME SETTINGS FILE: a 1080p RGBA frame filtered by cudaconv2d
 # in CUDA memory, written to $out/FILE
 rgba_png() {
@@ -261,6 +274,10 @@ rgba_png "RGBA unsharp 15x15 in CUDA memory to PNG" \
   "preset=unsharp size=15 sigma=3" unsharp-15-rgba.png
 rgba_png "RGBA gaussian 15x15 in CUDA memory to PNG" \
   "preset=gaussian size=15 sigma=3" gaussian-15-rgba.png
+rgba_png "RGBA gaussian sigma 100 in CUDA memory to PNG" \
+  "preset=gaussian sigma=100" gaussian-100-rgba.png
+rgba_png "RGBA box 1023 in CUDA memory to PNG" \
+  "preset=box size=1023 border=wrap" box-1023-rgba.png
 
 # GStreamer 1.22's CUDA memory overlaps the chroma planes of odd-height
 # I420: negotiation says no rather than corrupting frames

@@ -85,6 +85,8 @@ run() {
 
 run conv2d-cuda test test_conv2d cuda
 run conv2d-cpu test test_conv2d cpu
+run conv2d-long-cuda test test_conv2d_long cuda
+run conv2d-long-cpu test test_conv2d_long cpu
 run cudaconv2d test test_cudaconv2d
 run cudaconv2d-gpu test test_cudaconv2d --gpu
 run reduce-cuda test test_reduce cuda
@@ -134,6 +136,7 @@ if wanted cuda-pipelines; then
 fi
 run bench-cudamemory bench bench_cudamemory
 run bench-conv2d bench bench_conv2d
+run bench-conv2d-long bench bench_conv2d_long --quick
 run bench-conv1d bench bench_conv1d
 run bench-scan bench bench_scan
 run bench-integral bench bench_integral
@@ -167,6 +170,7 @@ echo
 echo "== benchmark summaries"
 sed -n '/CUDA memory summary/,$p' "$logs/bench-cudamemory.log" 2>/dev/null
 sed -n '/conv2d kernel summary/,$p' "$logs/bench-conv2d.log" 2>/dev/null
+cat "$logs/bench-conv2d-long.log" 2>/dev/null
 sed -n "/pipeline summary/,\$p" "$logs/bench-pipeline.log" 2>/dev/null
 sed -n '/conv1d kernel summary/,$p' "$logs/bench-conv1d.log" 2>/dev/null
 sed -n '/^floor/p;/scan summary/,$p' "$logs/bench-scan.log" 2>/dev/null
