@@ -1,19 +1,20 @@
 /* The long path's CUDA kernels (conv2d_long.h): up to four launches a
  * plane, through work planes in device memory.
  *
- * - rows_weighted: a block takes ROW_OUTPUTS computed columns of one
+ * - rows_weighted: a block takes ROW_GROUPS * RUN computed columns of one
  *   source row; the source samples they reach (border applied) go to
- *   shared memory as floats, the row factor beside them, and a thread
- *   sums one computed column's taps for every channel.
+ *   shared memory as floats, a channel's apart, the row factor beside
+ *   them; a warp takes a channel, a lane RUN neighbouring computed
+ *   columns (sliding_dot).
  * - rows_box: a block takes BOX_OUTPUTS columns of one row; the samples
  *   they reach go to shared memory as prefix sums (a scan in warps), and a
  *   window's sum is a difference of two.
  * - cols_weighted: a thread takes one value (computed column and channel)
- *   of one computed row and sums the column factor's taps down the row
- *   pass's plane, neighbouring threads on neighbouring values; where both
- *   steps are 1 it writes the output, else the column pass's plane.
- * - cols_box: a thread takes one value down BOX_RUN rows: the window's sum
- *   for the first, then a row added below and one taken off above.
+ *   and RUN computed rows, down the row pass's plane, neighbouring lanes
+ *   on neighbouring values; where both steps are 1 it writes the output,
+ *   else the column pass's plane.
+ * - cols_box: a thread takes one value down a run of rows: the window's
+ *   sum for the first, then a row added below and one taken off above.
  * - interpolate: a thread a pixel, between the four computed values
  *   around it.
  *
@@ -23,14 +24,13 @@
 #include <cstdint>
 
 #include "cf_fault.h"
+#include "conv2d_common.cuh"
 #include "conv2d_long.h"
 
 namespace cf_conv2d_long
 {
 
-constexpr int ROW_OUTPUTS = 64;
 constexpr int BOX_OUTPUTS = 256;
-constexpr int BOX_RUN = 128;
 
 struct Args
 {
@@ -77,44 +77,108 @@ store_exact (const Args & a, int x, int y, int c, int channels, double v)
   row[(size_t) x * channels + c] = (T) rint (fmin (fmax (v, 0.0), top));
 }
 
+/* Shared-memory index of sample `i` of a channel's segment: a word of
+ * padding every 32, so that lanes R * step samples apart meet different
+ * banks. */
+__device__ __forceinline__ int
+padded (int i)
+{
+  return i + (i >> 5);
+}
+
+/* out[j] = sum over taps i of taps[i] * in[j * step + i], j < RUN, for a
+ * run of outputs `step` apart: the taps in `step` phases, each a sliding
+ * window of 2 RUN values in registers, so that RUN new samples serve RUN^2
+ * multiply-adds. `in` must be readable up to (RUN + taps + 2 RUN) * step
+ * and `taps` zero from `n` to n + 2 RUN * step. LOAD(k) reads in[k]. */
+template < int RUN, typename Load > __device__ __forceinline__ void
+sliding_dot (const float *taps, int n, int step, Load load, float *out)
+{
+#pragma unroll
+  for (int j = 0; j < RUN; j++)
+    out[j] = 0.0f;
+  for (int p = 0; p < step; p++) {
+    int taps_in_phase = (n - p + step - 1) / step;
+    float v[2 * RUN];
+#pragma unroll
+    for (int t = 0; t < RUN; t++)
+      v[t] = load (t * step + p);
+    for (int m = 0; m < taps_in_phase; m += RUN) {
+#pragma unroll
+      for (int t = 0; t < RUN; t++)
+        v[RUN + t] = load ((m + RUN + t) * step + p);
+#pragma unroll
+      for (int t = 0; t < RUN; t++) {
+        float w = taps[(m + t) * step + p];
+#pragma unroll
+        for (int j = 0; j < RUN; j++)
+          out[j] = fmaf (w, v[j + t], out[j]);
+      }
+#pragma unroll
+      for (int t = 0; t < RUN; t++)
+        v[t] = v[RUN + t];
+    }
+  }
+}
+
+constexpr int RUN = 8;          /* outputs a thread, ROW_GROUPS a warp */
+constexpr int ROW_GROUPS = 32;
+
+/* Samples of a row block's segment: its outputs' reach and the sliding
+ * windows' overrun. */
+__host__ __device__ __forceinline__ int
+row_segment (int step, int kw)
+{
+  return (ROW_GROUPS * RUN + 2 * RUN) * step + kw;
+}
+
+/* A block: one source row, ROW_GROUPS * RUN computed columns, a warp a
+ * channel. */
 template < typename T, int C > __global__ void
 rows_weighted (Args a, const float *__restrict__ row_taps,
     float *__restrict__ out)
 {
   extern __shared__ float seg[];
-  int y = blockIdx.y, k0 = blockIdx.x * ROW_OUTPUTS;
-  int k1 = min (k0 + ROW_OUTPUTS, a.nx) - 1;
-  int first = position (k0, a.step_x, a.width);
-  int len = position (k1, a.step_x, a.width) - first + a.kw;
-  float *taps = seg + len * C;
+  const int len = row_segment (a.step_x, a.kw);
+  const int stride = padded (len) + 1;
+  float *taps = seg + C * stride;
+  int y = blockIdx.y, k0 = blockIdx.x * ROW_GROUPS * RUN;
+  int first = k0 * a.step_x - a.kw / 2;
+  int threads = blockDim.x;
 
-  for (int i = threadIdx.x; i < a.kw; i += blockDim.x)
-    taps[i] = row_taps[i];
-  for (int p = threadIdx.x; p < len; p += blockDim.x) {
-    int x = cf_border_index (first - a.kw / 2 + p, a.width, a.border);
+  for (int i = threadIdx.x; i < a.kw + 2 * RUN * a.step_x; i += threads)
+    taps[i] = i < a.kw ? row_taps[i] : 0.0f;
+  for (int q = threadIdx.x; q < len; q += threads) {
+    int x = cf_border_index (first + q, a.width, a.border);
 #pragma unroll
     for (int c = 0; c < C; c++)
-      seg[p * C + c] = x < 0 ? 0.0f : sample < T > (a, x, y, c, C);
+      seg[c * stride + padded (q)] = x < 0 ? 0.0f
+          : sample < T > (a, x, y, c, C);
   }
   __syncthreads ();
-  int k = k0 + threadIdx.x;
-  if (k > k1)
+  int c = threadIdx.x >> 5, group = threadIdx.x & 31;
+  int k = k0 + group * RUN;
+  if (k >= a.nx)
     return;
-  const float *at = seg + (position (k, a.step_x, a.width) - first) * C;
-  float acc[C];
+  const float *in = seg + c * stride;
+  int base = group * RUN * a.step_x;
+  float acc[RUN];
+  sliding_dot < RUN > (taps, a.kw, a.step_x,[&](int i) {
+        return in[padded (base + i)];}, acc);
+  float *dst = out + (size_t) y * a.nx * C + c;
 #pragma unroll
-  for (int c = 0; c < C; c++)
-    acc[c] = 0.0f;
-  for (int i = 0; i < a.kw; i++) {
-    float w = taps[i];
-#pragma unroll
-    for (int c = 0; c < C; c++)
-      acc[c] = fmaf (w, at[i * C + c], acc[c]);
+  for (int j = 0; j < RUN; j++)
+    if (k + j < a.nx)
+      dst[(size_t) (k + j) * C] = acc[j];
+  /* the last computed column is the plane's last, not a step further */
+  int last = a.nx - 1, at = last * a.step_x;
+  if (last >= k && last < k + RUN && at != a.width - 1) {
+    float sum = 0.0f;
+    int from = a.width - 1 - a.kw / 2 - first;
+    for (int i = 0; i < a.kw; i++)
+      sum = fmaf (taps[i], in[padded (from + i)], sum);
+    dst[(size_t) last * C] = sum;
   }
-  float *dst = out + ((size_t) y * a.nx + k) * C;
-#pragma unroll
-  for (int c = 0; c < C; c++)
-    dst[c] = acc[c];
 }
 
 /* Exclusive prefix of `v` over the block's threads (a multiple of 32), in
@@ -179,6 +243,9 @@ rows_box (Args a, int32_t * __restrict__ out)
     dst[i] = prefix[i + a.kw * C] - prefix[i];
 }
 
+/* A thread: one value (computed column and channel), RUN computed rows,
+ * neighbouring lanes on neighbouring values; the rows of the row pass's
+ * plane read through the border. */
 template < typename T, int C, bool DIRECT > __global__ void
 cols_weighted (Args a, const float *__restrict__ col_taps,
     const float *__restrict__ rows, float *__restrict__ cols)
@@ -186,38 +253,55 @@ cols_weighted (Args a, const float *__restrict__ col_taps,
   extern __shared__ float taps[];
   int len = a.nx * C;
   int v = blockIdx.x * blockDim.x + threadIdx.x;
-  int m = blockIdx.y * blockDim.y + threadIdx.y;
+  int m0 = (blockIdx.y * blockDim.y + threadIdx.y) * RUN;
 
-  for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < a.kh;
-      i += blockDim.x * blockDim.y)
-    taps[i] = col_taps[i];
+  for (int i = threadIdx.y * blockDim.x + threadIdx.x;
+      i < a.kh + 2 * RUN * a.step_y; i += blockDim.x * blockDim.y)
+    taps[i] = i < a.kh ? col_taps[i] : 0.0f;
   __syncthreads ();
-  if (v >= len || m >= a.ny)
+  if (v >= len || m0 >= a.ny)
     return;
-  int y = position (m, a.step_y, a.height);
-  float acc = 0.0f;
-  for (int j = 0; j < a.kh; j++) {
-    int r = cf_border_index (y + j - a.kh / 2, a.height, a.border);
-    acc = fmaf (taps[j], r < 0 ? 0.0f : __ldg (rows + (size_t) r * len + v),
-        acc);
+  int first = m0 * a.step_y - a.kh / 2;
+  const float *column = rows + v;
+  float acc[RUN];
+  sliding_dot < RUN > (taps, a.kh, a.step_y,[&](int i) {
+        int r = cf_border_index (first + i, a.height, a.border);
+        return r < 0 ? 0.0f : __ldg (column + (size_t) r * len);}, acc);
+  /* the last computed row is the plane's last, not a step further */
+  int last = a.ny - 1;
+  if (last >= m0 && last < m0 + RUN && last * a.step_y != a.height - 1) {
+    float sum = 0.0f;
+    for (int i = 0; i < a.kh; i++) {
+      int r = cf_border_index (a.height - 1 - a.kh / 2 + i, a.height,
+          a.border);
+      sum = fmaf (taps[i], r < 0 ? 0.0f : __ldg (column + (size_t) r * len),
+          sum);
+    }
+    acc[last - m0] = sum;
   }
-  if (!DIRECT) {
-    cols[(size_t) m * len + v] = acc;
-    return;
+#pragma unroll
+  for (int j = 0; j < RUN; j++) {
+    int m = m0 + j;
+    if (m >= a.ny)
+      break;
+    if (!DIRECT) {
+      cols[(size_t) m * len + v] = acc[j];
+      continue;
+    }
+    int x = v / C, c = v % C, y = m;
+    if (c == a.keep)
+      store < T > (a, x, y, c, C, sample < T > (a, x, y, c, C));
+    else
+      store < T > (a, x, y, c, C, fmaf (acc[j], a.scale, a.offset));
   }
-  int x = v / C, c = v % C;
-  if (c == a.keep)
-    store < T > (a, x, y, c, C, sample < T > (a, x, y, c, C));
-  else
-    store < T > (a, x, y, c, C, fmaf (acc, a.scale, a.offset));
 }
 
 template < typename T, int C > __global__ void
-cols_box (Args a, const int32_t * __restrict__ rows)
+cols_box (Args a, const int32_t * __restrict__ rows, int run)
 {
   int len = a.width * C;
   int v = blockIdx.x * blockDim.x + threadIdx.x;
-  int y0 = blockIdx.y * BOX_RUN, y1 = min (y0 + BOX_RUN, a.height);
+  int y0 = blockIdx.y * run, y1 = min (y0 + run, a.height);
   if (v >= len)
     return;
   int ry = a.kh / 2, x = v / C, c = v % C;
@@ -304,24 +388,31 @@ run (const Args & a, const cf_conv2d_plan * p, uint8_t * work,
         (int32_t *) planes);
     if ((status = launched ()) != CF_OK)
       return status;
-    dim3 grid2 ((a.width * C + 127) / 128,
-        (a.height + BOX_RUN - 1) / BOX_RUN);
-    cols_box < T, C > <<<grid2, 128, 0, s>>> (a, (const int32_t *) planes);
+    /* runs long enough that the first window's sum (kh rows) costs a few
+     * rows of the run at most */
+    int run = a.kh <= 128 ? 128 : 512;
+    dim3 grid2 ((a.width * C + 127) / 128, (a.height + run - 1) / run);
+    cols_box < T, C > <<<grid2, 128, 0, s>>> (a, (const int32_t *) planes,
+        run);
     return launched ();
   }
 
-  dim3 grid ((a.nx + ROW_OUTPUTS - 1) / ROW_OUTPUTS, a.height);
-  size_t shared = ((size_t) (ROW_OUTPUTS - 1) * a.step_x + a.kw) * C
-      * sizeof (float) + a.kw * sizeof (float);
+  const int per_block = ROW_GROUPS * RUN;
+  dim3 grid ((a.nx + per_block - 1) / per_block, a.height);
+  int len = row_segment (a.step_x, a.kw);
+  size_t shared = ((size_t) (len + (len >> 5) + 2) * C + a.kw
+      + 2 * RUN * a.step_x) * sizeof (float);
   float *rows = (float *) planes;
   float *cols = rows + (size_t) a.nx * C * a.height;
-  rows_weighted < T, C > <<<grid, ROW_OUTPUTS, shared, s>>> (a, row_taps,
-      rows);
+  if ((status = cf_conv2d::allow_shared ((const void *) rows_weighted < T,
+              C >, shared)) != CF_OK)
+    return status;
+  rows_weighted < T, C > <<<grid, 32 * C, shared, s>>> (a, row_taps, rows);
   if ((status = launched ()) != CF_OK)
     return status;
-  dim3 block (32, 8);
-  dim3 grid2 ((a.nx * C + 31) / 32, (a.ny + 7) / 8);
-  size_t col_shared = a.kh * sizeof (float);
+  dim3 block (32, 4);
+  dim3 grid2 ((a.nx * C + 31) / 32, (a.ny + 4 * RUN - 1) / (4 * RUN));
+  size_t col_shared = (a.kh + 2 * RUN * a.step_y) * sizeof (float);
   if (a.step_x == 1 && a.step_y == 1) {
     cols_weighted < T, C, true > <<<grid2, block, col_shared, s>>> (a,
         col_taps, rows, NULL);
