@@ -6,7 +6,8 @@
  *   shared memory as floats, a channel's apart, the row factor beside
  *   them; a warp takes a channel, a lane RUN neighbouring computed
  *   columns (sliding_dot).
- * - rows_box: a block takes BOX_OUTPUTS columns of one row; the samples
+ * - rows_box: a block takes 256 columns of one row (1024 for masks wider
+ *   than 255, whose reach would else be read 5 times over); the samples
  *   they reach go to shared memory as prefix sums (a scan in warps), and a
  *   window's sum is a difference of two.
  * - cols_weighted: a thread takes one value (computed column and channel)
@@ -30,7 +31,7 @@
 namespace cf_conv2d_long
 {
 
-constexpr int BOX_OUTPUTS = 256;
+constexpr int BOX_THREADS = 256;
 
 struct Args
 {
@@ -148,6 +149,7 @@ rows_weighted (Args a, const float *__restrict__ row_taps,
 
   for (int i = threadIdx.x; i < a.kw + 2 * RUN * a.step_x; i += threads)
     taps[i] = i < a.kw ? row_taps[i] : 0.0f;
+#pragma unroll 4
   for (int q = threadIdx.x; q < len; q += threads) {
     int x = cf_border_index (first + q, a.width, a.border);
 #pragma unroll
@@ -204,12 +206,12 @@ block_prefix (int v, int *spare)
 }
 
 template < typename T, int C > __global__ void
-rows_box (Args a, int32_t * __restrict__ out)
+rows_box (Args a, int32_t * __restrict__ out, int per_block)
 {
   extern __shared__ int32_t prefix[];
-  __shared__ int spare[BOX_OUTPUTS / 32];
-  int y = blockIdx.y, x0 = blockIdx.x * BOX_OUTPUTS;
-  int outputs = min (BOX_OUTPUTS, a.width - x0);
+  __shared__ int spare[BOX_THREADS / 32];
+  int y = blockIdx.y, x0 = blockIdx.x * per_block;
+  int outputs = min (per_block, a.width - x0);
   int len = outputs + a.kw - 1;
   int chunk = (len + blockDim.x - 1) / blockDim.x;
   int p0 = threadIdx.x * chunk, p1 = min (p0 + chunk, len);
@@ -310,6 +312,7 @@ cols_box (Args a, const int32_t * __restrict__ rows, int run)
     int r = cf_border_index (k, a.height, a.border);
     sum += r < 0 ? 0 : rows[(size_t) r * len + v];
   }
+#pragma unroll 4
   for (int y = y0; y < y1; y++) {
     if (c == a.keep)
       store < T > (a, x, y, c, C, sample < T > (a, x, y, c, C));
@@ -382,10 +385,11 @@ run (const Args & a, const cf_conv2d_plan * p, uint8_t * work,
   int status;
 
   if (p->box) {
-    dim3 grid ((a.width + BOX_OUTPUTS - 1) / BOX_OUTPUTS, a.height);
-    size_t shared = (size_t) (BOX_OUTPUTS + a.kw) * C * sizeof (int32_t);
-    rows_box < T, C > <<<grid, BOX_OUTPUTS, shared, s>>> (a,
-        (int32_t *) planes);
+    int per_block = a.kw > 255 ? 1024 : 256;
+    dim3 grid ((a.width + per_block - 1) / per_block, a.height);
+    size_t shared = (size_t) (per_block + a.kw) * C * sizeof (int32_t);
+    rows_box < T, C > <<<grid, BOX_THREADS, shared, s>>> (a,
+        (int32_t *) planes, per_block);
     if ((status = launched ()) != CF_OK)
       return status;
     /* runs long enough that the first window's sum (kh rows) costs a few

@@ -309,6 +309,14 @@ main (int argc, char **argv)
     gated = 1;
     status = queued_timer_median (&timer, ours_call, &o, 1, &gated, "ours",
         &ours_us[c]);
+    if (status) {
+      /* once more timed call by call, not queued behind the gate */
+      printf ("(%s: status %d queued behind the gate; timed one by one)\n",
+          k->name, status);
+      gated = 0;
+      status = queued_timer_median (&timer, ours_call, &o, 1, &gated, "ours",
+          &ours_us[c]);
+    }
     if (status)
       die (k->name, status);
 
