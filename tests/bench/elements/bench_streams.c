@@ -34,7 +34,8 @@
  * real time, up to --max (256); at once, 64 streams. Target: 64 streams in real time,
  * p99 under 2 ms.
  *
- *   bench_streams [--quick] [--max N] [--no-gpu: refused, GPU only]
+ *   bench_streams [--quick] [--max N] [--form cuda|system|copies]
+ *                 [--no-gpu: refused, GPU only]
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -428,21 +429,28 @@ main (int argc, char **argv)
   } forms[] = {
     {"cuda", "cudaupload ! cudaconv2d name=filter ! cudadownload"},
     {"system", "cudaconv2d name=filter"},
-    /* GStreamer's copies alone, `identity` in the filter's place: what
-     * the first form costs without cudaconv2d */
-    {"copies", "cudaupload ! identity name=filter ! cudadownload"},
+    /* GStreamer's copies alone, `identity` in the filter's place (the caps
+     * keep the frames in CUDA memory: without them cudaupload would pass
+     * system memory through): what the first form costs without
+     * cudaconv2d */
+    {"copies", "cudaupload ! video/x-raw(memory:CUDAMemory) "
+          "! identity name=filter ! cudadownload"},
   };
   gboolean quick, no_gpu;
   gint max = 256, status;
+  const gchar *only = NULL;     /* --form NAME: that form alone */
   GstCudaContext *cuda;
   GstContext *context;
   GstCaps *caps;
   GstBuffer *frame;
 
   gst_init (&argc, &argv);
-  for (gint k = 1; k + 1 < argc; k++)
+  for (gint k = 1; k + 1 < argc; k++) {
     if (strcmp (argv[k], "--max") == 0)
       max = MAX (16, atoi (argv[k + 1]));
+    if (strcmp (argv[k], "--form") == 0)
+      only = argv[k + 1];
+  }
   status = bench_start ("bench-streams", "cudaconv2d", argc, argv, &quick,
       &no_gpu);
   if (status)
@@ -474,7 +482,10 @@ main (int argc, char **argv)
       "%d)\n", g_get_num_processors ());
   for (guint f = 0; f < G_N_ELEMENTS (forms); f++) {
     gint held = 0, failed = 0, timed = quick ? 2 * FPS : 10 * FPS;
-    Result r = run (forms[f].middle, caps, context, frame, 64, timed, FALSE);
+    Result r;
+    if (only && strcmp (only, forms[f].memory))
+      continue;
+    r = run (forms[f].middle, caps, context, frame, 64, timed, FALSE);
     print_row (forms[f].memory, FALSE, 64, &r);
     for (gint n = 16; n <= max;
         n = n < 64 ? 64 : n < 96 ? 96 : n < 128 ? 128 : n + 64) {
