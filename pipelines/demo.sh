@@ -55,6 +55,11 @@ filter laplacian GRAY8 preset=laplacian offset=128
 filter emboss GRAY8 preset=emboss
 filter motion-blur RGBA kernel="1 1 1 1 1 1 1 1 1 1 1 1 1 1 1" border=mirror
 filter luma-blur I420 preset=gaussian sigma=4 planes=luma
+# masks above 31 taps: row and column passes whose cost grows little with
+# the size (a sigma-40 Gaussian is 241 x 241 taps)
+filter gaussian-40 RGBA preset=gaussian sigma=40 border=mirror
+filter box-201 RGBA preset=box size=201 border=mirror
+filter motion-blur-101 RGBA kernel="$(printf '1 %.0s' $(seq 101))" border=mirror
 
 # Integral images: a box mean whose cost does not grow with the radius, an
 # adaptive threshold, and the statistics of the picture (3 x 2 regions).
