@@ -204,7 +204,9 @@ conv2d_caps (GRand * r)
   return video_caps (r, formats, G_N_ELEMENTS (formats));
 }
 
-/* Masks up to 15 wide: every plane of the frames above is larger. */
+/* Masks up to 15 wide (every plane of the frames above is larger), and
+ * Gaussians of sigma up to 40 (241 taps: the long path, which reads past
+ * any frame). */
 static void
 conv2d_property (GstElement * e, GRand * r)
 {
@@ -235,7 +237,8 @@ conv2d_property (GstElement * e, GRand * r)
           NULL);
       break;
     case 3:
-      g_object_set (e, "sigma", g_rand_double_range (r, 0.3, 4), NULL);
+      g_object_set (e, "sigma", pick (r, 3) ? g_rand_double_range (r, 0.3, 4)
+          : g_rand_double_range (r, 6, 40), NULL);
       break;
     case 4:
       g_object_set (e, "divisor", pick (r, 2) ? 0.0
