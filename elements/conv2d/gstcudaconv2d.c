@@ -473,6 +473,47 @@ filter_rows_cpu (gpointer user, gint row_begin, gint row_end)
  * ring of kh rows) costs more than it saves. */
 #define CPU_MIN_ROWS 32
 
+/* One stage of a long mask on the CPU (conv2d_long.h), for
+ * gst_cuda_rows_parallel(). */
+typedef struct
+{
+  CpuJob *job;
+  gpointer work;
+  cf_conv2d_long_stage stage;
+} LongStage;
+
+static int
+filter_long_stage (gpointer user, gint begin, gint end)
+{
+  LongStage *ls = user;
+  CpuJob *job = ls->job;
+  return cf_conv2d_long_cpu_stage (job->plan, &job->format, job->src,
+      job->src_stride, job->dst, job->dst_stride, ls->work, ls->stage, begin,
+      end);
+}
+
+/* A long mask's plane: each stage's rows over every core, the stages one
+ * after the other. */
+static int
+filter_long_cpu (CpuJob * job)
+{
+  LongStage ls = { job, NULL, CF_CONV2D_LONG_ROWS };
+  int status = CF_OK;
+
+  ls.work = g_try_malloc (cf_conv2d_long_cpu_work_bytes (job->plan,
+          &job->format));
+  if (!ls.work)
+    return CF_ERR_NO_MEMORY;
+  for (gint s = CF_CONV2D_LONG_ROWS; s <= CF_CONV2D_LONG_OUTPUT
+      && status == CF_OK; s++) {
+    ls.stage = (cf_conv2d_long_stage) s;
+    status = gst_cuda_rows_parallel (cf_conv2d_long_cpu_rows (job->plan,
+            &job->format, ls.stage), CPU_MIN_ROWS, filter_long_stage, &ls);
+  }
+  g_free (ls.work);
+  return status;
+}
+
 static GstFlowReturn
 process_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     GstVideoFrame * out)
@@ -493,7 +534,7 @@ process_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     job.dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
     /* long masks filter a plane whole, through planes of their own */
     if (job.plan->long_mask)
-      status = filter_rows_cpu (&job, 0, job.format.height);
+      status = filter_long_cpu (&job);
     else
       status = gst_cuda_rows_parallel (job.format.height, CPU_MIN_ROWS,
           filter_rows_cpu, &job);

@@ -63,6 +63,29 @@ size_t cf_conv2d_long_work_bytes (const cf_conv2d_plan * plan,
 int cf_conv2d_long_cpu (const cf_conv2d_plan * plan,
     const cf_plane_format * format, const void *src, size_t src_stride,
     void *dst, size_t dst_stride);
+
+/* The CPU twin in three stages, for callers that spread each over threads:
+ * every stage's rows split among them, a stage finished before the next
+ * begins, all on one work area of cf_conv2d_long_cpu_work_bytes(). */
+typedef enum
+{
+  CF_CONV2D_LONG_ROWS,          /* source rows through the row factor */
+  CF_CONV2D_LONG_COLUMNS,       /* computed rows through the column factor
+                                 * (boxes: the output rows) */
+  CF_CONV2D_LONG_OUTPUT,        /* output rows, interpolated (boxes: none) */
+} cf_conv2d_long_stage;
+
+size_t cf_conv2d_long_cpu_work_bytes (const cf_conv2d_plan * plan,
+    const cf_plane_format * format);
+/* How many rows `stage` has: [0, that) is split among the threads. */
+int cf_conv2d_long_cpu_rows (const cf_conv2d_plan * plan,
+    const cf_plane_format * format, cf_conv2d_long_stage stage);
+/* Rows [begin, end) of `stage`. CF_ERR_INVALID as cf_conv2d_long_cpu, for
+ * no work area, or rows outside the stage's. */
+int cf_conv2d_long_cpu_stage (const cf_conv2d_plan * plan,
+    const cf_plane_format * format, const void *src, size_t src_stride,
+    void *dst, size_t dst_stride, void *work, cf_conv2d_long_stage stage,
+    int begin, int end);
 int cf_conv2d_long_cuda (const cf_conv2d_plan * plan,
     const cf_plane_format * format, const void *d_src, size_t src_stride,
     void *d_dst, size_t dst_stride, void *d_work, cf_stream stream);

@@ -68,23 +68,33 @@ work_row (const long_job * j, const void *plane, size_t row_bytes, int y)
   return r < 0 ? NULL : (const uint8_t *) plane + (size_t) r * row_bytes;
 }
 
+/* The work area: the row pass's plane (32-bit sums for boxes, floats
+ * else), then the column pass's. */
+static void
+work_planes (const long_job * j, const cf_conv2d_long_grid * g, void *work,
+    void **rows, float **cols, size_t *row_bytes)
+{
+  *row_bytes = (size_t) g->nx * j->channels * 4;
+  *rows = work;
+  *cols = (float *) ((uint8_t *) work + *row_bytes * j->fmt->height);
+}
+
+/* Box row sums of source rows [begin, end): prefix sums of each extended
+ * row, a window's sum their difference. */
 static int
-box_cpu (const long_job * j, float *ext)
+box_rows (const long_job * j, int32_t * sums, int begin, int end)
 {
   const cf_conv2d_plan *p = j->plan;
-  int w = j->fmt->width, h = j->fmt->height, C = j->channels;
-  int ry = p->kh / 2, len = w * C;
-  size_t row_bytes = sizeof (int32_t) * len;
-  int32_t *sums = malloc (row_bytes * h);
+  int w = j->fmt->width, C = j->channels, len = w * C;
+  float *ext = malloc (sizeof (float) * (w + p->kw) * C);
   int64_t *prefix = malloc (sizeof (int64_t) * (w + p->kw) * C);
-  double weight = p->box_weight;
 
-  if (!sums || !prefix) {
-    free (sums);
+  if (!ext || !prefix) {
+    free (ext);
     free (prefix);
     return CF_ERR_NO_MEMORY;
   }
-  for (int y = 0; y < h; y++) {
+  for (int y = begin; y < end; y++) {
     int32_t *out = sums + (size_t) y * len;
     extend_row (j, y, ext);
     for (int c = 0; c < C; c++)
@@ -98,26 +108,37 @@ box_cpu (const long_job * j, float *ext)
         out[x * C + c] = (int32_t) (prefix[(x + p->kw) * C + c]
             - prefix[x * C + c]);
   }
+  free (ext);
+  free (prefix);
+  return CF_OK;
+}
+
+/* Box outputs of rows [begin, end): the window's sum for the first row,
+ * then a row added below and one taken off above. */
+static void
+box_columns (const long_job * j, const int32_t * sums, int begin, int end)
+{
+  const cf_conv2d_plan *p = j->plan;
+  int C = j->channels, ry = p->kh / 2, len = j->fmt->width * C;
+  size_t row_bytes = sizeof (int32_t) * len;
+
   for (int v = 0; v < len; v++) {
     int64_t sum = 0;
     int x = v / C, c = v % C;
-    for (int k = -ry; k <= ry; k++) {
+    for (int k = begin - ry; k <= begin + ry; k++) {
       const int32_t *r = work_row (j, sums, row_bytes, k);
       sum += r ? r[v] : 0;
     }
-    for (int y = 0; y < h; y++) {
+    for (int y = begin; y < end; y++) {
       const int32_t *in = work_row (j, sums, row_bytes, y + 1 + ry);
       const int32_t *out = work_row (j, sums, row_bytes, y - ry);
       if (c == j->fmt->keep_channel)
         store_at (j, x, y, c, sample_at (j, x, y, c));
       else
-        store_at (j, x, y, c, (double) sum * weight + p->offset);
+        store_at (j, x, y, c, (double) sum * p->box_weight + p->offset);
       sum += (in ? in[v] : 0) - (out ? out[v] : 0);
     }
   }
-  free (sums);
-  free (prefix);
-  return CF_OK;
 }
 
 /* The interpolation's cell and weight for output coordinate x. */
@@ -137,30 +158,22 @@ locate (int x, int step, int n, int size, int *k, float *t)
   *t = (float) (x - a) / (float) (b - a);
 }
 
+/* Row pass of source rows [begin, end) at the grid's columns. */
 static int
-weighted_cpu (const long_job * j, float *ext)
+weighted_rows (const long_job * j, const cf_conv2d_long_grid * g,
+    float *rows, int begin, int end)
 {
   const cf_conv2d_plan *p = j->plan;
-  cf_conv2d_long_grid g;
-  int w = j->fmt->width, h = j->fmt->height, C = j->channels, len;
-  size_t row_bytes;
-  float *rows, *cols;
+  int C = j->channels, len = g->nx * C;
+  float *ext = malloc (sizeof (float) * (j->fmt->width + p->kw) * C);
 
-  cf_conv2d_long_grid_init (&g, p, j->fmt);
-  len = g.nx * C;
-  row_bytes = sizeof (float) * len;
-  rows = malloc (row_bytes * h);
-  cols = malloc (row_bytes * g.ny);
-  if (!rows || !cols) {
-    free (rows);
-    free (cols);
+  if (!ext)
     return CF_ERR_NO_MEMORY;
-  }
-  for (int y = 0; y < h; y++) {
+  for (int y = begin; y < end; y++) {
     extend_row (j, y, ext);
-    for (int k = 0; k < g.nx; k++) {
+    for (int k = 0; k < g->nx; k++) {
       const float *at = ext + (size_t) cf_conv2d_long_position (k,
-          g.step_x, w) * C;
+          g->step_x, j->fmt->width) * C;
       for (int c = 0; c < C; c++) {
         float acc = 0.0f;
         for (int i = 0; i < p->kw; i++)
@@ -169,8 +182,21 @@ weighted_cpu (const long_job * j, float *ext)
       }
     }
   }
-  for (int m = 0; m < g.ny; m++) {
-    int y = cf_conv2d_long_position (m, g.step_y, h);
+  free (ext);
+  return CF_OK;
+}
+
+/* Column pass of computed rows [begin, end). */
+static void
+weighted_columns (const long_job * j, const cf_conv2d_long_grid * g,
+    const float *rows, float *cols, int begin, int end)
+{
+  const cf_conv2d_plan *p = j->plan;
+  int len = g->nx * j->channels;
+  size_t row_bytes = sizeof (float) * len;
+
+  for (int m = begin; m < end; m++) {
+    int y = cf_conv2d_long_position (m, g->step_y, j->fmt->height);
     for (int v = 0; v < len; v++) {
       float acc = 0.0f;
       for (int i = 0; i < p->kh; i++) {
@@ -180,16 +206,27 @@ weighted_cpu (const long_job * j, float *ext)
       cols[(size_t) m * len + v] = acc;
     }
   }
-  for (int y = 0; y < h; y++) {
+}
+
+/* Output rows [begin, end), between the computed values around each. */
+static void
+weighted_output (const long_job * j, const cf_conv2d_long_grid * g,
+    const float *cols, int begin, int end)
+{
+  const cf_conv2d_plan *p = j->plan;
+  int w = j->fmt->width, h = j->fmt->height, C = j->channels;
+  int len = g->nx * C;
+
+  for (int y = begin; y < end; y++) {
     int m, k;
     float ty, tx;
-    locate (y, g.step_y, g.ny, h, &m, &ty);
+    locate (y, g->step_y, g->ny, h, &m, &ty);
     for (int x = 0; x < w; x++) {
       const float *q = cols + (size_t) m * len;
-      const float *q2 = g.ny > 1 ? q + len : q;
-      locate (x, g.step_x, g.nx, w, &k, &tx);
+      const float *q2 = g->ny > 1 ? q + len : q;
+      locate (x, g->step_x, g->nx, w, &k, &tx);
       for (int c = 0; c < C; c++) {
-        int a = k * C + c, b = g.nx > 1 ? a + C : a;
+        int a = k * C + c, b = g->nx > 1 ? a + C : a;
         float top = (1.0f - tx) * q[a] + tx * q[b];
         float bottom = (1.0f - tx) * q2[a] + tx * q2[b];
         float sum = (1.0f - ty) * top + ty * bottom;
@@ -200,9 +237,74 @@ weighted_cpu (const long_job * j, float *ext)
       }
     }
   }
-  free (rows);
-  free (cols);
-  return CF_OK;
+}
+
+size_t
+cf_conv2d_long_cpu_work_bytes (const cf_conv2d_plan * plan,
+    const cf_plane_format * format)
+{
+  cf_conv2d_long_grid g;
+
+  cf_conv2d_long_grid_init (&g, plan, format);
+  return (size_t) g.nx * format->channels * 4 * (format->height + g.ny);
+}
+
+int
+cf_conv2d_long_cpu_rows (const cf_conv2d_plan * plan,
+    const cf_plane_format * format, cf_conv2d_long_stage stage)
+{
+  cf_conv2d_long_grid g;
+
+  cf_conv2d_long_grid_init (&g, plan, format);
+  switch (stage) {
+    case CF_CONV2D_LONG_ROWS:
+      return format->height;
+    case CF_CONV2D_LONG_COLUMNS:
+      return plan->box ? format->height : g.ny;
+    default:
+      return plan->box ? 0 : format->height;
+  }
+}
+
+int
+cf_conv2d_long_cpu_stage (const cf_conv2d_plan * plan,
+    const cf_plane_format * fmt, const void *src, size_t src_stride,
+    void *dst, size_t dst_stride, void *work, cf_conv2d_long_stage stage,
+    int begin, int end)
+{
+  long_job j = { plan, fmt, src, src_stride, dst, dst_stride, 0 };
+  int status = cf_plane_format_check (fmt);
+  cf_conv2d_long_grid g;
+  size_t row_bytes;
+  void *rows;
+  float *cols;
+
+  if (status != CF_OK)
+    return status;
+  row_bytes = fmt->width * cf_plane_format_pixel_bytes (fmt);
+  if (!plan || !plan->long_mask || !src || !dst || !work
+      || src_stride < row_bytes || dst_stride < row_bytes || begin < 0
+      || begin > end || end > cf_conv2d_long_cpu_rows (plan, fmt, stage))
+    return CF_ERR_INVALID;
+  j.channels = fmt->channels;
+  cf_conv2d_long_grid_init (&g, plan, fmt);
+  work_planes (&j, &g, work, &rows, &cols, &row_bytes);
+  switch (stage) {
+    case CF_CONV2D_LONG_ROWS:
+      return plan->box ? box_rows (&j, rows, begin, end)
+          : weighted_rows (&j, &g, rows, begin, end);
+    case CF_CONV2D_LONG_COLUMNS:
+      if (plan->box)
+        box_columns (&j, rows, begin, end);
+      else
+        weighted_columns (&j, &g, rows, cols, begin, end);
+      return CF_OK;
+    case CF_CONV2D_LONG_OUTPUT:
+      if (!plan->box)
+        weighted_output (&j, &g, cols, begin, end);
+      return CF_OK;
+  }
+  return CF_ERR_INVALID;
 }
 
 int
@@ -210,22 +312,21 @@ cf_conv2d_long_cpu (const cf_conv2d_plan * plan,
     const cf_plane_format * fmt, const void *src, size_t src_stride,
     void *dst, size_t dst_stride)
 {
-  long_job j = { plan, fmt, src, src_stride, dst, dst_stride, 0 };
   int status = cf_plane_format_check (fmt);
-  size_t row_bytes;
-  float *ext;
+  void *work;
 
   if (status != CF_OK)
     return status;
-  row_bytes = fmt->width * cf_plane_format_pixel_bytes (fmt);
-  if (!plan || !plan->long_mask || !src || !dst || src_stride < row_bytes
-      || dst_stride < row_bytes)
+  if (!plan || !plan->long_mask)
     return CF_ERR_INVALID;
-  j.channels = fmt->channels;
-  ext = malloc (sizeof (float) * (fmt->width + plan->kw) * fmt->channels);
-  if (!ext)
+  work = malloc (cf_conv2d_long_cpu_work_bytes (plan, fmt));
+  if (!work)
     return CF_ERR_NO_MEMORY;
-  status = plan->box ? box_cpu (&j, ext) : weighted_cpu (&j, ext);
-  free (ext);
+  for (int s = CF_CONV2D_LONG_ROWS; s <= CF_CONV2D_LONG_OUTPUT
+      && status == CF_OK; s++)
+    status = cf_conv2d_long_cpu_stage (plan, fmt, src, src_stride, dst,
+        dst_stride, work, (cf_conv2d_long_stage) s, 0,
+        cf_conv2d_long_cpu_rows (plan, fmt, (cf_conv2d_long_stage) s));
+  free (work);
   return status;
 }

@@ -179,8 +179,25 @@ run (const backend * be, const cf_conv2d_plan * plan,
   void *d_src = NULL, *d_dst = NULL, *d_work = NULL;
   int st;
 
-  if (!be->use_gpu)
+  if (!be->use_gpu && test_rand_int (2))
     return cf_conv2d_long_cpu (plan, f, src, stride, dst, stride);
+  if (!be->use_gpu) {
+    /* the stages as threads take them: each stage's rows in up to three
+     * ranges, run in a shuffled order */
+    void *work = malloc (cf_conv2d_long_cpu_work_bytes (plan, f));
+    st = work ? CF_OK : CF_ERR_NO_MEMORY;
+    for (int s = CF_CONV2D_LONG_ROWS; s <= CF_CONV2D_LONG_OUTPUT
+        && st == CF_OK; s++) {
+      int n = cf_conv2d_long_cpu_rows (plan, f, (cf_conv2d_long_stage) s);
+      int a = test_rand_int (n + 1), b = a + test_rand_int (n - a + 1);
+      int cuts[4] = { 0, a, b, n };
+      for (int k = 2; k >= 0 && st == CF_OK; k--)
+        st = cf_conv2d_long_cpu_stage (plan, f, src, stride, dst, stride,
+            work, (cf_conv2d_long_stage) s, cuts[k], cuts[k + 1]);
+    }
+    free (work);
+    return st;
+  }
   work_bytes = cf_conv2d_long_work_bytes (plan, f);
   if ((st = cf_gpu_malloc (&d_src, bytes)) != CF_OK
       || (st = cf_gpu_malloc (&d_dst, bytes)) != CF_OK
