@@ -158,7 +158,17 @@ locate (int x, int step, int n, int size, int *k, float *t)
   *t = (float) (x - a) / (float) (b - a);
 }
 
-/* Row pass of source rows [begin, end) at the grid's columns. */
+/* out[k] += w * in[k] over a row: the loops below in this form, which the
+ * compiler turns into vector instructions. */
+static void
+axpy (float *restrict out, const float *restrict in, float w, int len)
+{
+  for (int k = 0; k < len; k++)
+    out[k] += w * in[k];
+}
+
+/* Row pass of source rows [begin, end) at the grid's columns: with a step
+ * of 1 tap by tap over the whole row, else a dot product a column. */
 static int
 weighted_rows (const long_job * j, const cf_conv2d_long_grid * g,
     float *rows, int begin, int end)
@@ -170,7 +180,14 @@ weighted_rows (const long_job * j, const cf_conv2d_long_grid * g,
   if (!ext)
     return CF_ERR_NO_MEMORY;
   for (int y = begin; y < end; y++) {
+    float *out = rows + (size_t) y * len;
     extend_row (j, y, ext);
+    if (g->step_x == 1) {
+      memset (out, 0, sizeof (float) * len);
+      for (int i = 0; i < p->kw; i++)
+        axpy (out, ext + (size_t) i * C, p->row[i], len);
+      continue;
+    }
     for (int k = 0; k < g->nx; k++) {
       const float *at = ext + (size_t) cf_conv2d_long_position (k,
           g->step_x, j->fmt->width) * C;
@@ -178,7 +195,7 @@ weighted_rows (const long_job * j, const cf_conv2d_long_grid * g,
         float acc = 0.0f;
         for (int i = 0; i < p->kw; i++)
           acc += p->row[i] * at[i * C + c];
-        rows[(size_t) y * len + k * C + c] = acc;
+        out[k * C + c] = acc;
       }
     }
   }
@@ -186,7 +203,7 @@ weighted_rows (const long_job * j, const cf_conv2d_long_grid * g,
   return CF_OK;
 }
 
-/* Column pass of computed rows [begin, end). */
+/* Column pass of computed rows [begin, end), tap by tap over whole rows. */
 static void
 weighted_columns (const long_job * j, const cf_conv2d_long_grid * g,
     const float *rows, float *cols, int begin, int end)
@@ -197,13 +214,12 @@ weighted_columns (const long_job * j, const cf_conv2d_long_grid * g,
 
   for (int m = begin; m < end; m++) {
     int y = cf_conv2d_long_position (m, g->step_y, j->fmt->height);
-    for (int v = 0; v < len; v++) {
-      float acc = 0.0f;
-      for (int i = 0; i < p->kh; i++) {
-        const float *r = work_row (j, rows, row_bytes, y + i - p->kh / 2);
-        acc += p->col[i] * (r ? r[v] : 0.0f);
-      }
-      cols[(size_t) m * len + v] = acc;
+    float *out = cols + (size_t) m * len;
+    memset (out, 0, row_bytes);
+    for (int i = 0; i < p->kh; i++) {
+      const float *r = work_row (j, rows, row_bytes, y + i - p->kh / 2);
+      if (r)
+        axpy (out, r, p->col[i], len);
     }
   }
 }
