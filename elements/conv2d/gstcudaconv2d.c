@@ -45,6 +45,7 @@
 
 #include "gstcudaconv2d.h"
 #include "conv2d_long.h"
+#include "gstcudaconv2dmaskfile.h"
 #include "gstcudaconv2dplanes.h"
 #include "gstcudapin.h"
 #include "gstcudarows.h"
@@ -66,6 +67,7 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaconv2d, "cudaconv2d",
         "CUDA 2D convolution"));
 
 static void gst_cuda_conv2d_finalize (GObject * object);
+static void free_settings (GstCudaConv2dSettings * s);
 static void gst_cuda_conv2d_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_cuda_conv2d_get_property (GObject * object, guint prop_id,
@@ -136,7 +138,7 @@ gst_cuda_conv2d_finalize (GObject * object)
 {
   GstCudaConv2d *self = GST_CUDA_CONV2D (object);
 
-  g_free (self->settings.kernel);
+  free_settings (&self->settings);
   g_free (self->settings_error);
   g_free (self->pending);
   g_free (self->plan);
@@ -161,6 +163,11 @@ store_property (GstCudaConv2d * self, guint prop_id, const GValue * value)
     case GST_CUDA_CONV2D_PROP_KERNEL:
       g_free (s->kernel);
       s->kernel = g_value_dup_string (value);
+      break;
+    case GST_CUDA_CONV2D_PROP_MASK_LOCATION:
+      /* the file was read before the lock was taken (set_property) */
+      g_free (s->mask_location);
+      s->mask_location = g_value_dup_string (value);
       break;
     case GST_CUDA_CONV2D_PROP_PRESET:
       s->preset = g_value_get_enum (value);
@@ -211,11 +218,23 @@ rebuild_mask (GstCudaConv2d * self)
 }
 
 static void
+free_settings (GstCudaConv2dSettings * s)
+{
+  g_free (s->kernel);
+  g_free (s->mask_location);
+  g_free (s->mask_text);
+  g_free (s->mask_file_error);
+}
+
+static void
 copy_settings (GstCudaConv2dSettings * dst, const GstCudaConv2dSettings * src)
 {
-  g_free (dst->kernel);
+  free_settings (dst);
   *dst = *src;
   dst->kernel = g_strdup (src->kernel);
+  dst->mask_location = g_strdup (src->mask_location);
+  dst->mask_text = g_strdup (src->mask_text);
+  dst->mask_file_error = g_strdup (src->mask_file_error);
 }
 
 static void
@@ -225,18 +244,31 @@ gst_cuda_conv2d_set_property (GObject * object, guint prop_id,
   GstCudaConv2d *self = GST_CUDA_CONV2D (object);
   GstCudaConv2dSettings saved = { 0 };
   GstCudaConv2dPlanes saved_planes;
-  gchar *error, *refused = NULL;
+  gchar *error, *refused = NULL, *file_text = NULL, *file_error = NULL;
 
   if (prop_id < GST_CUDA_CONV2D_PROP_KERNEL
-      || prop_id > GST_CUDA_CONV2D_PROP_PLANES) {
+      || prop_id > GST_CUDA_CONV2D_PROP_MASK_LOCATION) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     return;
+  }
+  /* a mask file is read here, not under the lock the streaming thread
+   * takes */
+  if (prop_id == GST_CUDA_CONV2D_PROP_MASK_LOCATION) {
+    const gchar *path = g_value_get_string (value);
+    if (path && path[0])
+      file_text = gst_cuda_conv2d_read_mask_file (path, &file_error);
   }
 
   GST_OBJECT_LOCK (self);
   copy_settings (&saved, &self->settings);
   saved_planes = self->planes;
   store_property (self, prop_id, value);
+  if (prop_id == GST_CUDA_CONV2D_PROP_MASK_LOCATION) {
+    g_free (self->settings.mask_text);
+    g_free (self->settings.mask_file_error);
+    self->settings.mask_text = file_text;
+    self->settings.mask_file_error = file_error;
+  }
   if (is_mask_property (prop_id)) {
     error = rebuild_mask (self);
     g_clear_pointer (&self->settings_error, g_free);
@@ -252,7 +284,7 @@ gst_cuda_conv2d_set_property (GObject * object, guint prop_id,
     }
   }
   GST_OBJECT_UNLOCK (self);
-  g_free (saved.kernel);
+  free_settings (&saved);
 
   if (refused) {
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
@@ -273,6 +305,9 @@ gst_cuda_conv2d_get_property (GObject * object, guint prop_id,
   switch (prop_id) {
     case GST_CUDA_CONV2D_PROP_KERNEL:
       g_value_set_string (value, s->kernel);
+      break;
+    case GST_CUDA_CONV2D_PROP_MASK_LOCATION:
+      g_value_set_string (value, s->mask_location);
       break;
     case GST_CUDA_CONV2D_PROP_PRESET:
       g_value_set_enum (value, s->preset);

@@ -119,15 +119,18 @@ check_size (gint size, gint largest, const gchar * what, gchar ** error)
   return TRUE;
 }
 
+/* The mask written in `text`; errors name it as `name` (the kernel text,
+ * or the file it came from). */
 static gboolean
-mask_from_kernel (Mask * m, const gchar * text, gchar ** error)
+mask_from_text (Mask * m, const gchar * text, const gchar * name,
+    gchar ** error)
 {
   gdouble *values;
   gint rows, cols;
   gchar *why = NULL;
 
   if (!gst_cuda_parse_matrix (text, &values, &rows, &cols, &why)) {
-    *error = g_strdup_printf ("kernel \"%s\": %s", text, why);
+    *error = g_strdup_printf ("%s: %s", name, why);
     g_free (why);
     return FALSE;
   }
@@ -135,9 +138,9 @@ mask_from_kernel (Mask * m, const gchar * text, gchar ** error)
       || (rows > 1 && cols > 1 && (rows > CF_CONV2D_MAX_SIZE
               || cols > CF_CONV2D_MAX_SIZE))
       || rows > CF_CONV2D_MAX_FACTOR || cols > CF_CONV2D_MAX_FACTOR) {
-    *error = g_strdup_printf ("kernel \"%s\" is %d x %d: widths and heights "
+    *error = g_strdup_printf ("%s is %d x %d: widths and heights "
         "must be odd (the anchor is the centre), at most %d, or %d for a "
-        "single row or column", text, cols, rows, CF_CONV2D_MAX_SIZE,
+        "single row or column", name, cols, rows, CF_CONV2D_MAX_SIZE,
         CF_CONV2D_MAX_FACTOR);
     g_free (values);
     return FALSE;
@@ -145,8 +148,8 @@ mask_from_kernel (Mask * m, const gchar * text, gchar ** error)
   for (gint k = 0; k < rows * cols; k++) {
     /* the kernels compute in single precision */
     if (fabs (values[k]) > G_MAXFLOAT) {
-      *error = g_strdup_printf ("kernel \"%s\": row %d: %g is beyond single "
-          "precision (at most %g in magnitude)", text, k / cols + 1,
+      *error = g_strdup_printf ("%s: row %d: %g is beyond single "
+          "precision (at most %g in magnitude)", name, k / cols + 1,
           values[k], G_MAXFLOAT);
       g_free (values);
       return FALSE;
@@ -249,10 +252,21 @@ gst_cuda_conv2d_build_plan (const GstCudaConv2dSettings * s,
   gboolean ok;
 
   *error = NULL;
-  if (gst_cuda_mask_text_is_set (s->kernel))
-    ok = mask_from_kernel (m, s->kernel, error);
-  else
+  if (gst_cuda_mask_text_is_set (s->kernel)) {
+    gchar *name = g_strdup_printf ("kernel \"%s\"", s->kernel);
+    ok = mask_from_text (m, s->kernel, name, error);
+    g_free (name);
+  } else if (s->mask_location && s->mask_location[0]) {
+    gchar *name = g_strdup_printf ("mask-location \"%s\"", s->mask_location);
+    ok = s->mask_text != NULL;
+    if (!ok)
+      *error = g_strdup (s->mask_file_error);
+    else
+      ok = mask_from_text (m, s->mask_text, name, error);
+    g_free (name);
+  } else {
     ok = mask_from_preset (m, s, error);
+  }
   if (ok && divisor == 0.0) {
     /* automatic: the sum of the taps, or 1 where they cancel out; "cancel"
      * is relative to the taps' size, so that a mask of small taps still

@@ -32,7 +32,11 @@ GType gst_cuda_conv2d_border_get_type (void);
 /* The properties that define the mask. */
 typedef struct
 {
-  gchar *kernel;                /* unset (NULL or blank): use the preset */
+  gchar *kernel;                /* unset (NULL or blank): the file, else the
+                                 * preset */
+  gchar *mask_location;         /* unset (NULL or empty): the preset */
+  gchar *mask_text;             /* the file's mask as kernel text, or NULL */
+  gchar *mask_file_error;       /* why the file gave no mask, or NULL */
   GstCudaConv2dPreset preset;
   gint size;                    /* 0: the preset's default */
   gdouble sigma;

@@ -76,9 +76,26 @@ gst_cuda_conv2d_install_mask_properties (GObjectClass * gobject_class)
           GST_CUDA_CONV2D_DEFAULT_KERNEL, flags));
 
   /**
+   * GstCudaConv2d:mask-location:
+   *
+   * A file holding the mask, used when `kernel` is empty (and instead of
+   * `preset`): a PGM image (P2 or P5, 8 or 16 bits) or a PNG (read with
+   * GStreamer's pngdec; colours as their luma), whose samples are the taps,
+   * or text: rows of numbers, a row a line. The same sizes as `kernel`;
+   * divided by the sum of the taps unless `divisor` says otherwise. The
+   * file is read when the property is set.
+   */
+  g_object_class_install_property (gobject_class,
+      GST_CUDA_CONV2D_PROP_MASK_LOCATION,
+      g_param_spec_string ("mask-location", "Mask location",
+          "File of the mask (PGM, PNG or rows of text), used when kernel is "
+          "empty; read when set", NULL, flags));
+
+  /**
    * GstCudaConv2d:preset:
    *
-   * A ready-made mask, used when `kernel` is empty. `box`, `gaussian` and
+   * A ready-made mask, used when `kernel` and `mask-location` are empty.
+   * `box`, `gaussian` and
    * `unsharp` take `size` (and `sigma` for the last two); the others are
    * 3x3. `none` with no kernel copies the frames (identity mask).
    */

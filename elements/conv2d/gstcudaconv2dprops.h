@@ -28,7 +28,7 @@ typedef enum
 #define GST_CUDA_CONV2D_DEFAULT_PLANES GST_CUDA_CONV2D_PLANES_LUMA
 
 /* the ids the installation gives and the element's get/set_property take;
- * KERNEL to PLANES in order (set_property checks that range) */
+ * KERNEL to MASK_LOCATION in order (set_property checks that range) */
 enum
 {
   GST_CUDA_CONV2D_PROP_0,
@@ -41,6 +41,7 @@ enum
   GST_CUDA_CONV2D_PROP_BORDER,
   GST_CUDA_CONV2D_PROP_ALGORITHM,
   GST_CUDA_CONV2D_PROP_PLANES,
+  GST_CUDA_CONV2D_PROP_MASK_LOCATION,
 };
 
 #define GST_TYPE_CUDA_CONV2D_ALGORITHM (gst_cuda_conv2d_algorithm_get_type ())

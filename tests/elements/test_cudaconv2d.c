@@ -21,6 +21,7 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -202,6 +203,7 @@ reference (const GstVideoFrame * in, guint p, const PlaneDesc * d,
 typedef struct
 {
   const gchar *kernel;
+  const gchar *mask_location;
   const gchar *preset;
   gint size;
   gdouble sigma;
@@ -397,6 +399,8 @@ apply_settings (GstElement * e, const Settings * s)
 {
   if (s->kernel)
     set_prop (e, "kernel", s->kernel);
+  if (s->mask_location)
+    g_object_set (e, "mask-location", s->mask_location, NULL);
   if (s->preset)
     set_prop (e, "preset", s->preset);
   if (s->size)
@@ -1668,6 +1672,279 @@ GST_START_TEST (test_long_mask_limits)
 
 GST_END_TEST;
 
+/* ---- masks from files ----------------------------------------------------- */
+
+/* One random frame through settings `a` and through settings `b`: the
+ * outputs must be the same bytes. */
+static void
+expect_same_output (const gchar * backend, const gchar * format,
+    const Settings * a, const Settings * b, const gchar * what)
+{
+  GstVideoInfo info;
+  GstBuffer *in, *out_a, *out_b;
+  GstMapInfo ma, mb;
+  Conv ca, cb;
+
+  video_info (&info, format, 41, 29);
+  in = random_frame (&info);
+  conv_start (&ca, backend, a);
+  conv_start (&cb, backend, b);
+  conv_set_caps (&ca, &info);
+  conv_set_caps (&cb, &info);
+  out_a = conv_push (&ca, in, what);
+  out_b = conv_push (&cb, in, what);
+  fail_unless (gst_buffer_map (out_a, &ma, GST_MAP_READ));
+  fail_unless (gst_buffer_map (out_b, &mb, GST_MAP_READ));
+  fail_unless (ma.size == mb.size && !memcmp (ma.data, mb.data, ma.size),
+      "%s [%s]: the file's mask filters differently from its kernel text",
+      what, backend);
+  gst_buffer_unmap (out_a, &ma);
+  gst_buffer_unmap (out_b, &mb);
+  release_output (out_a);
+  release_output (out_b);
+  gst_buffer_unref (in);
+  conv_stop (&ca, what);
+  conv_stop (&cb, what);
+}
+
+/* A PNG of `w` x `h` samples `v` (GRAY8) through pngenc, lossless. */
+static void
+write_png (const gchar * path, const guint8 * v, gint w, gint h)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=src caps=video/x-raw,"
+      "format=GRAY8,width=%d,height=%d,framerate=1/1 ! pngenc ! filesink "
+      "location=\"%s\"", w, h, path);
+  GstElement *pipe = gst_parse_launch (desc, NULL), *src;
+  GstBuffer *buf;
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  GstFlowReturn ret;
+  GstMessage *msg;
+
+  fail_unless (pipe != NULL, "cannot build %s", desc);
+  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  video_info (&info, "GRAY8", w, h);
+  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  for (gint y = 0; y < h; y++)
+    memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)
+        + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), v + y * w, w);
+  gst_video_frame_unmap (&frame);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  g_signal_emit_by_name (src, "push-buffer", buf, &ret);
+  g_signal_emit_by_name (src, "end-of-stream", &ret);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "writing %s failed", path);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_buffer_unref (buf);
+  gst_object_unref (src);
+  gst_object_unref (pipe);
+  g_free (desc);
+}
+
+/* Random taps 0..top as kernel text, and the same in `v`. */
+static gchar *
+random_mask (guint * v, gint w, gint h, guint top)
+{
+  GString *text = g_string_new (NULL);
+
+  for (gint k = 0; k < w * h; k++) {
+    v[k] = g_rand_int_range (rng, 0, top + 1);
+    g_string_append_printf (text, "%u%s", v[k], (k + 1) % w ? " "
+        : (k + 1 < w * h ? "; " : ""));
+  }
+  return g_string_free (text, FALSE);
+}
+
+static gchar *
+write_file (const gchar * dir, const gchar * name, const gchar * data,
+    gsize size)
+{
+  gchar *path = g_build_filename (dir, name, NULL);
+  fail_unless (g_file_set_contents (path, data, size, NULL));
+  return path;
+}
+
+/* PGM (text and binary, 8 and 16 bits), PNG and text files give the mask
+ * their samples say: the same bytes as that mask written in `kernel`. */
+GST_START_TEST (test_mask_files)
+{
+  const gchar *backend = backends[__i__];
+  gchar *dir = g_dir_make_tmp ("cf-mask-XXXXXX", NULL);
+  guint v[7 * 5];
+  guint8 bytes[2 * 7 * 5];
+  GString *data = g_string_new (NULL);
+  gchar *kernel, *path;
+
+  /* P2, comments in the header */
+  kernel = random_mask (v, 5, 3, 255);
+  g_string_printf (data, "P2\n# a mask\n5 3\n# more\n255\n");
+  for (gint k = 0; k < 15; k++)
+    g_string_append_printf (data, "%u%c", v[k], k % 5 == 4 ? '\n' : ' ');
+  path = write_file (dir, "p2.pgm", data->str, data->len);
+  {
+    Settings a = {.mask_location = path,.border = "mirror" };
+    Settings b = {.kernel = kernel,.border = "mirror" };
+    expect_same_output (backend, "RGBA", &a, &b, "P2 5x3");
+  }
+  g_free (path);
+  g_free (kernel);
+
+  /* P5, 8 bits, 3 wide and 5 high */
+  kernel = random_mask (v, 3, 5, 200);
+  g_string_printf (data, "P5 3 5 200\n");
+  for (gint k = 0; k < 15; k++)
+    g_string_append_c (data, (gchar) v[k]);
+  path = write_file (dir, "p5.pgm", data->str, data->len);
+  {
+    Settings a = {.mask_location = path };
+    Settings b = {.kernel = kernel };
+    expect_same_output (backend, "I420", &a, &b, "P5 8-bit 3x5");
+  }
+  g_free (path);
+  g_free (kernel);
+
+  /* P5, 16 bits (big endian), a divisor and an offset */
+  kernel = random_mask (v, 3, 3, 1000);
+  g_string_printf (data, "P5\n3 3\n1000\n");
+  for (gint k = 0; k < 9; k++) {
+    g_string_append_c (data, (gchar) (v[k] >> 8));
+    g_string_append_c (data, (gchar) (v[k] & 255));
+  }
+  path = write_file (dir, "p5-16.pgm", data->str, data->len);
+  {
+    Settings a = {.mask_location = path,.divisor = 4000,.offset = 9 };
+    Settings b = {.kernel = kernel,.divisor = 4000,.offset = 9 };
+    expect_same_output (backend, "GRAY16_LE", &a, &b, "P5 16-bit 3x3");
+  }
+  g_free (path);
+  g_free (kernel);
+
+  /* text: comments, blank lines, commas, CRLF, negative and fractional
+   * taps */
+  {
+    const gchar *text = "# a row and its sign\r\n\r\n0.5, -1, 2.25 1 3 "
+        "-0.75 1\n";
+    Settings a, b = {.kernel = "0.5 -1 2.25 1 3 -0.75 1",.offset = 64 };
+    path = write_file (dir, "mask.txt", text, strlen (text));
+    a = (Settings) {.mask_location = path,.offset = 64 };
+    expect_same_output (backend, "BGRx", &a, &b, "text 7x1");
+    g_free (path);
+  }
+
+  /* PNG, 8 bits, 7 x 5 */
+  kernel = random_mask (v, 7, 5, 255);
+  for (gint k = 0; k < 35; k++)
+    bytes[k] = (guint8) v[k];
+  path = g_build_filename (dir, "mask.png", NULL);
+  write_png (path, bytes, 7, 5);
+  {
+    Settings a = {.mask_location = path,.border = "wrap" };
+    Settings b = {.kernel = kernel,.border = "wrap" };
+    expect_same_output (backend, "NV12", &a, &b, "PNG 7x5");
+    /* `kernel` wins over the file; the file over `preset` */
+    Settings c = {.kernel = "1 2 1",.mask_location = path };
+    Settings d = {.kernel = "1 2 1" };
+    expect_same_output (backend, "GRAY8", &c, &d, "kernel before the file");
+    Settings e = {.mask_location = path,.preset = "sobel" };
+    Settings f = {.kernel = kernel };
+    expect_same_output (backend, "GRAY8", &e, &f, "the file before preset");
+  }
+  g_free (path);
+  g_free (kernel);
+  g_string_free (data, TRUE);
+  g_rmdir (dir);                /* fails while files remain: removed below */
+  {
+    GDir *d = g_dir_open (dir, 0, NULL);
+    const gchar *name;
+    while (d && (name = g_dir_read_name (d))) {
+      gchar *f = g_build_filename (dir, name, NULL);
+      g_remove (f);
+      g_free (f);
+    }
+    if (d)
+      g_dir_close (d);
+    g_rmdir (dir);
+  }
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Files that give no mask: the start fails naming the file and why; set
+ * while playing, a warning and the current mask stays. */
+GST_START_TEST (test_bad_mask_files)
+{
+  const gchar *backend = backends[__i__];
+  gchar *dir = g_dir_make_tmp ("cf-mask-XXXXXX", NULL);
+  GString *big = g_string_new ("P2 33 33 255\n");
+  static const guint8 garbage[] = { 0x7f, 'E', 'L', 'F', 0, 1, 2, 3 };
+  struct
+  {
+    const gchar *name, *data;
+    gsize size;
+    const gchar *why;
+  } bad[] = {
+    {"missing.pgm", NULL, 0, "No such file"},
+    {"binary", (const gchar *) garbage, sizeof (garbage),
+        "neither a PGM or PNG image nor text"},
+    {"empty.txt", "# nothing\n\n", 11, "holds no numbers"},
+    {"even.txt", "1 2\n3 4\n", 8, "odd"},
+    {"short.pgm", "P5 4 4 255\nab", 13, "cut short"},
+    {"header.pgm", "P2 3\n", 5, "not a PGM image"},
+    {"big.pgm", NULL, 0, "at most 31"},
+    {"truncated.png", "\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16, "PNG"},
+  };
+
+  for (gint k = 0; k < 33 * 33; k++)
+    g_string_append (big, "1 ");
+  for (guint k = 0; k < G_N_ELEMENTS (bad); k++) {
+    gchar *path = bad[k].data || k == 6
+        ? write_file (dir, bad[k].name, k == 6 ? big->str : bad[k].data,
+        k == 6 ? big->len : bad[k].size)
+        : g_build_filename (dir, bad[k].name, NULL);
+    Settings s = {.mask_location = path };
+    GstElement *e = make_conv (backend, &s);
+    gchar *what = g_strdup_printf ("mask file %s [%s]", bad[k].name,
+        backend);
+
+    expect_start_failure (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        bad[k].why, NULL, what);
+    gst_object_unref (e);
+    g_remove (path);
+    g_free (path);
+    g_free (what);
+  }
+  /* while playing: refused, the preset's mask goes on */
+  {
+    Settings s = {.preset = "sharpen" };
+    GstVideoInfo info;
+    gchar *missing = g_build_filename (dir, "missing.png", NULL), *location;
+    Mask m;
+    Conv c;
+
+    mask_from_settings (&s, &m);
+    video_info (&info, "RGBA", 37, 23);
+    conv_start (&c, backend, &s);
+    conv_set_caps (&c, &info);
+    expect_refused (&c, &info, &m, "mask-location", missing, "No such file",
+        "a missing mask file while playing");
+    g_object_get (c.conv, "mask-location", &location, NULL);
+    fail_unless (location == NULL, "mask-location reads back \"%s\" after "
+        "it was refused", location);
+    conv_stop (&c, "a missing mask file while playing");
+    g_free (missing);
+  }
+  g_string_free (big, TRUE);
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* Caps pushed into `c`, expecting refusal: the next buffer push returns
  * not-negotiated. */
 static void
@@ -2182,6 +2459,8 @@ cudaconv2d_suite (void)
   tcase_add_loop_test (tc, test_mask_larger_than_frame, 0, n);
   tcase_add_loop_test (tc, test_long_masks, 0, n);
   tcase_add_loop_test (tc, test_long_mask_limits, 0, n);
+  tcase_add_loop_test (tc, test_mask_files, 0, n);
+  tcase_add_loop_test (tc, test_bad_mask_files, 0, n);
   tcase_add_loop_test (tc, test_unsupported_caps, 0, n);
   return s;
 }
