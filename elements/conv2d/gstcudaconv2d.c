@@ -8,9 +8,11 @@
  * @title: cudaconv2d
  *
  * Convolves video frames with a 2D mask on the GPU: blur, sharpen, edge
- * detection, emboss or any mask up to 31x31. The mask comes from `kernel`
- * (rows separated by `;`) or from `preset`; it is applied as written, not
- * flipped:
+ * detection, emboss or any mask up to 31x31; Gaussians of sigma up to 170,
+ * boxes up to 1023x1023 and masks of one row or column up to 1023 taps
+ * (separable: a row pass and a column pass). The mask comes from `kernel`
+ * (rows separated by `;`), from a file (`mask-location`: PGM, PNG or text)
+ * or from `preset`; it is applied as written, not flipped:
  *
  *   out(x, y) = sum over i, j of M[j][i] * in(x + i - rx, y + j - ry)
  *
@@ -32,8 +34,11 @@
  * |[
  * gst-launch-1.0 videotestsrc ! cudaconv2d kernel="0 -1 0; -1 5 -1; 0 -1 0" border=mirror ! autovideosink
  * ]| A custom sharpening mask.
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,width=1920,height=1080 ! cudaconv2d preset=gaussian sigma=100 border=mirror ! autovideosink
+ * ]| A Gaussian of sigma 100 (601 x 601 taps).
  *
- * A bad `kernel` or `size` set before the element starts makes the start
+ * A bad `kernel`, `mask-location` or `size` set before the element starts makes the start
  * fail with a LIBRARY/SETTINGS error naming the problem; set while playing
  * it is refused with a warning message and the current mask stays.
  */
