@@ -6,10 +6,28 @@
 
 #include <string.h>
 
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include "conv2d.h"
 #include "gstcudaconv2dmaskfile.h"
+
+/* An image of w x h samples larger than any mask: NULL, or why. */
+static gchar *
+too_large (const gchar * path, gint64 w, gint64 h)
+{
+  gboolean line = w == 1 || h == 1;
+  if (w <= CF_CONV2D_MAX_FACTOR && h <= CF_CONV2D_MAX_FACTOR
+      && (line || (w <= CF_CONV2D_MAX_SIZE && h <= CF_CONV2D_MAX_SIZE)))
+    return NULL;
+  return g_strdup_printf ("mask-location \"%s\": the image is %"
+      G_GINT64_FORMAT " x %" G_GINT64_FORMAT ": masks are at most %d x %d, "
+      "or %d long as a single row or column", path, w, h, CF_CONV2D_MAX_SIZE,
+      CF_CONV2D_MAX_SIZE, CF_CONV2D_MAX_FACTOR);
+}
 
 /* Samples `w` x `h` as kernel text: rows separated by ';'. */
 static gchar *
@@ -66,13 +84,8 @@ read_pgm (const gchar * path, const gchar * data, gsize size,
         "header of width, height and largest value 1 to 65535)", path);
     return NULL;
   }
-  if (w > GST_CUDA_CONV2D_MASK_FILE_MAX_SIDE
-      || h > GST_CUDA_CONV2D_MASK_FILE_MAX_SIDE) {
-    *error = g_strdup_printf ("mask-location \"%s\": the image is %"
-        G_GINT64_FORMAT " x %" G_GINT64_FORMAT ", far above any mask's "
-        "size", path, w, h);
+  if ((*error = too_large (path, w, h)))
     return NULL;
-  }
   bytes = top < 256 ? 1 : 2;
   at++;                         /* the one blank after the header */
   if (binary && size < at + (gsize) (w * h * bytes)) {
@@ -162,13 +175,14 @@ read_png (const gchar * path, const gchar * data, gsize size,
   GstMessage *msg = NULL;
   gchar *text = NULL;
 
-  if (size < 24 || GST_READ_UINT32_BE (data + 16)
-      > GST_CUDA_CONV2D_MASK_FILE_MAX_SIDE
-      || GST_READ_UINT32_BE (data + 20) > GST_CUDA_CONV2D_MASK_FILE_MAX_SIDE) {
-    *error = g_strdup_printf ("mask-location \"%s\": a PNG image far above "
-        "any mask's size, or cut short", path);
+  if (size < 24) {
+    *error = g_strdup_printf ("mask-location \"%s\": the PNG image is cut "
+        "short", path);
     goto done;
   }
+  if ((*error = too_large (path, GST_READ_UINT32_BE (data + 16),
+              GST_READ_UINT32_BE (data + 20))))
+    goto done;
   src = add (pipe, "filesrc");
   dec = add (pipe, "pngdec");
   conv = add (pipe, "videoconvert");
@@ -229,6 +243,10 @@ read_text (const gchar * path, const gchar * data, gsize size,
   text = g_string_new (NULL);
   for (guint k = 0; lines[k]; k++) {
     gchar *line = g_strstrip (lines[k]);
+    gsize n = strlen (line);
+    /* a row may end in the ';' that separates rows in `kernel` */
+    while (n && (line[n - 1] == ';' || g_ascii_isspace (line[n - 1])))
+      line[--n] = '\0';
     if (!line[0] || line[0] == '#')
       continue;
     g_string_append_printf (text, "%s%s", text->len ? "; " : "", line);
@@ -252,8 +270,20 @@ gst_cuda_conv2d_read_mask_file (const gchar * path, gchar ** error)
   GError *err = NULL;
   gchar *data = NULL, *text;
   gsize size = 0;
+  GStatBuf st;
 
   *error = NULL;
+  if (g_stat (path, &st) == 0 && !S_ISREG (st.st_mode)) {
+    *error = g_strdup_printf ("mask-location \"%s\": not a regular file",
+        path);
+    return NULL;
+  }
+  if (g_stat (path, &st) == 0 && st.st_size > GST_CUDA_CONV2D_MASK_FILE_MAX) {
+    *error = g_strdup_printf ("mask-location \"%s\": %" G_GINT64_FORMAT
+        " bytes, far more than any mask file takes", path,
+        (gint64) st.st_size);
+    return NULL;
+  }
   if (!g_file_get_contents (path, &data, &size, &err)) {
     /* GLib's sentence without its full stop: the element adds one */
     gsize n = strlen (err->message);
@@ -265,6 +295,7 @@ gst_cuda_conv2d_read_mask_file (const gchar * path, gchar ** error)
   }
   if (size >= 8 && !memcmp (data, png, 8))
     text = read_png (path, data, size, error);
+
   else if (size >= 2 && data[0] == 'P' && (data[1] == '2' || data[1] == '5'))
     text = read_pgm (path, data, size, error);
   else

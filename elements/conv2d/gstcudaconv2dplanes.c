@@ -6,6 +6,7 @@
 #include "config.h"
 #endif
 
+#include "conv2d_long.h"
 #include "gstcudaconv2dplanes.h"
 
 /* Layout of `plane` of a negotiated format, for the kernels. */
@@ -68,6 +69,10 @@ gst_cuda_conv2d_check_mask_fits (const cf_conv2d_plan * plan,
     if (!gst_cuda_conv2d_plane_filtered (p, planes))
       continue;
     gst_cuda_conv2d_describe_plane (info, p, &f);
+    if (plan->long_mask && f.height > CF_CONV2D_LONG_MAX_HEIGHT)
+      return g_strdup_printf ("masks above %d taps filter frames of at most "
+          "%d rows, not %d", CF_CONV2D_MAX_SIZE, CF_CONV2D_LONG_MAX_HEIGHT,
+          f.height);
     /* the long path reads its borders at any distance */
     if (!plan->long_mask && (plan->kw > f.width || plan->kh > f.height))
       return g_strdup_printf ("the %dx%d mask is larger than the %dx%d %s",

@@ -171,13 +171,17 @@ rows_weighted (Args a, const float *__restrict__ row_taps,
   for (int j = 0; j < RUN; j++)
     if (k + j < a.nx)
       dst[(size_t) (k + j) * C] = acc[j];
-  /* the last computed column is the plane's last, not a step further */
+  /* the last computed column is the plane's last, not a step further;
+   * its reach may start before the block's segment (when it is the
+   * block's first column), so it reads the plane itself */
   int last = a.nx - 1, at = last * a.step_x;
   if (last >= k && last < k + RUN && at != a.width - 1) {
     float sum = 0.0f;
-    int from = a.width - 1 - a.kw / 2 - first;
-    for (int i = 0; i < a.kw; i++)
-      sum = fmaf (taps[i], in[padded (from + i)], sum);
+    for (int i = 0; i < a.kw; i++) {
+      int x = cf_border_index (a.width - 1 - a.kw / 2 + i, a.width,
+          a.border);
+      sum = fmaf (taps[i], x < 0 ? 0.0f : sample < T > (a, x, y, c, C), sum);
+    }
     dst[(size_t) last * C] = sum;
   }
 }
@@ -450,6 +454,7 @@ cf_conv2d_long_cuda (const cf_conv2d_plan * plan,
     return status;
   row_bytes = f->width * cf_plane_format_pixel_bytes (f);
   if (!plan || !plan->long_mask || !d_src || !d_dst || !d_work
+      || f->height > CF_CONV2D_LONG_MAX_HEIGHT
       || src_stride < row_bytes || dst_stride < row_bytes
       || (f->sample == CF_SAMPLE_U16
           && (((uintptr_t) d_src | (uintptr_t) d_dst | src_stride

@@ -58,8 +58,13 @@ cf_conv2d_long_position (int k, int step, int size)
 size_t cf_conv2d_long_work_bytes (const cf_conv2d_plan * plan,
     const cf_plane_format * format);
 
+/* Planes of at most this many rows: the CUDA kernels take a row a grid
+ * row (the CPU twin follows, so that both backends accept the same). */
+#define CF_CONV2D_LONG_MAX_HEIGHT 65535
+
 /* The whole plane (long masks filter planes whole). CF_ERR_INVALID for a
- * plan that is not long_mask, or bad pointers or strides. */
+ * plan that is not long_mask, bad pointers or strides, or a plane taller
+ * than CF_CONV2D_LONG_MAX_HEIGHT. */
 int cf_conv2d_long_cpu (const cf_conv2d_plan * plan,
     const cf_plane_format * format, const void *src, size_t src_stride,
     void *dst, size_t dst_stride);

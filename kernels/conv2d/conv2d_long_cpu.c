@@ -262,7 +262,9 @@ cf_conv2d_long_cpu_work_bytes (const cf_conv2d_plan * plan,
   cf_conv2d_long_grid g;
 
   cf_conv2d_long_grid_init (&g, plan, format);
-  return (size_t) g.nx * format->channels * 4 * (format->height + g.ny);
+  /* boxes have no column pass's plane */
+  return (size_t) g.nx * format->channels * 4 * (format->height
+      + (plan->box ? 0 : g.ny));
 }
 
 int
@@ -299,6 +301,7 @@ cf_conv2d_long_cpu_stage (const cf_conv2d_plan * plan,
     return status;
   row_bytes = fmt->width * cf_plane_format_pixel_bytes (fmt);
   if (!plan || !plan->long_mask || !src || !dst || !work
+      || fmt->height > CF_CONV2D_LONG_MAX_HEIGHT
       || src_stride < row_bytes || dst_stride < row_bytes || begin < 0
       || begin > end || end > cf_conv2d_long_cpu_rows (plan, fmt, stage))
     return CF_ERR_INVALID;

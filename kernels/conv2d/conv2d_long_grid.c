@@ -1,6 +1,6 @@
 /* The long path's grid (conv2d_long.h): how far apart its row and column
  * passes may compute for the interpolation between them to stay within
- * 1/4 level, and the work planes that needs. */
+ * 1/5 level a direction, and the work planes that needs. */
 #include <math.h>
 
 #include "conv2d_long.h"

@@ -58,6 +58,7 @@ static const Case cases[] = {
   {"conv2d unsharp size 33: not separable, over 31", FAILS, V ("format=RGBA") C2 "preset=unsharp size=33" SINK, 0},
   {"conv2d box 1023 on a 1x1 frame: long masks reach past any frame", RUNS, V ("format=RGBA,width=1,height=1") C2 "preset=box size=1023 border=wrap" SINK, 0},
   {"conv2d sigma 170 on GRAY16 3x2", RUNS, V ("format=GRAY16_LE,width=3,height=2") C2 "preset=gaussian sigma=170 border=mirror" SINK, 0},
+  {"conv2d box 33 on 70000 rows: long masks take at most 65535", FAILS, V ("format=GRAY8,width=1,height=70000") C2 "preset=box size=33" SINK, 0},
   {"conv2d mask file missing", FAILS, V ("format=RGBA") C2 "mask-location=/nonexistent/mask.pgm" SINK, 0},
   {"conv2d even preset size", FAILS, V ("format=GRAY8") C2 "preset=box size=4" SINK, 0},
   {"conv2d zero-sum mask, divisor 0: divides by 1", RUNS, V ("format=GRAY8") C2 "preset=laplacian" SINK, 0},

@@ -1827,7 +1827,7 @@ GST_START_TEST (test_mask_files)
    * taps */
   {
     const gchar *text = "# a row and its sign\r\n\r\n0.5, -1, 2.25 1 3 "
-        "-0.75 1\n";
+        "-0.75 1;\n";
     Settings a, b = {.kernel = "0.5 -1 2.25 1 3 -0.75 1",.offset = 64 };
     path = write_file (dir, "mask.txt", text, strlen (text));
     a = (Settings) {.mask_location = path,.offset = 64 };
@@ -1897,14 +1897,22 @@ GST_START_TEST (test_bad_mask_files)
     {"header.pgm", "P2 3\n", 5, "not a PGM image"},
     {"big.pgm", NULL, 0, "at most 31"},
     {"truncated.png", "\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16, "PNG"},
+    {"", NULL, 0, "not a regular file"},      /* the folder itself */
+    {"huge.txt", NULL, 0, "far more than any mask file takes"},
   };
+
+  GString *huge = g_string_new (NULL);
 
   for (gint k = 0; k < 33 * 33; k++)
     g_string_append (big, "1 ");
+  while (huge->len <= (1 << 20))
+    g_string_append (huge, "1 2 1\n");
   for (guint k = 0; k < G_N_ELEMENTS (bad); k++) {
-    gchar *path = bad[k].data || k == 6
-        ? write_file (dir, bad[k].name, k == 6 ? big->str : bad[k].data,
-        k == 6 ? big->len : bad[k].size)
+    const GString *made = !strcmp (bad[k].name, "big.pgm") ? big
+        : !strcmp (bad[k].name, "huge.txt") ? huge : NULL;
+    gchar *path = bad[k].data || made
+        ? write_file (dir, bad[k].name, made ? made->str : bad[k].data,
+        made ? made->len : bad[k].size)
         : g_build_filename (dir, bad[k].name, NULL);
     Settings s = {.mask_location = path };
     GstElement *e = make_conv (backend, &s);
@@ -1914,10 +1922,12 @@ GST_START_TEST (test_bad_mask_files)
     expect_start_failure (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
         bad[k].why, NULL, what);
     gst_object_unref (e);
-    g_remove (path);
+    if (bad[k].name[0])
+      g_remove (path);
     g_free (path);
     g_free (what);
   }
+  g_string_free (huge, TRUE);
   /* while playing: refused, the preset's mask goes on */
   {
     Settings s = {.preset = "sharpen" };

@@ -60,6 +60,9 @@ odd (int lo, int hi)
   return (lo + test_rand_int (hi - lo + 1)) | 1;
 }
 
+/* Set: the Gaussians' sigma, else random. */
+static double fixed_sigma;
+
 /* Factors, sizes and the divisor of mask kind `kind`. */
 static void
 make_mask (int kind, float *row, float *col, int *kw, int *kh,
@@ -69,7 +72,8 @@ make_mask (int kind, float *row, float *col, int *kw, int *kh,
   *offset = 0.0;
   switch (kind) {
     case MASK_GAUSSIAN:{
-      double sigma = test_rand_range (11.0, 100.0);
+      double sigma = fixed_sigma > 0 ? fixed_sigma
+          : test_rand_range (11.0, 100.0);
       *kw = *kh = 2 * (int) ceil (3 * sigma) + 1;
       gaussian (row, *kw, sigma);
       gaussian (col, *kh, sigma);
@@ -382,6 +386,9 @@ main (int argc, char **argv)
   static const int sizes[][2] = {
     {97, 61}, {1, 7}, {13, 1}, {200, 3}, {5, 150}, {333, 181}, {64, 64},
     {1280, 9}, {3, 700},
+    /* computed columns that end a row block: 1024 wide with steps of 4
+     * (257 columns), 2048 with 2 or 4 */
+    {1024, 5}, {2048, 3},
   };
   char name[40];
   int sid = 0;
@@ -400,5 +407,12 @@ main (int argc, char **argv)
         const int *s = sizes[sid++ % (sizeof (sizes) / sizeof (sizes[0]))];
         run_case (&be, &layouts[l], kind, s[0], s[1], border);
       }
+  /* sigma 100 takes steps of 4: at 1024 columns the last computed column
+   * (the 257th) is the first of a row block of 256, at 2048 the 513th */
+  fixed_sigma = 100;
+  for (size_t l = 0; l < sizeof (layouts) / sizeof (layouts[0]); l++) {
+    run_case (&be, &layouts[l], MASK_GAUSSIAN, 1024, 3, (int) l % 4);
+    run_case (&be, &layouts[l], MASK_GAUSSIAN, 2048, 2, (int) (l + 1) % 4);
+  }
   return test_finish (name);
 }
