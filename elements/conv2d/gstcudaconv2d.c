@@ -145,6 +145,7 @@ gst_cuda_conv2d_finalize (GObject * object)
 
   free_settings (&self->settings);
   g_free (self->settings_error);
+  g_free (self->cpu_work);
   g_free (self->pending);
   g_free (self->plan);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -380,6 +381,8 @@ gst_cuda_conv2d_stop (GstCudaFilterBase * base)
     gst_cuda_filter_base_free_device (&self->d_dst);
     gst_cuda_filter_base_free_device (&self->d_work);
   }
+  g_clear_pointer (&self->cpu_work, g_free);
+  self->cpu_work_size = 0;
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
   self->have_info = FALSE;
@@ -533,24 +536,28 @@ filter_long_stage (gpointer user, gint begin, gint end)
 }
 
 /* A long mask's plane: each stage's rows over every core, the stages one
- * after the other. */
+ * after the other, in work planes kept from frame to frame. */
 static int
-filter_long_cpu (CpuJob * job)
+filter_long_cpu (GstCudaConv2d * self, CpuJob * job)
 {
   LongStage ls = { job, NULL, CF_CONV2D_LONG_ROWS };
+  gsize bytes = cf_conv2d_long_cpu_work_bytes (job->plan, &job->format);
   int status = CF_OK;
 
-  ls.work = g_try_malloc (cf_conv2d_long_cpu_work_bytes (job->plan,
-          &job->format));
-  if (!ls.work)
-    return CF_ERR_NO_MEMORY;
+  if (bytes > self->cpu_work_size) {
+    g_free (self->cpu_work);
+    self->cpu_work = g_try_malloc (bytes);
+    self->cpu_work_size = self->cpu_work ? bytes : 0;
+    if (!self->cpu_work)
+      return CF_ERR_NO_MEMORY;
+  }
+  ls.work = self->cpu_work;
   for (gint s = CF_CONV2D_LONG_ROWS; s <= CF_CONV2D_LONG_OUTPUT
       && status == CF_OK; s++) {
     ls.stage = (cf_conv2d_long_stage) s;
     status = gst_cuda_rows_parallel (cf_conv2d_long_cpu_rows (job->plan,
             &job->format, ls.stage), CPU_MIN_ROWS, filter_long_stage, &ls);
   }
-  g_free (ls.work);
   return status;
 }
 
@@ -574,7 +581,7 @@ process_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     job.dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
     /* long masks filter a plane whole, through planes of their own */
     if (job.plan->long_mask)
-      status = filter_long_cpu (&job);
+      status = filter_long_cpu (self, &job);
     else
       status = gst_cuda_rows_parallel (job.format.height, CPU_MIN_ROWS,
           filter_rows_cpu, &job);

@@ -39,6 +39,8 @@ struct _GstCudaConv2d
   gboolean fallback_warned;     /* this plan's algorithm could not run */
   GstCudaDeviceBuffer d_src, d_dst;
   GstCudaDeviceBuffer d_work;   /* long masks' work planes (conv2d_long.h) */
+  gpointer cpu_work;            /* the same on the CPU backend */
+  gsize cpu_work_size;
   gsize d_offset[GST_VIDEO_MAX_PLANES], d_pitch[GST_VIDEO_MAX_PLANES];
   gsize d_total;                /* bytes of d_src and of d_dst */
   GstCudaStrips strips;

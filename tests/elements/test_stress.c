@@ -26,6 +26,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 #include <gst/gst.h>
@@ -42,6 +43,7 @@
 static const gchar *backend = "cpu";
 static gboolean gpu_mode;
 static gchar *ir_path;          /* an impulse response for cudaconv1d */
+static gchar *mask_path;        /* a mask file for cudaconv2d */
 
 /* ---- what each element gets --------------------------------------------- */
 
@@ -213,7 +215,12 @@ conv2d_property (GstElement * e, GRand * r)
   const gchar *algorithms[] = { "auto", "basic", "tiled", "cached", "fast" };
   GString *mask;
 
-  switch (pick (r, 10)) {
+  switch (pick (r, 11)) {
+    case 10:
+      /* read when set, on this thread; the streaming thread takes the
+       * mask at its next frame */
+      g_object_set (e, "mask-location", pick (r, 2) ? mask_path : NULL, NULL);
+      break;
     case 0:
       if (pick (r, 3) == 0) {
         g_object_set (e, "kernel", NULL, NULL);
@@ -1026,6 +1033,20 @@ GST_END_TEST;
 
 /* ---- suite -------------------------------------------------------------- */
 
+/* A 5 x 3 PGM mask at `path` (a g_mkstemp template, filled in). */
+static gboolean
+write_mask (gchar * path)
+{
+  static const gchar pgm[] = "P2 5 3 9\n1 2 3 2 1\n2 4 9 4 2\n1 2 3 2 1\n";
+  gint fd = g_mkstemp (path);
+  gboolean ok = fd >= 0 && write (fd, pgm, strlen (pgm))
+      == (gssize) strlen (pgm);
+
+  if (fd >= 0)
+    close (fd);
+  return ok;
+}
+
 /* A mono impulse response of 512 frames at 48 kHz, 16-bit WAV. */
 static gchar *
 write_ir (void)
@@ -1104,8 +1125,10 @@ main (int argc, char **argv)
     backend = "cuda";
   }
   ir_path = write_ir ();
-  if (!ir_path) {
-    g_print ("%s: cannot write an impulse response\n", name);
+  mask_path = g_build_filename (g_get_tmp_dir (), "cf-stress-XXXXXX.pgm",
+      NULL);
+  if (!ir_path || !write_mask (mask_path)) {
+    g_print ("%s: cannot write an impulse response or a mask\n", name);
     return 1;
   }
   g_print ("%s: %.1f s of stress per element (CF_STRESS_SECONDS)\n", name,
@@ -1113,6 +1136,8 @@ main (int argc, char **argv)
   ret = gst_check_run_suite (stress_suite (gpu_mode), name, __FILE__);
   g_unlink (ir_path);
   g_free (ir_path);
+  g_unlink (mask_path);
+  g_free (mask_path);
   watchdog_stop ();
   g_clear_pointer (&live, g_ptr_array_unref);
   g_rand_free (rng);
