@@ -126,6 +126,7 @@ gst_cuda_conv2d_init (GstCudaConv2d * self)
   self->settings.preset = GST_CUDA_CONV2D_DEFAULT_PRESET;
   self->settings.size = GST_CUDA_CONV2D_DEFAULT_SIZE;
   self->settings.sigma = GST_CUDA_CONV2D_DEFAULT_SIGMA;
+  self->settings.radius = GST_CUDA_CONV2D_DEFAULT_RADIUS;
   self->settings.divisor = GST_CUDA_CONV2D_DEFAULT_DIVISOR;
   self->settings.offset = GST_CUDA_CONV2D_DEFAULT_OFFSET;
   self->settings.border = GST_CUDA_CONV2D_DEFAULT_BORDER;
@@ -183,6 +184,9 @@ store_property (GstCudaConv2d * self, guint prop_id, const GValue * value)
       break;
     case GST_CUDA_CONV2D_PROP_SIGMA:
       s->sigma = g_value_get_double (value);
+      break;
+    case GST_CUDA_CONV2D_PROP_RADIUS:
+      s->radius = g_value_get_double (value);
       break;
     case GST_CUDA_CONV2D_PROP_DIVISOR:
       s->divisor = g_value_get_double (value);
@@ -253,7 +257,7 @@ gst_cuda_conv2d_set_property (GObject * object, guint prop_id,
   gchar *error, *refused = NULL, *file_text = NULL, *file_error = NULL;
 
   if (prop_id < GST_CUDA_CONV2D_PROP_KERNEL
-      || prop_id > GST_CUDA_CONV2D_PROP_MASK_LOCATION) {
+      || prop_id > GST_CUDA_CONV2D_PROP_RADIUS) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     return;
   }
@@ -324,6 +328,9 @@ gst_cuda_conv2d_get_property (GObject * object, guint prop_id,
     case GST_CUDA_CONV2D_PROP_SIGMA:
       g_value_set_double (value, s->sigma);
       break;
+    case GST_CUDA_CONV2D_PROP_RADIUS:
+      g_value_set_double (value, s->radius);
+      break;
     case GST_CUDA_CONV2D_PROP_DIVISOR:
       g_value_set_double (value, s->divisor);
       break;
@@ -370,10 +377,23 @@ gst_cuda_conv2d_start (GstCudaFilterBase * base)
   return TRUE;
 }
 
+/* Frees the spectral masks' transforms: the mask or the caps changed.
+ * On the GPU backend with the element's context current. */
+static void
+clear_spectral (GstCudaConv2d * self)
+{
+  for (guint p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+    g_clear_pointer (&self->gpu_spectral[p], cf_conv2d_spectral_cuda_free);
+    g_clear_pointer (&self->cpu_spectral[p], cf_conv2d_spectral_cpu_free);
+  }
+}
+
 static void
 gst_cuda_conv2d_stop (GstCudaFilterBase * base)
 {
   GstCudaConv2d *self = GST_CUDA_CONV2D (base);
+
+  clear_spectral (self);
 
   if (gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self))) {
     gst_cuda_strips_clear (&self->strips);
@@ -449,6 +469,7 @@ gst_cuda_conv2d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
     g_free (error);
     return FALSE;
   }
+  clear_spectral (self);
   /* the backend is fixed from start to stop: chosen once a stream */
   if (!gst_cuda_filter_base_uses_cuda (base)) {
     self->filter_frames = filter_frames_cpu;
@@ -465,16 +486,22 @@ gst_cuda_conv2d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
 static void
 take_pending_mask (GstCudaConv2d * self)
 {
+  gboolean changed = FALSE;
+
   GST_OBJECT_LOCK (self);
   if (self->pending) {
     g_free (self->plan);
     self->plan = self->pending;
     self->pending = NULL;
     self->fallback_warned = FALSE;
+    changed = TRUE;
   }
   self->frame_algorithm = self->algorithm;
   self->frame_planes = self->planes;
   GST_OBJECT_UNLOCK (self);
+  /* out of the lock: freeing device memory waits for the device */
+  if (changed)
+    clear_spectral (self);
 }
 
 static void
@@ -561,6 +588,42 @@ filter_long_cpu (GstCudaConv2d * self, CpuJob * job)
   return status;
 }
 
+/* A spectral mask's plane on the CPU: its channels over the cores. */
+typedef struct
+{
+  CpuJob *job;
+  cf_conv2d_spectral_cpu *spectral;
+} SpectralJob;
+
+static int
+filter_spectral_channels (gpointer user, gint begin, gint end)
+{
+  SpectralJob *sj = user;
+  int status = CF_OK;
+
+  for (gint k = begin; k < end && status == CF_OK; k++)
+    status = cf_conv2d_spectral_cpu_channel (sj->spectral, sj->job->src,
+        sj->job->src_stride, sj->job->dst, sj->job->dst_stride, k);
+  return status;
+}
+
+static int
+filter_spectral_cpu (GstCudaConv2d * self, CpuJob * job, guint p)
+{
+  SpectralJob sj = { job, NULL };
+  int status;
+
+  if (!self->cpu_spectral[p]) {
+    status = cf_conv2d_spectral_cpu_new (&self->cpu_spectral[p], job->plan,
+        &job->format);
+    if (status != CF_OK)
+      return status;
+  }
+  sj.spectral = self->cpu_spectral[p];
+  return gst_cuda_rows_parallel (cf_conv2d_spectral_cpu_channels
+      (sj.spectral), 1, filter_spectral_channels, &sj);
+}
+
 static GstFlowReturn
 process_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     GstVideoFrame * out)
@@ -582,6 +645,8 @@ process_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     /* long masks filter a plane whole, through planes of their own */
     if (job.plan->long_mask)
       status = filter_long_cpu (self, &job);
+    else if (job.plan->spectral)
+      status = filter_spectral_cpu (self, &job, p);
     else
       status = gst_cuda_rows_parallel (job.format.height, CPU_MIN_ROWS,
           filter_rows_cpu, &job);
@@ -604,6 +669,8 @@ typedef struct
   guint8 *d_dst;
   gsize src_pitch, dst_pitch;
   gpointer d_work;              /* long masks' work planes */
+  cf_conv2d_spectral_gpu **spectral;    /* the plane's transforms, made on
+                                         * first use */
   gboolean fell_back;
 } PlaneJob;
 
@@ -613,10 +680,19 @@ compute_strip (gpointer user, gint row_begin, gint row_end, cf_stream stream)
   PlaneJob *job = user;
   int status;
 
-  /* long masks run on the whole plane, one strip (plan_plane) */
+  /* long and spectral masks run on the whole plane, one strip
+   * (plan_plane) */
   if (job->plan->long_mask)
     return cf_conv2d_long_cuda (job->plan, &job->format, job->d_src,
         job->src_pitch, job->d_dst, job->dst_pitch, job->d_work, stream);
+  if (job->plan->spectral) {
+    if (!*job->spectral
+        && (status = cf_conv2d_spectral_cuda_new (job->spectral, job->plan,
+                &job->format, stream)) != CF_OK)
+      return status;
+    return cf_conv2d_spectral_cuda (*job->spectral, job->d_src,
+        job->src_pitch, job->d_dst, job->dst_pitch, stream);
+  }
   status = cf_conv2d_cuda (job->algorithm, job->plan, &job->format,
       job->d_src, job->src_pitch, job->d_dst, job->dst_pitch, row_begin,
       row_end, stream);
@@ -712,7 +788,8 @@ plan_plane (GstCudaConv2d * self, const GstVideoFrame * in,
       * cf_plane_format_pixel_bytes (&job->format);
   copy->height = job->format.height;
   job->d_work = self->d_work.ptr;
-  if (job->plan->long_mask)
+  job->spectral = &self->gpu_spectral[p];
+  if (job->plan->long_mask || job->plan->spectral)
     copy->min_rows = job->format.height;
 }
 

@@ -5,6 +5,7 @@
 #include <gst/video/video.h>
 
 #include "gstcudafilterbase.h"
+#include "conv2d_spectral.h"
 #include "gstcudaconv2dmask.h"
 #include "gstcudaconv2dprops.h"
 #include "gstcudastrips.h"
@@ -41,6 +42,10 @@ struct _GstCudaConv2d
   GstCudaDeviceBuffer d_work;   /* long masks' work planes (conv2d_long.h) */
   gpointer cpu_work;            /* the same on the CPU backend */
   gsize cpu_work_size;
+  /* spectral masks' transforms (conv2d_spectral.h), a plane each, made for
+   * the mask and the caps in use */
+  cf_conv2d_spectral_gpu *gpu_spectral[GST_VIDEO_MAX_PLANES];
+  cf_conv2d_spectral_cpu *cpu_spectral[GST_VIDEO_MAX_PLANES];
   gsize d_offset[GST_VIDEO_MAX_PLANES], d_pitch[GST_VIDEO_MAX_PLANES];
   gsize d_total;                /* bytes of d_src and of d_dst */
   GstCudaStrips strips;

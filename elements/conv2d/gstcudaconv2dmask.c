@@ -29,6 +29,8 @@ gst_cuda_conv2d_preset_get_type (void)
     {GST_CUDA_CONV2D_PRESET_SOBEL, "Sobel gradient magnitude, 3x3", "sobel"},
     {GST_CUDA_CONV2D_PRESET_LAPLACIAN, "Laplacian, 3x3", "laplacian"},
     {GST_CUDA_CONV2D_PRESET_EMBOSS, "Emboss, 3x3", "emboss"},
+    {GST_CUDA_CONV2D_PRESET_DISC, "Lens blur: the mean over a disc of "
+          "radius", "disc"},
     {0, NULL, NULL},
   };
 
@@ -66,12 +68,19 @@ gst_cuda_conv2d_gaussian_size (gdouble sigma)
   return MIN (size, CF_CONV2D_MAX_FACTOR);
 }
 
-/* A mask under construction: up to two masks of w x h taps, or the two
- * factors of a separable mask with a side above CF_CONV2D_MAX_SIZE. */
+gint
+gst_cuda_conv2d_disc_size (gdouble radius)
+{
+  return 2 * (gint) ceil (radius + 0.5) - 1;
+}
+
+/* A mask under construction: up to two masks of w x h taps (the second up
+ * to CF_CONV2D_MAX_SIZE a side), or the two factors of a separable mask
+ * with a side above CF_CONV2D_MAX_SIZE. */
 typedef struct
 {
   gint w, h;
-  gfloat taps[2][CF_CONV2D_MAX_TAPS];
+  gfloat taps[2][CF_CONV2D_MAX_GENERAL_TAPS];
   gboolean magnitude;
   gboolean factors;
   gfloat row[CF_CONV2D_MAX_FACTOR], col[CF_CONV2D_MAX_FACTOR];
@@ -108,6 +117,49 @@ set_gaussian (Mask * m, gint size, gdouble sigma)
       m->taps[0][j * size + i] = (gfloat) (g[j] * g[i] / (sum * sum));
 }
 
+/* The share of the pixel (i, j) inside a circle of `radius` about (0, 0),
+ * from DISC_POINTS x DISC_POINTS points spread over the pixel; pixels
+ * wholly inside or outside are 1 and 0 without sampling. */
+#define DISC_POINTS 16
+static gfloat
+disc_coverage (gint i, gint j, gdouble radius)
+{
+  gdouble ax = fabs ((gdouble) i), ay = fabs ((gdouble) j);
+  gdouble near_x = MAX (ax - 0.5, 0.0), near_y = MAX (ay - 0.5, 0.0);
+  gint inside = 0;
+
+  if (hypot (ax + 0.5, ay + 0.5) <= radius)
+    return 1.0f;
+  if (hypot (near_x, near_y) >= radius)
+    return 0.0f;
+  for (gint b = 0; b < DISC_POINTS; b++)
+    for (gint a = 0; a < DISC_POINTS; a++) {
+      gdouble x = i - 0.5 + (a + 0.5) / DISC_POINTS;
+      gdouble y = j - 0.5 + (b + 0.5) / DISC_POINTS;
+      inside += x * x + y * y <= radius * radius;
+    }
+  return (gfloat) inside / (DISC_POINTS * DISC_POINTS);
+}
+
+static gboolean
+set_disc (Mask * m, gdouble radius, gchar ** error)
+{
+  gint size, r;
+
+  if (!(radius >= 0.5 && radius <= GST_CUDA_CONV2D_MAX_RADIUS)) {
+    *error = g_strdup_printf ("disc radius %g is not possible: it must be "
+        "from 0.5 to %g pixels", radius, GST_CUDA_CONV2D_MAX_RADIUS);
+    return FALSE;
+  }
+  size = gst_cuda_conv2d_disc_size (radius);
+  r = size / 2;
+  m->w = m->h = size;
+  for (gint j = 0; j < size; j++)
+    for (gint i = 0; i < size; i++)
+      m->taps[0][j * size + i] = disc_coverage (i - r, j - r, radius);
+  return TRUE;
+}
+
 static gboolean
 check_size (gint size, gint largest, const gchar * what, gchar ** error)
 {
@@ -135,12 +187,12 @@ mask_from_text (Mask * m, const gchar * text, const gchar * name,
     return FALSE;
   }
   if (rows % 2 == 0 || cols % 2 == 0
-      || (rows > 1 && cols > 1 && (rows > CF_CONV2D_MAX_SIZE
-              || cols > CF_CONV2D_MAX_SIZE))
+      || (rows > 1 && cols > 1 && (rows > CF_CONV2D_MAX_GENERAL
+              || cols > CF_CONV2D_MAX_GENERAL))
       || rows > CF_CONV2D_MAX_FACTOR || cols > CF_CONV2D_MAX_FACTOR) {
     *error = g_strdup_printf ("%s is %d x %d: widths and heights "
         "must be odd (the anchor is the centre), at most %d, or %d for a "
-        "single row or column", name, cols, rows, CF_CONV2D_MAX_SIZE,
+        "single row or column", name, cols, rows, CF_CONV2D_MAX_GENERAL,
         CF_CONV2D_MAX_FACTOR);
     g_free (values);
     return FALSE;
@@ -157,7 +209,11 @@ mask_from_text (Mask * m, const gchar * text, const gchar * name,
   }
   m->w = cols;
   m->h = rows;
-  m->factors = rows > CF_CONV2D_MAX_SIZE || cols > CF_CONV2D_MAX_SIZE;
+  /* a single row or column above the short masks' limit is its own
+   * factor; larger masks of both sides stay taps (the plan finds whether
+   * they are separable) */
+  m->factors = (rows == 1 || cols == 1)
+      && (rows > CF_CONV2D_MAX_SIZE || cols > CF_CONV2D_MAX_SIZE);
   for (gint k = 0; k < rows * cols; k++) {
     if (!m->factors)
       m->taps[0][k] = (gfloat) values[k];
@@ -237,6 +293,8 @@ mask_from_preset (Mask * m, const GstCudaConv2dSettings * s, gchar ** error)
     case GST_CUDA_CONV2D_PRESET_EMBOSS:
       set_3x3 (m, 0, emboss);
       return TRUE;
+    case GST_CUDA_CONV2D_PRESET_DISC:
+      return set_disc (m, s->radius, error);
   }
   *error = g_strdup_printf ("unknown preset %d", s->preset);
   return FALSE;

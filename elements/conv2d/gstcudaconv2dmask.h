@@ -21,6 +21,7 @@ typedef enum
   GST_CUDA_CONV2D_PRESET_SOBEL,
   GST_CUDA_CONV2D_PRESET_LAPLACIAN,
   GST_CUDA_CONV2D_PRESET_EMBOSS,
+  GST_CUDA_CONV2D_PRESET_DISC,
 } GstCudaConv2dPreset;
 
 #define GST_TYPE_CUDA_CONV2D_PRESET (gst_cuda_conv2d_preset_get_type ())
@@ -40,6 +41,7 @@ typedef struct
   GstCudaConv2dPreset preset;
   gint size;                    /* 0: the preset's default */
   gdouble sigma;
+  gdouble radius;               /* the disc's, in pixels */
   gdouble divisor;              /* 0: automatic */
   gdouble offset;
   cf_border border;
@@ -49,6 +51,11 @@ typedef struct
  * (the mask then covers +-3 sigma), at most CF_CONV2D_MAX_FACTOR (the
  * unsharp mask cuts it at CF_CONV2D_MAX_SIZE). */
 gint gst_cuda_conv2d_gaussian_size (gdouble sigma);
+
+/* Largest disc radius, and the size of a disc's mask: the pixels its
+ * circle reaches, 2 * ceil(radius + 1/2) - 1 a side. */
+#define GST_CUDA_CONV2D_MAX_RADIUS 100.0
+gint gst_cuda_conv2d_disc_size (gdouble radius);
 
 /* Builds the plan the settings describe. On failure returns FALSE and sets
  * *error to a sentence for the user (free with g_free). */

@@ -21,12 +21,12 @@ too_large (const gchar * path, gint64 w, gint64 h)
 {
   gboolean line = w == 1 || h == 1;
   if (w <= CF_CONV2D_MAX_FACTOR && h <= CF_CONV2D_MAX_FACTOR
-      && (line || (w <= CF_CONV2D_MAX_SIZE && h <= CF_CONV2D_MAX_SIZE)))
+      && (line || (w <= CF_CONV2D_MAX_GENERAL && h <= CF_CONV2D_MAX_GENERAL)))
     return NULL;
   return g_strdup_printf ("mask-location \"%s\": the image is %"
       G_GINT64_FORMAT " x %" G_GINT64_FORMAT ": masks are at most %d x %d, "
-      "or %d long as a single row or column", path, w, h, CF_CONV2D_MAX_SIZE,
-      CF_CONV2D_MAX_SIZE, CF_CONV2D_MAX_FACTOR);
+      "or %d long as a single row or column", path, w, h,
+      CF_CONV2D_MAX_GENERAL, CF_CONV2D_MAX_GENERAL, CF_CONV2D_MAX_FACTOR);
 }
 
 /* Samples `w` x `h` as kernel text: rows separated by ';'. */

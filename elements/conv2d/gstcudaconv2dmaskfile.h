@@ -7,9 +7,9 @@
 
 G_BEGIN_DECLS
 
-/* Largest file read: any mask takes far less (a row of 1023 taps of 20
- * characters each is 20 KB, a 16-bit PGM of 1023 x 1 2 KB). */
-#define GST_CUDA_CONV2D_MASK_FILE_MAX (1 << 20)
+/* Largest file read: any mask takes less (255 x 255 taps of 40
+ * characters each are 2.6 MB of text, a 16-bit PGM of them 130 KB). */
+#define GST_CUDA_CONV2D_MASK_FILE_MAX (4 << 20)
 
 /* Reads `path`:
  *   - a PGM (P2 text or P5 binary, 8 or 16 bits): its samples are the taps;
@@ -18,8 +18,8 @@ G_BEGIN_DECLS
  *   - otherwise text: rows of numbers separated by spaces, commas or tabs,
  *     a row a line (or separated by ';'); blank lines and lines starting
  *     with '#' are skipped.
- * Images larger than any mask (over 31 x 31 unless one row or column, over
- * 1023 a side), files over GST_CUDA_CONV2D_MASK_FILE_MAX and anything
+ * Images larger than any mask (over 255 x 255 unless one row or column,
+ * over 1023 a side), files over GST_CUDA_CONV2D_MASK_FILE_MAX and anything
  * but a regular file are refused before they are read whole.
  * Returns the mask as `kernel` text (to be freed), or NULL and *error, a
  * sentence for the user naming the file (to be freed). */

@@ -8,6 +8,7 @@
 
 #include "conv2d_long.h"
 #include "gstcudaconv2dplanes.h"
+#include "conv2d_spectral.h"
 
 /* Layout of `plane` of a negotiated format, for the kernels. */
 void
@@ -58,8 +59,8 @@ gst_cuda_conv2d_plane_filtered (guint plane, GstCudaConv2dPlanes planes)
   return plane == 0 || planes == GST_CUDA_CONV2D_PLANES_ALL;
 }
 
-/* Checks that the mask fits inside every filtered plane (long masks fit
- * any). Returns NULL, or why not. */
+/* Checks that the mask fits inside every filtered plane (long and spectral
+ * masks fit any). Returns NULL, or why not. */
 gchar *
 gst_cuda_conv2d_check_mask_fits (const cf_conv2d_plan * plan,
     const GstVideoInfo * info, GstCudaConv2dPlanes planes)
@@ -73,8 +74,14 @@ gst_cuda_conv2d_check_mask_fits (const cf_conv2d_plan * plan,
       return g_strdup_printf ("masks above %d taps filter frames of at most "
           "%d rows, not %d", CF_CONV2D_MAX_SIZE, CF_CONV2D_LONG_MAX_HEIGHT,
           f.height);
-    /* the long path reads its borders at any distance */
-    if (!plan->long_mask && (plan->kw > f.width || plan->kh > f.height))
+    if (plan->spectral && (f.width > CF_CONV2D_SPECTRAL_MAX_SIDE
+            || f.height > CF_CONV2D_SPECTRAL_MAX_SIDE))
+      return g_strdup_printf ("masks above %d taps that are not separable "
+          "filter frames of at most %d pixels a side, not %dx%d",
+          CF_CONV2D_MAX_SIZE, CF_CONV2D_SPECTRAL_MAX_SIDE, f.width, f.height);
+    /* the long and spectral paths read their borders at any distance */
+    if (!plan->long_mask && !plan->spectral
+        && (plan->kw > f.width || plan->kh > f.height))
       return g_strdup_printf ("the %dx%d mask is larger than the %dx%d %s",
           plan->kw, plan->kh, f.width, f.height, p == 0 ? "frame"
           : "chroma plane");

@@ -131,6 +131,22 @@ gst_cuda_conv2d_install_mask_properties (GObjectClass * gobject_class)
           "Standard deviation in pixels of the gaussian/unsharp presets",
           0.05, 170.0, GST_CUDA_CONV2D_DEFAULT_SIGMA,
           flags | GST_PARAM_CONTROLLABLE));
+
+  /**
+   * GstCudaConv2d:radius:
+   *
+   * Radius, in pixels, of the disc preset (a lens blur): from 0.5 to 100.
+   * The mask is 2 * ceil(radius + 1/2) - 1 pixels a side; each tap is the
+   * share of its pixel inside the circle (measured on 16 x 16 points), so
+   * that the edge is smooth and fractional radii grow the disc gradually.
+   * Radii up to 15 run as a 31x31 mask; above, through the frequency
+   * domain, at a cost that does not depend on the radius.
+   */
+  g_object_class_install_property (gobject_class, GST_CUDA_CONV2D_PROP_RADIUS,
+      g_param_spec_double ("radius", "Radius",
+          "Radius in pixels of the disc preset (0.5 to 100)", 0.0,
+          GST_CUDA_CONV2D_MAX_RADIUS, GST_CUDA_CONV2D_DEFAULT_RADIUS,
+          flags | GST_PARAM_CONTROLLABLE));
 }
 
 /* The arithmetic after the sums, the borders, the planes filtered, and the

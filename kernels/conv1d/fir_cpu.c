@@ -1,12 +1,13 @@
 /* The FIR backend on host memory: the CPU twin of fir_cuda.cu, with
  * kissfft's real transforms for float filters and FFTW's (in double) for
  * double ones. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <fftw3.h>
 #include <kiss_fftr.h>
+
+#include "cf_fftw_lock.h"
 
 #include "fir_ops.h"
 
@@ -30,10 +31,6 @@ struct cf_fir_backend
   fftw_plan forward64, inverse64;       /* double */
 };
 
-/* FFTW's planner is not thread-safe (its execution is): elements in
- * several threads may plan at once. */
-static pthread_mutex_t fftw_planner = PTHREAD_MUTEX_INITIALIZER;
-
 /* Plans that run on any arrays (FFTW_UNALIGNED) and leave the inverse's
  * input as it is (FFTW_PRESERVE_INPUT). */
 static int
@@ -44,12 +41,12 @@ plan_f64 (cf_fir_backend * be)
   fftw_complex *cx = fftw_malloc (sizeof (fftw_complex) * (n / 2 + 1));
 
   if (re && cx) {
-    pthread_mutex_lock (&fftw_planner);
+    cf_fftw_planner_lock ();
     be->forward64 = fftw_plan_dft_r2c_1d (n, re, cx,
         FFTW_ESTIMATE | FFTW_UNALIGNED);
     be->inverse64 = fftw_plan_dft_c2r_1d (n, cx, re,
         FFTW_ESTIMATE | FFTW_UNALIGNED | FFTW_PRESERVE_INPUT);
-    pthread_mutex_unlock (&fftw_planner);
+    cf_fftw_planner_unlock ();
   }
   fftw_free (re);
   fftw_free (cx);
@@ -69,12 +66,12 @@ cpu_close (cf_fir_backend * be)
 {
   kiss_fftr_free (be->forward);
   kiss_fftr_free (be->inverse);
-  pthread_mutex_lock (&fftw_planner);
+  cf_fftw_planner_lock ();
   if (be->forward64)
     fftw_destroy_plan (be->forward64);
   if (be->inverse64)
     fftw_destroy_plan (be->inverse64);
-  pthread_mutex_unlock (&fftw_planner);
+  cf_fftw_planner_unlock ();
   free (be);
 }
 

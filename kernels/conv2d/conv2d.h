@@ -31,6 +31,11 @@ extern "C" {
 /* Separable masks given by their factors (a row and a column of taps) may
  * be longer: up to this many taps each (conv2d_long.h runs them). */
 #define CF_CONV2D_MAX_FACTOR 1023
+/* Other masks of one set of taps may be larger than CF_CONV2D_MAX_SIZE up
+ * to this a side: separable ones go to the long path by their factors,
+ * the rest through the frequency domain (conv2d_spectral.h). */
+#define CF_CONV2D_MAX_GENERAL 255
+#define CF_CONV2D_MAX_GENERAL_TAPS (CF_CONV2D_MAX_GENERAL * CF_CONV2D_MAX_GENERAL)
 
 typedef enum
 {
@@ -51,8 +56,10 @@ typedef struct
  * separable mask, M[j][i] = col[j] * row[i]. */
 typedef struct
 {
-  int width, height;            /* odd, 1..CF_CONV2D_MAX_SIZE with `taps`,
-                                 * 1..CF_CONV2D_MAX_FACTOR with factors */
+  int width, height;            /* odd, 1..CF_CONV2D_MAX_SIZE with `taps`
+                                 * (..CF_CONV2D_MAX_GENERAL without
+                                 * `taps2`), 1..CF_CONV2D_MAX_FACTOR with
+                                 * factors */
   const float *taps;            /* `height` rows of `width` taps, or NULL */
   const float *taps2;           /* NULL, or a second mask of the same size:
                                  * the output is the magnitude of both */
@@ -79,11 +86,15 @@ typedef struct
   int box;                      /* separable with equal taps in each factor:
                                  * the long path sums integers, exactly */
   double box_weight;            /* a box's taps over the divisor, in double */
+  int spectral;                 /* a side above CF_CONV2D_MAX_SIZE and not
+                                 * separable: `wide` holds the taps, and
+                                 * conv2d_spectral.h runs it */
   float taps[2][CF_CONV2D_MAX_TAPS];
   float row[CF_CONV2D_MAX_FACTOR], col[CF_CONV2D_MAX_FACTOR];
   float scale;                  /* 1 / divisor */
   float offset;
   cf_border border;
+  float wide[CF_CONV2D_MAX_GENERAL_TAPS];       /* spectral: kh rows of kw */
 } cf_conv2d_plan;
 
 typedef enum

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "conv2d_long.h"
+#include "conv2d_spectral.h"
 
 typedef struct
 {
@@ -150,6 +151,22 @@ store_row (cpu_conv * c, int y, const float *acc, const float *acc2,
       dst[x * n + keep] = (uint8_t) load_sample (c, x, y, keep);
 }
 
+/* A spectral plane on one thread, its transforms made and freed here. */
+static int
+spectral_cpu (const cf_conv2d_plan * plan, const cf_plane_format * fmt,
+    const void *src, size_t src_stride, void *dst, size_t dst_stride)
+{
+  cf_conv2d_spectral_cpu *s;
+  int status = cf_conv2d_spectral_cpu_new (&s, plan, fmt);
+
+  for (int k = 0; status == CF_OK && k < cf_conv2d_spectral_cpu_channels (s);
+      k++)
+    status = cf_conv2d_spectral_cpu_channel (s, src, src_stride, dst,
+        dst_stride, k);
+  cf_conv2d_spectral_cpu_free (s);
+  return status;
+}
+
 int
 cf_conv2d_cpu (const cf_conv2d_plan * plan, const cf_plane_format * fmt,
     const void *src, size_t src_stride, void *dst, size_t dst_stride,
@@ -169,11 +186,15 @@ cf_conv2d_cpu (const cf_conv2d_plan * plan, const cf_plane_format * fmt,
     return CF_ERR_INVALID;
   if (row_begin == row_end)
     return CF_OK;
-  /* long masks filter whole planes (conv2d_long.h) */
-  if (plan->long_mask)
-    return row_begin == 0 && row_end == fmt->height
-        ? cf_conv2d_long_cpu (plan, fmt, src, src_stride, dst, dst_stride)
-        : CF_ERR_UNSUPPORTED;
+  /* long and spectral masks filter whole planes (conv2d_long.h,
+   * conv2d_spectral.h) */
+  if (plan->long_mask || plan->spectral) {
+    if (row_begin != 0 || row_end != fmt->height)
+      return CF_ERR_UNSUPPORTED;
+    return plan->long_mask ? cf_conv2d_long_cpu (plan, fmt, src, src_stride,
+        dst, dst_stride) : spectral_cpu (plan, fmt, src, src_stride, dst,
+        dst_stride);
+  }
 
   c.plan = plan;
   c.fmt = fmt;

@@ -139,8 +139,9 @@ cf_conv2d_cuda (cf_conv2d_algorithm algorithm, const cf_conv2d_plan * plan,
     return CF_ERR_INVALID;
   if (row_begin == row_end)
     return CF_OK;
-  /* long masks need work planes: cf_conv2d_long_cuda */
-  if (plan->long_mask)
+  /* long masks need work planes (cf_conv2d_long_cuda), spectral ones
+   * transforms (cf_conv2d_spectral_cuda) */
+  if (plan->long_mask || plan->spectral)
     return CF_ERR_UNSUPPORTED;
 
   launch.im.src = (const uint8_t *) d_src;

@@ -1,6 +1,7 @@
 /* The CUDA launchers of 2D convolution in a build without CUDA: each
  * says so, and callers take the CPU twin. */
 #include "conv2d_long.h"
+#include "conv2d_spectral.h"
 
 int
 cf_conv2d_cuda (cf_conv2d_algorithm a, const cf_conv2d_plan * p,
@@ -19,4 +20,35 @@ cf_conv2d_long_cuda (const cf_conv2d_plan * p, const cf_plane_format * f,
   (void) p; (void) f; (void) s; (void) ss; (void) d; (void) ds; (void) w;
   (void) st;
   return CF_ERR_NO_CUDA;
+}
+
+int
+cf_conv2d_spectral_cuda_new (cf_conv2d_spectral_gpu ** out,
+    const cf_conv2d_plan * p, const cf_plane_format * f, cf_stream st)
+{
+  (void) p; (void) f; (void) st;
+  if (out)
+    *out = NULL;
+  return CF_ERR_NO_CUDA;
+}
+
+int
+cf_conv2d_spectral_cuda (cf_conv2d_spectral_gpu * sp, const void *s, size_t ss,
+    void *d, size_t ds, cf_stream st)
+{
+  (void) sp; (void) s; (void) ss; (void) d; (void) ds; (void) st;
+  return CF_ERR_NO_CUDA;
+}
+
+int
+cf_conv2d_spectral_cuda_double (const cf_conv2d_spectral_gpu * sp)
+{
+  (void) sp;
+  return 0;
+}
+
+void
+cf_conv2d_spectral_cuda_free (cf_conv2d_spectral_gpu * sp)
+{
+  (void) sp;
 }

@@ -19,9 +19,8 @@ taps_finite (const float *taps, int n)
  * mask is rank 1 exactly when every tap matches col[j] * row[i], up to float
  * rounding relative to the largest tap. */
 static int
-find_separation (cf_conv2d_plan * plan)
+find_separation (cf_conv2d_plan * plan, const float *m)
 {
-  const float *m = plan->taps[0];
   int kw = plan->kw, kh = plan->kh, p = 0, q = 0;
   float big = 0.0f;
 
@@ -104,13 +103,32 @@ take_factors (cf_conv2d_plan * plan, const cf_conv2d_mask * mask)
   return 1;
 }
 
+/* Taps with a side above CF_CONV2D_MAX_SIZE: the long path by their
+ * factors where they are separable, the spectral path else. */
+static void
+take_large_taps (cf_conv2d_plan * plan, const cf_conv2d_mask * mask)
+{
+  if (find_separation (plan, mask->taps)) {
+    plan->separable = 1;
+    plan->long_mask = 1;
+    plan->box = equal_taps (plan->row, plan->kw)
+        && equal_taps (plan->col, plan->kh);
+    plan->box_weight = (double) plan->row[0] * plan->col[0] / mask->divisor;
+    return;
+  }
+  plan->spectral = 1;
+  memcpy (plan->wide, mask->taps,
+      (size_t) plan->kw * plan->kh * sizeof (float));
+}
+
 static int
 sizes_ok (const cf_conv2d_mask * mask)
 {
   int factor_sized = (!mask->taps && mask->row && mask->col)
       || (mask->taps && !mask->taps2
       && (mask->width == 1 || mask->height == 1));
-  int limit = factor_sized ? CF_CONV2D_MAX_FACTOR : CF_CONV2D_MAX_SIZE;
+  int limit = factor_sized ? CF_CONV2D_MAX_FACTOR : mask->taps2
+      ? CF_CONV2D_MAX_SIZE : CF_CONV2D_MAX_GENERAL;
 
   if (!mask->taps && (!mask->row || !mask->col || mask->taps2))
     return 0;
@@ -158,11 +176,15 @@ cf_conv2d_plan_init (cf_conv2d_plan * plan, const cf_conv2d_mask * mask)
   n = mask->width * mask->height;
   plan->kw = mask->width;
   plan->kh = mask->height;
+  if (plan->kw > CF_CONV2D_MAX_SIZE || plan->kh > CF_CONV2D_MAX_SIZE) {
+    take_large_taps (plan, mask);
+    return CF_OK;
+  }
   plan->magnitude = mask->taps2 != NULL;
   memcpy (plan->taps[0], mask->taps, n * sizeof (float));
   if (mask->taps2)
     memcpy (plan->taps[1], mask->taps2, n * sizeof (float));
-  plan->separable = !plan->magnitude && find_separation (plan);
+  plan->separable = !plan->magnitude && find_separation (plan, plan->taps[0]);
   plan->small_integer = !plan->magnitude && small_integer_taps (plan->taps[0],
       n);
   return CF_OK;

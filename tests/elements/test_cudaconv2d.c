@@ -212,6 +212,7 @@ typedef struct
   const gchar *border;
   const gchar *planes;
   const gchar *algorithm;
+  gdouble radius;
 } Settings;
 
 /* Parses a valid kernel string: rows split at ';', numbers at spaces, tabs
@@ -417,6 +418,8 @@ apply_settings (GstElement * e, const Settings * s)
     set_prop (e, "planes", s->planes);
   if (s->algorithm)
     set_prop (e, "algorithm", s->algorithm);
+  if (s->radius)
+    set_prop_double (e, "radius", s->radius);
 }
 
 static GstElement *
@@ -1259,6 +1262,9 @@ GST_END_TEST;
 
 #define ONES_11 "1 1 1 1 1 1 1 1 1 1 1 "
 #define ROWS_11 "1;1;1;1;1;1;1;1;1;1;1;"
+#define ONES_121 ONES_11 ONES_11 ONES_11 ONES_11 ONES_11 ONES_11 ONES_11 \
+    ONES_11 ONES_11 ONES_11 ONES_11
+#define ONES_257 ONES_121 ONES_121 ONES_11 "1 1 1 1 "
 
 static const struct
 {
@@ -1277,8 +1283,7 @@ static const struct
   {"1 1", "odd"},
   {"1;1", "odd"},
   {"1 2 3 4; 5 6 7 8; 1 2 3 4", "odd"},
-  {ONES_11 ONES_11 ONES_11 ";" ONES_11 ONES_11 ONES_11 ";" ONES_11 ONES_11
-        ONES_11, "at most 31"},
+  {ONES_257 ";" ONES_257 ";" ONES_257, "at most 255"},
   {ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11
         ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11
         ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11 ROWS_11
@@ -1647,8 +1652,8 @@ GST_START_TEST (test_long_mask_limits)
     {{.preset = "unsharp",.size = 33}, "from 1 to 31"},
     {{.preset = "box",.size = 1022}, "odd"},
     {{.preset = "gaussian",.size = 500}, "odd"},
-    {{.kernel = ONES_11 ONES_11 ONES_11 ";" ONES_11 ONES_11 ONES_11 ";"
-              ONES_11 ONES_11 ONES_11}, "at most 31"},
+    {{.kernel = ONES_11 ONES_11 ONES_11 "1;" ONES_11 ONES_11 ONES_11 ";"
+              ONES_11 ONES_11 ONES_11}, "same length"},
   };
 
   for (guint k = 0; k < G_N_ELEMENTS (bad); k++) {
@@ -1668,6 +1673,238 @@ GST_START_TEST (test_long_mask_limits)
     gst_element_set_state (e, GST_STATE_NULL);
     gst_object_unref (e);
   }
+}
+
+GST_END_TEST;
+
+/* ---- masks above 31 that are not separable -------------------------------- */
+
+static gchar *write_file (const gchar * dir, const gchar * name,
+    const gchar * data, gsize size);
+
+/* A mask of any size, as doubles. */
+typedef struct
+{
+  gint w, h;
+  gdouble *taps;
+  gdouble divisor, offset;
+  gint border;
+} General;
+
+/* The disc preset as documented: each tap the share of its pixel's 16 x
+ * 16 points inside the circle, the mask 2 * ceil(r + 1/2) - 1 a side. */
+static void
+disc_mask (General * g, gdouble radius)
+{
+  gint n = 2 * (gint) ceil (radius + 0.5) - 1, r = n / 2;
+
+  g->w = g->h = n;
+  g->taps = g_new0 (gdouble, n * n);
+  g->divisor = 0.0;
+  for (gint j = 0; j < n; j++)
+    for (gint i = 0; i < n; i++) {
+      gint in = 0;
+      for (gint b = 0; b < 16; b++)
+        for (gint a = 0; a < 16; a++) {
+          gdouble x = i - r - 0.5 + (a + 0.5) / 16;
+          gdouble y = j - r - 0.5 + (b + 0.5) / 16;
+          in += x * x + y * y <= radius * radius;
+        }
+      g->taps[j * n + i] = in / 256.0;
+      g->divisor += g->taps[j * n + i];
+    }
+}
+
+/* Random taps in [lo, hi), as kernel text (to be freed); the divisor is
+ * their sum. */
+static gchar *
+random_general (General * g, gint w, gint h, gint lo, gint hi)
+{
+  GString *text = g_string_new (NULL);
+
+  g->w = w;
+  g->h = h;
+  g->taps = g_new0 (gdouble, w * h);
+  g->divisor = 0.0;
+  for (gint j = 0; j < h; j++) {
+    for (gint i = 0; i < w; i++) {
+      g->taps[j * w + i] = g_rand_int_range (rng, lo, hi);
+      g->divisor += g->taps[j * w + i];
+      g_string_append_printf (text, "%s%g", i ? " " : "",
+          g->taps[j * w + i]);
+    }
+    g_string_append (text, ";");
+  }
+  return g_string_free (text, FALSE);
+}
+
+/* One frame through settings `s` whose mask is `g`, checked at `samples`
+ * random places a plane against a direct float64 correlation: filtered
+ * samples within 1 level, the others unchanged. */
+static void
+check_general_mask (const gchar * backend, const gchar * format, gint w,
+    gint h, const Settings * s, const General * g, guint samples)
+{
+  GstVideoInfo info;
+  GstVideoFrame vin, vout;
+  PlaneDesc planes[GST_VIDEO_MAX_PLANES];
+  GstBuffer *in, *out;
+  Conv c;
+  guint n_planes, bad = 0, total = 0;
+  gchar first[200] = "";
+  gchar *what = g_strdup_printf ("%dx%d mask [%s, %s %dx%d, %s]", g->w, g->h,
+      backend, format, w, h, s->border);
+
+  video_info (&info, format, w, h);
+  conv_start (&c, backend, s);
+  conv_set_caps (&c, &info);
+  in = random_frame (&info);
+  out = conv_push (&c, in, what);
+  fail_unless (gst_video_frame_map (&vin, &info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&vout, &info, out, GST_MAP_READ));
+  n_planes = describe_planes (GST_VIDEO_INFO_FORMAT (&info), w, h, planes);
+  for (guint p = 0; p < n_planes; p++) {
+    const PlaneDesc *d = &planes[p];
+    gdouble top = d->bytes == 2 ? 65535.0 : 255.0;
+    for (guint k = 0; k < samples; k++) {
+      gint x = g_rand_int_range (rng, 0, d->width);
+      gint y = g_rand_int_range (rng, 0, d->height);
+      for (gint ch = 0; ch < d->channels; ch++) {
+        gboolean filtered = (p == 0 || all_planes (s)) && ch != d->keep;
+        gdouble got = get_sample (&vout, p, d, x, y, ch), want = 0.0;
+        if (!filtered) {
+          want = get_sample (&vin, p, d, x, y, ch);
+        } else {
+          for (gint j = 0; j < g->h; j++) {
+            gint sy = ref_border_source (y + j - g->h / 2, d->height,
+                g->border);
+            for (gint i = 0; i < g->w && sy >= 0; i++) {
+              gint sx = ref_border_source (x + i - g->w / 2, d->width,
+                  g->border);
+              if (sx >= 0)
+                want += g->taps[j * g->w + i]
+                    * get_sample (&vin, p, d, sx, sy, ch);
+            }
+          }
+          want = CLAMP (want / g->divisor + g->offset, 0.0, top);
+        }
+        if (fabs (got - want) > (filtered ? 1.0 : 0.0) && !bad++)
+          g_snprintf (first, sizeof (first), "plane %u, x %d, y %d, "
+              "channel %d: got %g, exact %.4f", p, x, y, ch, got, want);
+        total++;
+      }
+    }
+  }
+  gst_video_frame_unmap (&vout);
+  gst_video_frame_unmap (&vin);
+  frames_checked++;
+  samples_checked += total;
+  fail_unless (bad == 0, "%s: %u of %u samples wrong; first at %s", what,
+      bad, total, first);
+  release_output (out);
+  gst_buffer_unref (in);
+  conv_stop (&c, what);
+  g_free (what);
+}
+
+/* Discs of radius 15 (31 x 31, the short path) to 100, random masks up to
+ * 255 x 255 from kernel text and from a file, larger than the frame or
+ * its chroma planes, on both backends and every border. */
+GST_START_TEST (test_spectral_masks)
+{
+  const gchar *backend = backends[__i__];
+  gchar *dir = g_dir_make_tmp ("cf-spectral-XXXXXX", NULL);
+  General g = { 0 };
+  GString *pgm;
+  gchar *text, *path;
+
+  /* discs: radius 15 is 31 x 31 (the short path), 15.5 is 33 x 33 */
+  {
+    static const struct
+    {
+      gdouble radius;
+      const gchar *format, *border;
+      gint w, h, ref;
+    } discs[] = {
+      {15, "GRAY8", "clamp", 70, 50, REF_BORDER_CLAMP},
+      {15.5, "RGBA", "mirror", 90, 61, REF_BORDER_MIRROR},
+      {40, "BGRx", "wrap", 150, 83, REF_BORDER_WRAP},
+      {100, "GRAY16_LE", "constant", 64, 48, REF_BORDER_CONSTANT},
+    };
+    for (guint k = 0; k < G_N_ELEMENTS (discs); k++) {
+      Settings s = {.preset = "disc",.radius = discs[k].radius,
+        .border = discs[k].border
+      };
+      disc_mask (&g, discs[k].radius);
+      g.border = discs[k].ref;
+      check_general_mask (backend, discs[k].format, discs[k].w, discs[k].h,
+          &s, &g, 150);
+      g_free (g.taps);
+    }
+  }
+  /* random 101 x 61 taps from the kernel text, an offset, every plane of
+   * I420 (its chroma planes smaller than the mask) */
+  text = random_general (&g, 101, 61, -3, 10);
+  {
+    Settings s = {.kernel = text,.offset = 7,.border = "constant",
+      .planes = "all"
+    };
+    g.offset = 7;
+    g.border = REF_BORDER_CONSTANT;
+    check_general_mask (backend, "I420", 67, 45, &s, &g, 120);
+  }
+  g_free (g.taps);
+  g_free (text);
+  g.offset = 0;
+  /* the largest: 255 x 255 from a PGM */
+  random_general (&g, 255, 255, 0, 256);
+  pgm = g_string_new ("P2 255 255 255\n");
+  for (gint k = 0; k < 255 * 255; k++)
+    g_string_append_printf (pgm, "%g\n", g.taps[k]);
+  path = write_file (dir, "large.pgm", pgm->str, pgm->len);
+  {
+    Settings s = {.mask_location = path,.border = "wrap" };
+    g.border = REF_BORDER_WRAP;
+    check_general_mask (backend, "RGB", 40, 30, &s, &g, 60);
+  }
+  g_string_free (pgm, TRUE);
+  g_free (g.taps);
+  g_remove (path);
+  g_free (path);
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* What the masks above 31 refuse: a side above 255 unless a single row
+ * or column, a disc radius under 0.5. */
+GST_START_TEST (test_spectral_mask_limits)
+{
+  const gchar *backend = backends[__i__];
+  GString *text = g_string_new (NULL);
+
+  for (gint j = 0; j < 3; j++) {
+    for (gint i = 0; i < 257; i++)
+      g_string_append (text, "1 ");
+    g_string_append (text, ";");
+  }
+  {
+    Settings bad[] = {
+      {.kernel = text->str},
+      {.preset = "disc",.radius = 0.25},
+    };
+    static const gchar *const why[] = { "at most 255", "disc radius 0.25" };
+    for (guint k = 0; k < G_N_ELEMENTS (bad); k++) {
+      GstElement *e = make_conv (backend, &bad[k]);
+      gchar *what = g_strdup_printf ("spectral limit %u [%s]", k, backend);
+      expect_start_failure (e, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS, why[k], NULL, what);
+      gst_object_unref (e);
+      g_free (what);
+    }
+  }
+  g_string_free (text, TRUE);
 }
 
 GST_END_TEST;
@@ -1880,7 +2117,7 @@ GST_START_TEST (test_bad_mask_files)
 {
   const gchar *backend = backends[__i__];
   gchar *dir = g_dir_make_tmp ("cf-mask-XXXXXX", NULL);
-  GString *big = g_string_new ("P2 33 33 255\n");
+  GString *big = g_string_new ("P2 257 257 255\n");
   static const guint8 garbage[] = { 0x7f, 'E', 'L', 'F', 0, 1, 2, 3 };
   struct
   {
@@ -1895,7 +2132,7 @@ GST_START_TEST (test_bad_mask_files)
     {"even.txt", "1 2\n3 4\n", 8, "odd"},
     {"short.pgm", "P5 4 4 255\nab", 13, "cut short"},
     {"header.pgm", "P2 3\n", 5, "not a PGM image"},
-    {"big.pgm", NULL, 0, "at most 31"},
+    {"big.pgm", NULL, 0, "at most 255"},
     {"truncated.png", "\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16, "PNG"},
     {"", NULL, 0, "not a regular file"},      /* the folder itself */
     {"huge.txt", NULL, 0, "far more than any mask file takes"},
@@ -1903,9 +2140,9 @@ GST_START_TEST (test_bad_mask_files)
 
   GString *huge = g_string_new (NULL);
 
-  for (gint k = 0; k < 33 * 33; k++)
+  for (gint k = 0; k < 257 * 257; k++)
     g_string_append (big, "1 ");
-  while (huge->len <= (1 << 20))
+  while (huge->len <= (4 << 20))       /* the element reads up to 4 MB */
     g_string_append (huge, "1 2 1\n");
   for (guint k = 0; k < G_N_ELEMENTS (bad); k++) {
     const GString *made = !strcmp (bad[k].name, "big.pgm") ? big
@@ -2135,7 +2372,7 @@ GST_START_TEST (test_properties)
 {
   static const gchar *const presets[] = { "none", "box", "gaussian",
     "sharpen", "unsharp", "sobel-x", "sobel-y", "sobel", "laplacian",
-    "emboss"
+    "emboss", "disc"
   };
   static const gchar *const planes[] = { "luma", "all" };
   static const gchar *const backend_nicks[] = { "auto", "cuda", "cpu" };
@@ -2166,6 +2403,7 @@ GST_START_TEST (test_properties)
   check_int (obj, "size", 0, 0, MAX_FACTOR, 7);
   check_int (obj, "cuda-device-id", -1, -1, G_MAXINT16, 0);
   check_double (obj, "sigma", DEFAULT_SIGMA, 0.05, 170.0, 2.5, TRUE);
+  check_double (obj, "radius", 8.0, 0.0, 100.0, 33.5, TRUE);
   check_double (obj, "divisor", 0.0, -1e9, 1e9, -3.5, TRUE);
   check_double (obj, "offset", 0.0, -1e9, 1e9, 17.25, TRUE);
 
@@ -2469,6 +2707,8 @@ cudaconv2d_suite (void)
   tcase_add_loop_test (tc, test_mask_larger_than_frame, 0, n);
   tcase_add_loop_test (tc, test_long_masks, 0, n);
   tcase_add_loop_test (tc, test_long_mask_limits, 0, n);
+  tcase_add_loop_test (tc, test_spectral_masks, 0, n);
+  tcase_add_loop_test (tc, test_spectral_mask_limits, 0, n);
   tcase_add_loop_test (tc, test_mask_files, 0, n);
   tcase_add_loop_test (tc, test_bad_mask_files, 0, n);
   tcase_add_loop_test (tc, test_unsupported_caps, 0, n);

@@ -87,6 +87,8 @@ run conv2d-cuda test test_conv2d cuda
 run conv2d-cpu test test_conv2d cpu
 run conv2d-long-cuda test test_conv2d_long cuda
 run conv2d-long-cpu test test_conv2d_long cpu
+run conv2d-spectral-cuda test test_conv2d_spectral cuda
+run conv2d-spectral-cpu test test_conv2d_spectral cpu
 run cudaconv2d test test_cudaconv2d
 run cudaconv2d-gpu test test_cudaconv2d --gpu
 run reduce-cuda test test_reduce cuda
