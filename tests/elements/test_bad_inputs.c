@@ -42,6 +42,7 @@ typedef struct
 #define SINK " ! fakesink"
 #define ONES11 "1 1 1 1 1 1 1 1 1 1 1 "
 #define ONES33 ONES11 ONES11 ONES11
+#define ONES257 ONES33 ONES33 ONES33 ONES33 ONES33 ONES33 ONES33 ONES11 ONES11 ONES11 ONES11 "1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 "
 
 static const Case cases[] = {
   /* cudaconv2d: masks */
@@ -53,7 +54,10 @@ static const Case cases[] = {
   {"conv2d tap beyond float", FAILS, V ("format=RGBA") C2 "kernel=\"1e40\"" SINK, 0},
   {"conv2d text in kernel", FAILS, V ("format=RGBA") C2 "kernel=\"a b c\"" SINK, 0},
   {"conv2d only separators", FAILS, V ("format=RGBA") C2 "kernel=\";\"" SINK, 0},
-  {"conv2d mask 33 x 3 (over 31 and not one row)", FAILS, V ("format=GRAY8") C2 "kernel=\"" ONES33 ";" ONES33 ";" ONES33 "\"" SINK, 0},
+  {"conv2d mask 33 x 3: separable, a long mask", RUNS, V ("format=GRAY8") C2 "kernel=\"" ONES33 ";" ONES33 ";" ONES33 "\"" SINK, 0},
+  {"conv2d mask 257 x 3 (over 255 and not one row)", FAILS, V ("format=GRAY8") C2 "kernel=\"" ONES257 ";" ONES257 ";" ONES257 "\"" SINK, 0},
+  {"conv2d disc radius 0", FAILS, V ("format=RGBA") C2 "preset=disc radius=0" SINK, 0},
+  {"conv2d disc radius 100 on a 3x2 frame: reaches past any frame", RUNS, V ("format=RGBA,width=3,height=2") C2 "preset=disc radius=100 border=mirror" SINK, 0},
   {"conv2d one row of 33: a long mask", RUNS, V ("format=GRAY8") C2 "kernel=\"" ONES33 "\"" SINK, 0},
   {"conv2d unsharp size 33: not separable, over 31", FAILS, V ("format=RGBA") C2 "preset=unsharp size=33" SINK, 0},
   {"conv2d box 1023 on a 1x1 frame: long masks reach past any frame", RUNS, V ("format=RGBA,width=1,height=1") C2 "preset=box size=1023 border=wrap" SINK, 0},

@@ -259,6 +259,25 @@ close_bytes "box 1023 BGRx 1917x1083, GPU within 1 of CPU" \
 close_bytes "box 101 GRAY16_LE 642x479, GPU within 1 of CPU" \
   video/x-raw,format=GRAY16_LE,width=642,height=479 \
   "preset=box size=101 border=constant"
+# spectral masks (conv2d_spectral.h): the GPU in float or double, the CPU
+# in double
+close_bytes "disc radius 100 RGBA 1921x1081, GPU within 1 of CPU" \
+  video/x-raw,format=RGBA,width=1921,height=1081 \
+  "preset=disc radius=100 border=mirror"
+close_bytes "disc radius 40 GRAY16_LE 642x479, GPU within 1 of CPU" \
+  video/x-raw,format=GRAY16_LE,width=642,height=479 \
+  "preset=disc radius=40 border=constant"
+python3 - "$out/mask-255.pgm" <<'PY'
+import random, sys
+random.seed(255)
+with open(sys.argv[1], "w") as f:
+    f.write("P2 255 255 255\n")
+    f.write("\n".join(str(random.randrange(256)) for _ in range(255 * 255)))
+PY
+close_bytes "255x255 mask file RGB 1280x720, GPU within 1 of CPU" \
+  video/x-raw,format=RGB,width=1280,height=720 \
+  "mask-location=$out/mask-255.pgm border=wrap"
+rm -f "$out/mask-255.pgm"
 # rgba_png NAME SETTINGS FILE: a 1080p RGBA frame filtered by cudaconv2d
 # in CUDA memory, written to $out/FILE
 rgba_png() {
@@ -278,6 +297,8 @@ rgba_png "RGBA gaussian sigma 100 in CUDA memory to PNG" \
   "preset=gaussian sigma=100" gaussian-100-rgba.png
 rgba_png "RGBA box 1023 in CUDA memory to PNG" \
   "preset=box size=1023 border=wrap" box-1023-rgba.png
+rgba_png "RGBA disc radius 100 in CUDA memory to PNG" \
+  "preset=disc radius=100 border=mirror" disc-100-rgba.png
 
 # GStreamer 1.22's CUDA memory overlaps the chroma planes of odd-height
 # I420: negotiation says no rather than corrupting frames
