@@ -60,6 +60,17 @@ filter luma-blur I420 preset=gaussian sigma=4 planes=luma
 filter gaussian-40 RGBA preset=gaussian sigma=40 border=mirror
 filter box-201 RGBA preset=box size=201 border=mirror
 filter motion-blur-101 RGBA kernel="$(printf '1 %.0s' $(seq 101))" border=mirror
+# masks above 31 that are not separable: through the frequency domain, at a
+# cost that does not grow with them. A lens blur (the mean over a disc),
+# and a mask from a file: a ring of radius 20, the bokeh of a catadioptric
+# lens, written as a PGM image
+filter disc-24 RGBA preset=disc radius=24 border=mirror
+awk 'BEGIN { r = 20; n = 2 * r + 1; print "P2", n, n, 255
+  for (j = 0; j < n; j++) { line = ""
+    for (i = 0; i < n; i++) { d = sqrt((i - r) ^ 2 + (j - r) ^ 2)
+      line = line (d > r - 4 && d <= r ? 255 : 0) " " }
+    print line } }' > "$out/ring-20.pgm"
+filter ring-20 RGBA mask-location="$out/ring-20.pgm" border=mirror
 
 # Integral images: a box mean whose cost does not grow with the radius, an
 # adaptive threshold, and the statistics of the picture (3 x 2 regions).
