@@ -206,16 +206,21 @@ conv2d_caps (GRand * r)
   return video_caps (r, formats, G_N_ELEMENTS (formats));
 }
 
-/* Masks up to 15 wide (every plane of the frames above is larger), and
+/* Masks up to 15 wide (every plane of the frames above is larger),
  * Gaussians of sigma up to 40 (241 taps: the long path, which reads past
- * any frame). */
+ * any frame), and discs up to radius 7 (15 wide) or from 15.5 to 60 (the
+ * spectral path, which reads past any frame too). */
 static void
 conv2d_property (GstElement * e, GRand * r)
 {
   const gchar *algorithms[] = { "auto", "basic", "tiled", "cached", "fast" };
   GString *mask;
 
-  switch (pick (r, 11)) {
+  switch (pick (r, 12)) {
+    case 11:
+      g_object_set (e, "radius", pick (r, 2) ? g_rand_double_range (r, 0.5,
+              7.4) : g_rand_double_range (r, 15.5, 60), NULL);
+      break;
     case 10:
       /* read when set, on this thread; the streaming thread takes the
        * mask at its next frame */
@@ -237,7 +242,7 @@ conv2d_property (GstElement * e, GRand * r)
       g_string_free (mask, TRUE);
       break;
     case 1:
-      g_object_set (e, "preset", pick (r, 10), NULL);
+      g_object_set (e, "preset", pick (r, 11), NULL);
       break;
     case 2:
       g_object_set (e, "size", pick (r, 2) ? 0 : odd_between (r, 1, 15),
