@@ -50,6 +50,7 @@
 
 #include "gstcudaconv2d.h"
 #include "conv2d_long.h"
+#include "gstcudamaskparse.h"
 #include "gstcudaconv2dmaskfile.h"
 #include "gstcudaconv2dplanes.h"
 #include "gstcudapin.h"
@@ -98,6 +99,7 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
 
   gst_cuda_conv2d_install_mask_properties (gobject_class);
   gst_cuda_conv2d_install_output_properties (gobject_class);
+  gst_cuda_conv2d_install_roi_properties (gobject_class);
 
   gst_cuda_filter_base_class_add_templates (element_class,
       gst_cuda_filter_memory_video_caps (CONV2D_FORMATS,
@@ -135,6 +137,8 @@ gst_cuda_conv2d_init (GstCudaConv2d * self)
   self->pending = g_new (cf_conv2d_plan, 1);
   if (!gst_cuda_conv2d_build_plan (&self->settings, self->pending, &error))
     g_error ("the default mask is invalid: %s", error);
+  self->rects = g_array_new (FALSE, FALSE, sizeof (cf_rect));
+  self->sigmas = g_array_new (FALSE, FALSE, sizeof (gdouble));
   /* a video filter: drop late frames */
   gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
 }
@@ -145,6 +149,13 @@ gst_cuda_conv2d_finalize (GObject * object)
   GstCudaConv2d *self = GST_CUDA_CONV2D (object);
 
   free_settings (&self->settings);
+  free_settings (&self->frame_settings);
+  gst_cuda_conv2d_roi_clear (&self->roi);
+  gst_cuda_conv2d_roi_clear (&self->frame_roi);
+  g_free (self->roi_error);
+  g_free (self->cpu_filtered);
+  g_array_unref (self->rects);
+  g_array_unref (self->sigmas);
   g_free (self->settings_error);
   g_free (self->cpu_work);
   g_free (self->pending);
@@ -155,9 +166,17 @@ gst_cuda_conv2d_finalize (GObject * object)
 /* ---- properties ---------------------------------------------------------- */
 
 static gboolean
+is_roi_property (guint prop_id)
+{
+  return prop_id >= GST_CUDA_CONV2D_PROP_ROI
+      && prop_id <= GST_CUDA_CONV2D_PROP_ROI_SIGMA;
+}
+
+static gboolean
 is_mask_property (guint prop_id)
 {
-  return prop_id != GST_CUDA_CONV2D_PROP_ALGORITHM;
+  return prop_id != GST_CUDA_CONV2D_PROP_ALGORITHM
+      && !is_roi_property (prop_id);
 }
 
 /* Stores `value` into the settings (or planes). Called with object lock. */
@@ -202,6 +221,22 @@ store_property (GstCudaConv2d * self, guint prop_id, const GValue * value)
       break;
     case GST_CUDA_CONV2D_PROP_ALGORITHM:
       self->algorithm = g_value_get_enum (value);
+      break;
+    case GST_CUDA_CONV2D_PROP_ROI:
+      self->roi.enabled = g_value_get_boolean (value);
+      break;
+    case GST_CUDA_CONV2D_PROP_ROI_TYPES:
+      g_free (self->roi.types);
+      self->roi.types = g_value_dup_string (value);
+      break;
+    case GST_CUDA_CONV2D_PROP_ROI_GROW:
+      self->roi.grow = g_value_get_int (value);
+      break;
+    case GST_CUDA_CONV2D_PROP_ROI_FEATHER:
+      self->roi.feather = g_value_get_int (value);
+      break;
+    case GST_CUDA_CONV2D_PROP_ROI_SIGMA:
+      self->roi.sigma = g_value_get_double (value);
       break;
   }
 }
@@ -257,7 +292,7 @@ gst_cuda_conv2d_set_property (GObject * object, guint prop_id,
   gchar *error, *refused = NULL, *file_text = NULL, *file_error = NULL;
 
   if (prop_id < GST_CUDA_CONV2D_PROP_KERNEL
-      || prop_id > GST_CUDA_CONV2D_PROP_RADIUS) {
+      || prop_id > GST_CUDA_CONV2D_PROP_ROI_SIGMA) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     return;
   }
@@ -270,9 +305,19 @@ gst_cuda_conv2d_set_property (GObject * object, guint prop_id,
   }
 
   GST_OBJECT_LOCK (self);
+  if (prop_id == GST_CUDA_CONV2D_PROP_ROI_TYPES) {
+    /* a bad list is refused while running, kept for the start else */
+    error = gst_cuda_conv2d_roi_check_types (g_value_get_string (value));
+    g_clear_pointer (&self->roi_error, g_free);
+    if (error && self->started)
+      refused = error;
+    else
+      self->roi_error = error;
+  }
   copy_settings (&saved, &self->settings);
   saved_planes = self->planes;
-  store_property (self, prop_id, value);
+  if (!refused)
+    store_property (self, prop_id, value);
   if (prop_id == GST_CUDA_CONV2D_PROP_MASK_LOCATION) {
     g_free (self->settings.mask_text);
     g_free (self->settings.mask_file_error);
@@ -298,8 +343,8 @@ gst_cuda_conv2d_set_property (GObject * object, guint prop_id,
 
   if (refused) {
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
-        ("Refused %s: %s. The current mask stays.", pspec->name, refused),
-        (NULL));
+        ("Refused %s: %s. The current %s stays.", pspec->name, refused,
+            is_roi_property (prop_id) ? "value" : "mask"), (NULL));
     g_free (refused);
   }
 }
@@ -346,6 +391,21 @@ gst_cuda_conv2d_get_property (GObject * object, guint prop_id,
     case GST_CUDA_CONV2D_PROP_PLANES:
       g_value_set_enum (value, self->planes);
       break;
+    case GST_CUDA_CONV2D_PROP_ROI:
+      g_value_set_boolean (value, self->roi.enabled);
+      break;
+    case GST_CUDA_CONV2D_PROP_ROI_TYPES:
+      g_value_set_string (value, self->roi.types);
+      break;
+    case GST_CUDA_CONV2D_PROP_ROI_GROW:
+      g_value_set_int (value, self->roi.grow);
+      break;
+    case GST_CUDA_CONV2D_PROP_ROI_FEATHER:
+      g_value_set_int (value, self->roi.feather);
+      break;
+    case GST_CUDA_CONV2D_PROP_ROI_SIGMA:
+      g_value_set_double (value, self->roi.sigma);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -359,15 +419,21 @@ static gboolean
 gst_cuda_conv2d_start (GstCudaFilterBase * base)
 {
   GstCudaConv2d *self = GST_CUDA_CONV2D (base);
-  gchar *error;
+  gchar *error, *roi_error;
 
   GST_OBJECT_LOCK (self);
   error = g_strdup (self->settings_error);
+  roi_error = g_strdup (self->roi_error);
   GST_OBJECT_UNLOCK (self);
-  if (error) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("Invalid mask: %s.", error), (NULL));
+  if (error || roi_error) {
+    if (error)
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("Invalid mask: %s.", error), (NULL));
+    else
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("Invalid regions: %s.", roi_error), (NULL));
     g_free (error);
+    g_free (roi_error);
     return FALSE;
   }
   GST_OBJECT_LOCK (self);
@@ -400,6 +466,10 @@ gst_cuda_conv2d_stop (GstCudaFilterBase * base)
     gst_cuda_filter_base_free_device (&self->d_src);
     gst_cuda_filter_base_free_device (&self->d_dst);
     gst_cuda_filter_base_free_device (&self->d_work);
+    gst_cuda_filter_base_free_device (&self->d_rects);
+    gst_cuda_filter_base_free_device (&self->d_crop);
+    gst_cuda_filter_base_free_device (&self->d_filtered);
+    gst_cuda_filter_base_free_device (&self->d_area);
   }
   g_clear_pointer (&self->cpu_work, g_free);
   self->cpu_work_size = 0;
@@ -498,6 +568,9 @@ take_pending_mask (GstCudaConv2d * self)
   }
   self->frame_algorithm = self->algorithm;
   self->frame_planes = self->planes;
+  gst_cuda_conv2d_roi_copy (&self->frame_roi, &self->roi);
+  if (self->roi.enabled && self->roi.sigma > 0)
+    copy_settings (&self->frame_settings, &self->settings);
   GST_OBJECT_UNLOCK (self);
   /* out of the lock: freeing device memory waits for the device */
   if (changed)
@@ -624,6 +697,188 @@ filter_spectral_cpu (GstCudaConv2d * self, CpuJob * job, guint p)
       (sj.spectral), 1, filter_spectral_channels, &sj);
 }
 
+/* One plane, or a crop of one (`p` < 0: its spectral transforms are not
+ * kept), on the CPU. */
+static int
+filter_plane_cpu (GstCudaConv2d * self, CpuJob * job, gint p)
+{
+  if (job->plan->long_mask)
+    return filter_long_cpu (self, job);
+  if (job->plan->spectral && p >= 0)
+    return filter_spectral_cpu (self, job, p);
+  if (job->plan->spectral)
+    return cf_conv2d_cpu (job->plan, &job->format, job->src, job->src_stride,
+        job->dst, job->dst_stride, 0, job->format.height);
+  return gst_cuda_rows_parallel (job->format.height, CPU_MIN_ROWS,
+      filter_rows_cpu, job);
+}
+
+/* ---- regions (roi) ------------------------------------------------------- */
+
+/* A plane's regions: the rectangles in its coordinates, the areas to
+ * filter and whose mask each takes. */
+typedef struct
+{
+  cf_plane_format format;
+  cf_rect *rects, *areas;
+  gint *owner;                  /* the rectangle of each area, -1: merged */
+  gint n_rects, n_areas, feather;
+} PlaneRegions;
+
+/* Whether rectangles take masks of their own (roi-sigma on the gaussian
+ * preset). */
+static gboolean
+own_masks (GstCudaConv2d * self)
+{
+  const GstCudaConv2dSettings *s = &self->frame_settings;
+  return self->frame_roi.sigma > 0
+      && s->preset == GST_CUDA_CONV2D_PRESET_GAUSSIAN
+      && !gst_cuda_mask_text_is_set (s->kernel)
+      && !(s->mask_location && s->mask_location[0]);
+}
+
+static void
+plane_regions (GstCudaConv2d * self, const GstVideoInfo * info, guint p,
+    PlaneRegions * pr)
+{
+  guint n = self->rects->len;
+
+  gst_cuda_conv2d_describe_plane (info, p, &pr->format);
+  pr->rects = g_new (cf_rect, MAX (n, 1));
+  pr->areas = g_new (cf_rect, MAX (n, 1));
+  pr->owner = g_new (gint, MAX (n, 1));
+  pr->feather = self->frame_roi.feather;
+  gst_cuda_conv2d_roi_to_plane (info, p, (cf_rect *) self->rects->data, n,
+      pr->rects, &pr->feather);
+  pr->n_rects = n;
+  pr->n_areas = cf_roi_areas (pr->rects, n, pr->feather, pr->format.width,
+      pr->format.height, !own_masks (self), pr->areas, pr->owner);
+}
+
+static void
+plane_regions_free (PlaneRegions * pr)
+{
+  g_free (pr->rects);
+  g_free (pr->areas);
+  g_free (pr->owner);
+}
+
+/* The mask of area k: the element's, or with roi-sigma a Gaussian of its
+ * rectangle's own sigma, built into `own`. Those are at least 33 taps a
+ * side, so that they run the long path, which takes any plane. */
+static const cf_conv2d_plan *
+area_plan (GstCudaConv2d * self, const PlaneRegions * pr, gint k,
+    cf_conv2d_plan * own)
+{
+  GstCudaConv2dSettings s;
+  gchar *error = NULL;
+  gdouble sigma;
+
+  if (pr->owner[k] < 0)
+    return self->plan;
+  s = self->frame_settings;
+  sigma = g_array_index (self->sigmas, gdouble, pr->owner[k]);
+  s.sigma = CLAMP (sigma, 0.05, 170.0);
+  s.size = MAX (gst_cuda_conv2d_gaussian_size (s.sigma),
+      CF_CONV2D_MAX_SIZE + 2);
+  if (!gst_cuda_conv2d_build_plan (&s, own, &error)) {
+    GST_WARNING_OBJECT (self, "region mask: %s", error);
+    g_free (error);
+    return self->plan;
+  }
+  return own;
+}
+
+/* The crop a mask reads for `area`, at least the mask's size where the
+ * short path runs it (crops at the plane's edge are clipped there). */
+static cf_rect
+area_crop (const cf_conv2d_plan * plan, const cf_rect * area,
+    const cf_plane_format * f)
+{
+  cf_rect c = cf_roi_crop (area, plan->kw, plan->kh, plan->border,
+      f->width, f->height);
+
+  if (!plan->long_mask && !plan->spectral) {
+    if (c.w < plan->kw)
+      c.x = MIN (c.x, f->width - plan->kw), c.w = plan->kw;
+    if (c.h < plan->kh)
+      c.y = MIN (c.y, f->height - plan->kh), c.h = plan->kh;
+  }
+  return c;
+}
+
+static GstFlowReturn
+filter_failed (GstCudaConv2d * self, int status)
+{
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Filtering failed: %s.",
+          cf_status_name (status)), (NULL));
+  return GST_FLOW_ERROR;
+}
+
+/* The regions of every filtered plane on the CPU: the frame copied, each
+ * area's crop filtered aside and blended in. */
+static GstFlowReturn
+process_regions_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
+    GstVideoFrame * out)
+{
+  cf_conv2d_plan *own = NULL;
+  int status = CF_OK;
+
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in) && status == CF_OK;
+      p++) {
+    PlaneRegions pr;
+    gsize pixel;
+
+    copy_plane (in, out, p);
+    if (!gst_cuda_conv2d_plane_filtered (p, self->frame_planes)
+        || self->rects->len == 0)
+      continue;
+    plane_regions (self, &in->info, p, &pr);
+    pixel = cf_plane_format_pixel_bytes (&pr.format);
+    for (gint k = 0; k < pr.n_areas && status == CF_OK; k++) {
+      const cf_conv2d_plan *plan;
+      cf_rect crop;
+      CpuJob job;
+      cf_roi_view filtered, src, dst;
+      gsize bytes;
+
+      if (pr.owner[k] >= 0 && !own)
+        own = g_new (cf_conv2d_plan, 1);
+      plan = area_plan (self, &pr, k, own);
+      crop = area_crop (plan, &pr.areas[k], &pr.format);
+      bytes = (gsize) crop.w * crop.h * pixel;
+      if (bytes > self->cpu_filtered_size) {
+        g_free (self->cpu_filtered);
+        self->cpu_filtered = g_malloc (bytes);
+        self->cpu_filtered_size = bytes;
+      }
+      job.plan = plan;
+      job.format = pr.format;
+      job.format.width = crop.w;
+      job.format.height = crop.h;
+      job.src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
+      job.src = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (in, p)
+          + crop.y * job.src_stride + crop.x * pixel;
+      job.dst = self->cpu_filtered;
+      job.dst_stride = crop.w * pixel;
+      status = filter_plane_cpu (self, &job, -1);
+      filtered = (cf_roi_view) { self->cpu_filtered, job.dst_stride, crop.x,
+        crop.y};
+      src = (cf_roi_view) { GST_VIDEO_FRAME_PLANE_DATA (in, p),
+        job.src_stride, 0, 0};
+      dst = (cf_roi_view) { GST_VIDEO_FRAME_PLANE_DATA (out, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (out, p), 0, 0};
+      if (status == CF_OK)
+        status = cf_conv2d_roi_blend_cpu (&pr.format, &pr.areas[k],
+            &filtered, &src, &dst, pr.rects, pr.n_rects, pr.feather,
+            pr.owner[k]);
+    }
+    plane_regions_free (&pr);
+  }
+  g_free (own);
+  return status == CF_OK ? GST_FLOW_OK : filter_failed (self, status);
+}
+
 static GstFlowReturn
 process_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     GstVideoFrame * out)
@@ -642,19 +897,11 @@ process_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     job.src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
     job.dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
     job.dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
-    /* long masks filter a plane whole, through planes of their own */
-    if (job.plan->long_mask)
-      status = filter_long_cpu (self, &job);
-    else if (job.plan->spectral)
-      status = filter_spectral_cpu (self, &job, p);
-    else
-      status = gst_cuda_rows_parallel (job.format.height, CPU_MIN_ROWS,
-          filter_rows_cpu, &job);
-    if (status != CF_OK) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Filtering failed: %s.",
-              cf_status_name (status)), (NULL));
-      return GST_FLOW_ERROR;
-    }
+    /* long and spectral masks filter a plane whole, through planes of
+     * their own */
+    status = filter_plane_cpu (self, &job, (gint) p);
+    if (status != CF_OK)
+      return filter_failed (self, status);
   }
   return GST_FLOW_OK;
 }
@@ -867,6 +1114,172 @@ process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
   return GST_FLOW_OK;
 }
 
+/* One area of a plane on the GPU: its crop filtered from the source (on
+ * the device, or uploaded), blended into the output (on the device, or
+ * its area uploaded, blended and downloaded). */
+typedef struct
+{
+  const GstVideoFrame *in, *out;
+  gboolean in_on_device, out_on_device;
+  guint p;
+  const PlaneRegions *pr;
+  cf_stream stream;
+} RegionJob;
+
+static int
+filter_crop_cuda (GstCudaConv2d * self, const cf_conv2d_plan * plan,
+    const cf_plane_format * f, const guint8 * d_src, gsize src_pitch,
+    guint8 * d_dst, gsize dst_pitch, cf_stream stream)
+{
+  cf_conv2d_spectral_gpu *spectral;
+  int status;
+
+  if (plan->long_mask) {
+    if (!gst_cuda_filter_base_ensure_device_ordered (GST_CUDA_FILTER_BASE
+            (self), &self->d_work, cf_conv2d_long_work_bytes (plan, f),
+            stream))
+      return CF_ERR_NO_MEMORY;
+    return cf_conv2d_long_cuda (plan, f, d_src, src_pitch, d_dst, dst_pitch,
+        self->d_work.ptr, stream);
+  }
+  if (!plan->spectral)
+    return cf_conv2d_cuda (CF_CONV2D_AUTO, plan, f, d_src, src_pitch, d_dst,
+        dst_pitch, 0, f->height, stream);
+  /* crops change size from frame to frame: transforms made for this one */
+  status = cf_conv2d_spectral_cuda_new (&spectral, plan, f, stream);
+  if (status == CF_OK)
+    status = cf_conv2d_spectral_cuda (spectral, d_src, src_pitch, d_dst,
+        dst_pitch, stream);
+  cf_conv2d_spectral_cuda_free (spectral);
+  return status;
+}
+
+static int
+copy_rect (void *dst, gsize dst_pitch, const void *src, gsize src_pitch,
+    gsize row_bytes, gint rows, cf_copy_kind kind, cf_stream stream)
+{
+  return cf_gpu_copy_2d (dst, dst_pitch, src, src_pitch, row_bytes, rows,
+      kind, stream);
+}
+
+static int
+region_cuda (GstCudaConv2d * self, const RegionJob * rj, gint k,
+    cf_conv2d_plan * own)
+{
+  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
+  const PlaneRegions *pr = rj->pr;
+  const cf_rect *area = &pr->areas[k];
+  const cf_conv2d_plan *plan = area_plan (self, pr, k, own);
+  cf_rect crop = area_crop (plan, area, &pr->format);
+  cf_plane_format cf = pr->format;
+  gsize pixel = cf_plane_format_pixel_bytes (&pr->format);
+  guint8 *in_data = GST_VIDEO_FRAME_PLANE_DATA (rj->in, rj->p);
+  guint8 *out_data = GST_VIDEO_FRAME_PLANE_DATA (rj->out, rj->p);
+  gsize in_stride = GST_VIDEO_FRAME_PLANE_STRIDE (rj->in, rj->p);
+  gsize out_stride = GST_VIDEO_FRAME_PLANE_STRIDE (rj->out, rj->p);
+  gsize crop_pitch = GST_ROUND_UP_N (crop.w * pixel, 256);
+  gsize area_pitch = GST_ROUND_UP_N (area->w * pixel, 256);
+  const guint8 *d_src;
+  gsize src_pitch;
+  cf_roi_view filtered, src, dst;
+  int status = CF_OK;
+
+  if (!gst_cuda_filter_base_ensure_device_ordered (base, &self->d_filtered,
+          crop_pitch * crop.h, rj->stream)
+      || (!rj->in_on_device && !gst_cuda_filter_base_ensure_device_ordered
+          (base, &self->d_crop, crop_pitch * crop.h, rj->stream))
+      || (!rj->out_on_device && !gst_cuda_filter_base_ensure_device_ordered
+          (base, &self->d_area, area_pitch * area->h, rj->stream)))
+    return CF_ERR_NO_MEMORY;
+  if (rj->in_on_device) {
+    d_src = in_data + crop.y * in_stride + crop.x * pixel;
+    src_pitch = in_stride;
+    src = (cf_roi_view) { in_data, in_stride, 0, 0};
+  } else {
+    status = copy_rect (self->d_crop.ptr, crop_pitch, in_data + crop.y
+        * in_stride + crop.x * pixel, in_stride, crop.w * pixel, crop.h,
+        CF_COPY_HOST_TO_DEVICE, rj->stream);
+    d_src = self->d_crop.ptr;
+    src_pitch = crop_pitch;
+    src = (cf_roi_view) { self->d_crop.ptr, crop_pitch, crop.x, crop.y};
+  }
+  if (rj->out_on_device) {
+    dst = (cf_roi_view) { out_data, out_stride, 0, 0};
+  } else if (status == CF_OK) {
+    /* the area as the output holds it: pixels other areas own stay */
+    status = copy_rect (self->d_area.ptr, area_pitch, out_data + area->y
+        * out_stride + area->x * pixel, out_stride, area->w * pixel,
+        area->h, CF_COPY_HOST_TO_DEVICE, rj->stream);
+    dst = (cf_roi_view) { self->d_area.ptr, area_pitch, area->x, area->y};
+  }
+  cf.width = crop.w;
+  cf.height = crop.h;
+  if (status == CF_OK)
+    status = filter_crop_cuda (self, plan, &cf, d_src, src_pitch,
+        self->d_filtered.ptr, crop_pitch, rj->stream);
+  filtered = (cf_roi_view) { self->d_filtered.ptr, crop_pitch, crop.x,
+    crop.y};
+  if (status == CF_OK)
+    status = cf_conv2d_roi_blend_cuda (&pr->format, area, &filtered, &src,
+        &dst, self->d_rects.ptr, pr->n_rects, pr->feather, pr->owner[k],
+        rj->stream);
+  if (status == CF_OK && !rj->out_on_device)
+    status = copy_rect (out_data + area->y * out_stride + area->x * pixel,
+        out_stride, self->d_area.ptr, area_pitch, area->w * pixel, area->h,
+        CF_COPY_DEVICE_TO_HOST, rj->stream);
+  return status;
+}
+
+/* The regions of every filtered plane on the GPU, on the compute stream:
+ * the frame copied (on the device where either side is), each area
+ * filtered and blended in. */
+static GstFlowReturn
+process_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
+    gboolean in_on_device, GstVideoFrame * out, gboolean out_on_device)
+{
+  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
+  cf_stream stream = gst_cuda_filter_base_streams (base)->compute;
+  cf_conv2d_plan *own = NULL;
+  int status = CF_OK;
+
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in) && status == CF_OK;
+      p++) {
+    RegionJob rj = { in, out, in_on_device, out_on_device, p, NULL, stream };
+    PlaneRegions pr;
+
+    if (!in_on_device && !out_on_device)
+      copy_plane (in, out, p);
+    else if (!copy_plane_cuda (self, in, in_on_device, out, out_on_device, p))
+      return GST_FLOW_ERROR;
+    if (!gst_cuda_conv2d_plane_filtered (p, self->frame_planes)
+        || self->rects->len == 0)
+      continue;
+    plane_regions (self, &in->info, p, &pr);
+    rj.pr = &pr;
+    if (pr.n_areas > 0) {
+      if (!gst_cuda_filter_base_ensure_device_ordered (base, &self->d_rects,
+              sizeof (cf_rect) * pr.n_rects, stream))
+        status = CF_ERR_NO_MEMORY;
+      else
+        status = copy_rect (self->d_rects.ptr, sizeof (cf_rect) * pr.n_rects,
+            pr.rects, sizeof (cf_rect) * pr.n_rects,
+            sizeof (cf_rect) * pr.n_rects, 1, CF_COPY_HOST_TO_DEVICE, stream);
+    }
+    for (gint k = 0; k < pr.n_areas && status == CF_OK; k++) {
+      if (pr.owner[k] >= 0 && !own)
+        own = g_new (cf_conv2d_plan, 1);
+      status = region_cuda (self, &rj, k, own);
+    }
+    /* the rectangles' host copy goes once the copy has read it */
+    if (status == CF_OK && pr.n_areas > 0)
+      status = cf_gpu_stream_sync (stream);
+    plane_regions_free (&pr);
+  }
+  g_free (own);
+  return GST_CUDA_FILTER_CHECK (self, status, "filtering regions")
+      ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
 static GstFlowReturn
 map_failed (GstCudaConv2d * self)
 {
@@ -900,7 +1313,14 @@ filter_frames_cuda (GstCudaConv2d * self, GstBuffer * inbuf,
   }
   GST_LOG_OBJECT (self, "input on the %s, output on the %s",
       in_on_device ? "device" : "host", out_on_device ? "device" : "host");
-  ret = process_cuda (self, &in, in_on_device, &out, out_on_device);
+  if (self->frame_roi.enabled) {
+    gst_cuda_conv2d_roi_collect (inbuf, &self->frame_roi, self->rects,
+        self->sigmas);
+    ret = process_regions_cuda (self, &in, in_on_device, &out,
+        out_on_device);
+  } else {
+    ret = process_cuda (self, &in, in_on_device, &out, out_on_device);
+  }
   if (!gst_cuda_filter_base_finish (base, inbuf, outbuf))
     ret = GST_FLOW_ERROR;
   gst_video_frame_unmap (&out);
@@ -922,7 +1342,13 @@ filter_frames_cpu (GstCudaConv2d * self, GstBuffer * inbuf,
     gst_video_frame_unmap (&in);
     return map_failed (self);
   }
-  ret = process_cpu (self, &in, &out);
+  if (self->frame_roi.enabled) {
+    gst_cuda_conv2d_roi_collect (inbuf, &self->frame_roi, self->rects,
+        self->sigmas);
+    ret = process_regions_cpu (self, &in, &out);
+  } else {
+    ret = process_cpu (self, &in, &out);
+  }
   gst_video_frame_unmap (&out);
   gst_video_frame_unmap (&in);
   return ret;

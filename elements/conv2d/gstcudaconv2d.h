@@ -8,6 +8,7 @@
 #include "conv2d_spectral.h"
 #include "gstcudaconv2dmask.h"
 #include "gstcudaconv2dprops.h"
+#include "gstcudaconv2droi.h"
 #include "gstcudastrips.h"
 
 G_BEGIN_DECLS
@@ -29,6 +30,8 @@ struct _GstCudaConv2d
   gboolean started;             /* bad settings are refused, not stored */
   GstVideoInfo info;            /* the negotiated frames, for size checks */
   gboolean have_info;
+  GstCudaConv2dRoi roi;
+  gchar *roi_error;             /* why roi-types is unusable, or NULL */
 
   /* streaming thread */
   /* the CPU's or the GPU's, chosen with the caps */
@@ -37,6 +40,13 @@ struct _GstCudaConv2d
   cf_conv2d_plan *plan;         /* the mask in use */
   cf_conv2d_algorithm frame_algorithm;
   GstCudaConv2dPlanes frame_planes;
+  GstCudaConv2dRoi frame_roi;   /* this frame's roi settings */
+  GstCudaConv2dSettings frame_settings; /* roi-sigma's masks start here */
+  GArray *rects, *sigmas;       /* this frame's rectangles */
+  GstCudaDeviceBuffer d_rects;  /* a plane's rectangles */
+  GstCudaDeviceBuffer d_crop, d_filtered, d_area;       /* a region's */
+  gpointer cpu_filtered;        /* a region's filter output, CPU */
+  gsize cpu_filtered_size;
   gboolean fallback_warned;     /* this plan's algorithm could not run */
   GstCudaDeviceBuffer d_src, d_dst;
   GstCudaDeviceBuffer d_work;   /* long masks' work planes (conv2d_long.h) */

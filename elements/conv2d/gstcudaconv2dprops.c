@@ -8,6 +8,7 @@
 #endif
 
 #include "gstcudaconv2dprops.h"
+#include "gstcudaconv2droi.h"
 #include "gstcudafilterbase.h"
 
 GType
@@ -212,4 +213,73 @@ gst_cuda_conv2d_install_output_properties (GObjectClass * gobject_class)
       GST_CUDA_CONV2D_PROP_PLANES,
       "planes", "Planes", "YUV formats: filter the luma plane or all planes",
       GST_TYPE_CUDA_CONV2D_PLANES, GST_CUDA_CONV2D_DEFAULT_PLANES, 0);
+}
+
+/* Filtering only the regions a detector marks. */
+void
+gst_cuda_conv2d_install_roi_properties (GObjectClass * gobject_class)
+{
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+
+  /**
+   * GstCudaConv2d:roi:
+   *
+   * Filter only the rectangles of the frame's
+   * GstVideoRegionOfInterestMeta (grown by `roi-grow`, feathered by
+   * `roi-feather`); every other pixel leaves unchanged, and a frame
+   * without such metas leaves whole. Rectangles reaching past the frame
+   * are clipped; overlapping ones are filtered once.
+   */
+  g_object_class_install_property (gobject_class, GST_CUDA_CONV2D_PROP_ROI,
+      g_param_spec_boolean ("roi", "Regions of interest",
+          "Filter only the rectangles of the frames' region-of-interest "
+          "metas", FALSE, flags));
+
+  /**
+   * GstCudaConv2d:roi-types:
+   *
+   * Which metas `roi` takes, by their type (the `roi_type` a detector
+   * gives them), comma-separated, e.g. "face,license-plate"; empty: all.
+   */
+  g_object_class_install_property (gobject_class,
+      GST_CUDA_CONV2D_PROP_ROI_TYPES, g_param_spec_string ("roi-types",
+          "Region types", "Comma-separated types of the metas roi takes "
+          "(empty = all)", NULL, flags));
+
+  /**
+   * GstCudaConv2d:roi-grow:
+   *
+   * Pixels added to every side of each rectangle.
+   */
+  g_object_class_install_property (gobject_class,
+      GST_CUDA_CONV2D_PROP_ROI_GROW, g_param_spec_int ("roi-grow",
+          "Region growth", "Pixels added to each side of every rectangle",
+          0, GST_CUDA_CONV2D_MAX_ROI_GROW, 0, flags));
+
+  /**
+   * GstCudaConv2d:roi-feather:
+   *
+   * Width in pixels of the edge outside each rectangle over which the
+   * filtered frame fades into the source, with a raised-cosine weight of
+   * the distance to the rectangle; 0: a hard edge.
+   */
+  g_object_class_install_property (gobject_class,
+      GST_CUDA_CONV2D_PROP_ROI_FEATHER, g_param_spec_int ("roi-feather",
+          "Region feather", "Pixels outside each rectangle over which the "
+          "filter fades out (0 = hard edge)", 0,
+          GST_CUDA_CONV2D_MAX_ROI_FEATHER, 0, flags));
+
+  /**
+   * GstCudaConv2d:roi-sigma:
+   *
+   * With `preset=gaussian` (and neither `kernel` nor `mask-location`),
+   * each rectangle's Gaussian takes sigma = roi-sigma times the
+   * rectangle's smaller side (grown, before clipping), at most 170, so
+   * that small and large faces are blurred alike; 0: `sigma` for all.
+   */
+  g_object_class_install_property (gobject_class,
+      GST_CUDA_CONV2D_PROP_ROI_SIGMA, g_param_spec_double ("roi-sigma",
+          "Region sigma", "Gaussian sigma as a fraction of each rectangle's "
+          "smaller side (0 = the sigma property)", 0.0,
+          GST_CUDA_CONV2D_MAX_ROI_SIGMA, 0.0, flags));
 }

@@ -44,6 +44,11 @@ enum
   GST_CUDA_CONV2D_PROP_PLANES,
   GST_CUDA_CONV2D_PROP_MASK_LOCATION,
   GST_CUDA_CONV2D_PROP_RADIUS,
+  GST_CUDA_CONV2D_PROP_ROI,
+  GST_CUDA_CONV2D_PROP_ROI_TYPES,
+  GST_CUDA_CONV2D_PROP_ROI_GROW,
+  GST_CUDA_CONV2D_PROP_ROI_FEATHER,
+  GST_CUDA_CONV2D_PROP_ROI_SIGMA,
 };
 
 #define GST_TYPE_CUDA_CONV2D_ALGORITHM (gst_cuda_conv2d_algorithm_get_type ())
@@ -57,6 +62,8 @@ void gst_cuda_conv2d_install_mask_properties (GObjectClass * gobject_class);
 /* The arithmetic after the sums, the borders, the planes filtered, and the
  * GPU variant. */
 void gst_cuda_conv2d_install_output_properties (GObjectClass * gobject_class);
+/* roi, roi-types, roi-grow, roi-feather, roi-sigma */
+void gst_cuda_conv2d_install_roi_properties (GObjectClass * gobject_class);
 
 G_END_DECLS
 

@@ -1,6 +1,7 @@
 /* The CUDA launchers of 2D convolution in a build without CUDA: each
  * says so, and callers take the CPU twin. */
 #include "conv2d_long.h"
+#include "conv2d_roi.h"
 #include "conv2d_spectral.h"
 
 int
@@ -51,4 +52,14 @@ void
 cf_conv2d_spectral_cuda_free (cf_conv2d_spectral_gpu * sp)
 {
   (void) sp;
+}
+
+int
+cf_conv2d_roi_blend_cuda (const cf_plane_format * f, const cf_rect * a,
+    const cf_roi_view * g, const cf_roi_view * s, const cf_roi_view * d,
+    const cf_rect * r, int n, int feather, int owner, cf_stream st)
+{
+  (void) f; (void) a; (void) g; (void) s; (void) d; (void) r; (void) n;
+  (void) feather; (void) owner; (void) st;
+  return CF_ERR_NO_CUDA;
 }

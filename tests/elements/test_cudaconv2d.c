@@ -213,6 +213,10 @@ typedef struct
   const gchar *planes;
   const gchar *algorithm;
   gdouble radius;
+  gboolean roi;
+  const gchar *roi_types;
+  gint roi_grow, roi_feather;
+  gdouble roi_sigma;
 } Settings;
 
 /* Parses a valid kernel string: rows split at ';', numbers at spaces, tabs
@@ -420,6 +424,16 @@ apply_settings (GstElement * e, const Settings * s)
     set_prop (e, "algorithm", s->algorithm);
   if (s->radius)
     set_prop_double (e, "radius", s->radius);
+  if (s->roi)
+    g_object_set (e, "roi", TRUE, NULL);
+  if (s->roi_types)
+    g_object_set (e, "roi-types", s->roi_types, NULL);
+  if (s->roi_grow)
+    g_object_set (e, "roi-grow", s->roi_grow, NULL);
+  if (s->roi_feather)
+    g_object_set (e, "roi-feather", s->roi_feather, NULL);
+  if (s->roi_sigma)
+    set_prop_double (e, "roi-sigma", s->roi_sigma);
 }
 
 static GstElement *
@@ -1909,6 +1923,234 @@ GST_START_TEST (test_spectral_mask_limits)
 
 GST_END_TEST;
 
+/* ---- regions (roi) -------------------------------------------------------- */
+
+/* A region-of-interest meta: its type and rectangle. */
+typedef struct
+{
+  const gchar *type;
+  guint x, y, w, h;
+} Region;
+
+/* One frame through `s` (roi on) and, for the reference, through
+ * `full[k]` (roi off: the whole frame filtered) for region k, or `full[0]`
+ * for all. Every sample must be the source where no wanted rectangle
+ * reaches, and source + (filtered - source) * weight elsewhere: the
+ * weight 1 inside the rectangle (grown), the raised cosine of the distance
+ * within `feather` of it, written here from the documentation. `tol`:
+ * the difference allowed where the weight is 1 (0 for short masks, whose
+ * crops sum as the whole frame does); 1 wherever it is between. */
+static void
+check_regions (const gchar * backend, const gchar * format, gint w, gint h,
+    const Settings * s, const Region * regions, guint n,
+    const Settings * full, gboolean per_region, gdouble tol)
+{
+  GstVideoInfo info;
+  GstVideoFrame vin, vout, vfull[4];
+  PlaneDesc planes[GST_VIDEO_MAX_PLANES];
+  GstBuffer *in, *out, *ref[4];
+  Conv c;
+  guint n_planes, bad = 0, total = 0, n_full = per_region ? n : 1;
+  gchar first[240] = "";
+  gchar *what = g_strdup_printf ("%u regions [%s, %s %dx%d, %s]", n, backend,
+      format, w, h, s->roi_types ? s->roi_types : "all types");
+  const GstVideoFormatInfo *finfo;
+
+  video_info (&info, format, w, h);
+  finfo = info.finfo;
+  in = random_frame (&info);
+  for (guint k = 0; k < n; k++)
+    gst_buffer_add_video_region_of_interest_meta (in, regions[k].type,
+        regions[k].x, regions[k].y, regions[k].w, regions[k].h);
+  for (guint k = 0; k < n_full; k++) {
+    conv_start (&c, backend, &full[k]);
+    conv_set_caps (&c, &info);
+    ref[k] = conv_push (&c, in, what);
+    conv_stop (&c, what);
+    fail_unless (gst_video_frame_map (&vfull[k], &info, ref[k],
+            GST_MAP_READ));
+  }
+  conv_start (&c, backend, s);
+  conv_set_caps (&c, &info);
+  out = conv_push (&c, in, what);
+  fail_unless (gst_video_frame_map (&vin, &info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&vout, &info, out, GST_MAP_READ));
+  n_planes = describe_planes (GST_VIDEO_INFO_FORMAT (&info), w, h, planes);
+  for (guint p = 0; p < n_planes; p++) {
+    const PlaneDesc *d = &planes[p];
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    guint ws, hs;
+    gint feather = s->roi_feather;
+
+    gst_video_format_info_component (finfo, p, comp);
+    ws = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]);
+    hs = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]);
+    /* chroma: rectangles cover every sample they touch, the feather
+     * follows the width's subsampling, rounded up */
+    feather = (feather + (1 << ws) - 1) >> ws;
+    for (gint y = 0; y < d->height; y++)
+      for (gint x = 0; x < d->width; x++) {
+        gdouble best = 0.0;
+        gint owner = -1;
+        for (guint k = 0; k < n; k++) {
+          gint g = s->roi_grow, rx0, ry0, rx1, ry1, dx, dy;
+          gdouble dist, wt;
+          if (s->roi_types && !strstr (s->roi_types, regions[k].type))
+            continue;
+          rx0 = ((gint) regions[k].x - g) >> ws;
+          ry0 = ((gint) regions[k].y - g) >> hs;
+          rx1 = ((gint) (regions[k].x + regions[k].w) + g + (1 << ws) - 1)
+              >> ws;
+          ry1 = ((gint) (regions[k].y + regions[k].h) + g + (1 << hs) - 1)
+              >> hs;
+          dx = x < rx0 ? rx0 - x : (x >= rx1 ? x - rx1 + 1 : 0);
+          dy = y < ry0 ? ry0 - y : (y >= ry1 ? y - ry1 + 1 : 0);
+          dist = sqrt ((gdouble) dx * dx + (gdouble) dy * dy);
+          wt = dist == 0 ? 1.0 : (dist >= feather ? 0.0
+              : 0.5 * (1 + cos (G_PI * dist / feather)));
+          if (wt > best) {
+            best = wt;
+            owner = k;
+          }
+        }
+        for (gint ch = 0; ch < d->channels; ch++) {
+          gboolean filtered = (p == 0 || all_planes (s)) && ch != d->keep
+              && owner >= 0;
+          gdouble src = get_sample (&vin, p, d, x, y, ch);
+          gdouble got = get_sample (&vout, p, d, x, y, ch), want = src;
+          gdouble allowed = 0.0;
+          if (filtered) {
+            gdouble f = get_sample (&vfull[per_region ? owner : 0], p, d, x,
+                y, ch);
+            want = src + (f - src) * best;
+            allowed = best == 1.0 ? tol : 1.0;
+          }
+          if (fabs (got - want) > allowed + 1e-9 && !bad++)
+            g_snprintf (first, sizeof (first), "plane %u, x %d, y %d, "
+                "channel %d: got %g, expected %.3f (weight %.3f)", p, x, y,
+                ch, got, want, best);
+          total++;
+        }
+      }
+  }
+  gst_video_frame_unmap (&vout);
+  gst_video_frame_unmap (&vin);
+  for (guint k = 0; k < n_full; k++) {
+    gst_video_frame_unmap (&vfull[k]);
+    release_output (ref[k]);
+  }
+  frames_checked++;
+  samples_checked += total;
+  fail_unless (bad == 0, "%s: %u of %u samples wrong; first at %s", what,
+      bad, total, first);
+  release_output (out);
+  gst_buffer_unref (in);
+  conv_stop (&c, what);
+  g_free (what);
+}
+
+/* Regions of chosen types, grown, feathered, overlapping, reaching past
+ * the frame, smaller than the mask, with short, long and spectral masks,
+ * every plane: filtered where the metas say, the rest unchanged. */
+GST_START_TEST (test_regions)
+{
+  const gchar *backend = backends[__i__];
+  static const Region two[] = {
+    {"face", 10, 12, 40, 30}, {"license-plate", 100, 50, 50, 30},
+  };
+  static const Region crowded[] = {
+    {"face", 0, 0, 30, 20}, {"face", 20, 10, 30, 30},
+    {"face", 140, 70, 60, 60}, {"face", 400, 400, 10, 10},
+  };
+  static const Region small[] = { {"face", 70, 30, 9, 7} };
+
+  {
+    /* only faces; a Gaussian of sigma 2 */
+    Settings s = {.preset = "gaussian",.sigma = 2,.roi = TRUE,
+      .roi_types = "face"
+    };
+    Settings full = {.preset = "gaussian",.sigma = 2 };
+    check_regions (backend, "RGBA", 160, 90, &s, two, 2, &full, FALSE, 0);
+    s.roi_types = "license-plate, face";
+    check_regions (backend, "BGRx", 160, 90, &s, two, 2, &full, FALSE, 0);
+  }
+  {
+    /* overlapping, past the edges (clipped), one outside the frame;
+     * grown and feathered; every plane of I420 */
+    Settings s = {.preset = "box",.size = 5,.border = "mirror",
+      .planes = "all",.roi = TRUE,.roi_grow = 3,.roi_feather = 6
+    };
+    Settings full = {.preset = "box",.size = 5,.border = "mirror",
+      .planes = "all"
+    };
+    check_regions (backend, "I420", 180, 100, &s, crowded, 4, &full, FALSE,
+        0);
+    s.border = full.border = "wrap";
+    check_regions (backend, "GRAY16_LE", 180, 100, &s, crowded, 4, &full,
+        FALSE, 0);
+  }
+  {
+    /* a region smaller than the mask: a long Gaussian, a disc */
+    Settings s = {.preset = "gaussian",.sigma = 12,.roi = TRUE,
+      .roi_feather = 3
+    };
+    Settings full = {.preset = "gaussian",.sigma = 12 };
+    check_regions (backend, "RGB", 120, 64, &s, small, 1, &full, FALSE, 1);
+    s.preset = full.preset = "disc";
+    s.radius = full.radius = 20;
+    check_regions (backend, "GRAY8", 120, 64, &s, small, 1, &full, FALSE, 1);
+  }
+  {
+    /* no metas of the wanted type: the frame as it came */
+    Settings s = {.preset = "sharpen",.roi = TRUE,.roi_types = "car" };
+    Settings full = {.preset = "sharpen" };
+    check_regions (backend, "RGBA", 160, 90, &s, two, 2, &full, FALSE, 0);
+  }
+}
+
+GST_END_TEST;
+
+/* roi-sigma: each face blurred by a Gaussian of its own, sigma a fraction
+ * of its smaller side (at least 33 taps). */
+GST_START_TEST (test_region_sigma)
+{
+  const gchar *backend = backends[__i__];
+  static const Region faces[] = {
+    {"face", 10, 10, 60, 40}, {"face", 100, 30, 20, 30},
+  };
+  Settings s = {.preset = "gaussian",.roi = TRUE,.roi_sigma = 0.1,
+    .border = "clamp"
+  };
+  Settings full[2] = {
+    {.preset = "gaussian",.sigma = 4,.size = 33,.border = "clamp"},
+    {.preset = "gaussian",.sigma = 2,.size = 33,.border = "clamp"},
+  };
+
+  check_regions (backend, "RGBA", 160, 90, &s, faces, 2, full, TRUE, 1);
+}
+
+GST_END_TEST;
+
+/* roi-types with an empty name: the start fails naming it; set while
+ * playing, refused with a warning. */
+GST_START_TEST (test_bad_region_types)
+{
+  const gchar *backend = backends[__i__];
+  static const gchar *const bad[] = { "face,,plate", ",", "face, " };
+
+  for (guint k = 0; k < G_N_ELEMENTS (bad); k++) {
+    Settings s = {.roi = TRUE,.roi_types = bad[k] };
+    GstElement *e = make_conv (backend, &s);
+    gchar *what = g_strdup_printf ("roi-types \"%s\" [%s]", bad[k], backend);
+    expect_start_failure (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "is empty", NULL, what);
+    gst_object_unref (e);
+    g_free (what);
+  }
+}
+
+GST_END_TEST;
+
 /* ---- masks from files ----------------------------------------------------- */
 
 /* One random frame through settings `a` and through settings `b`: the
@@ -2709,6 +2951,9 @@ cudaconv2d_suite (void)
   tcase_add_loop_test (tc, test_long_mask_limits, 0, n);
   tcase_add_loop_test (tc, test_spectral_masks, 0, n);
   tcase_add_loop_test (tc, test_spectral_mask_limits, 0, n);
+  tcase_add_loop_test (tc, test_regions, 0, n);
+  tcase_add_loop_test (tc, test_region_sigma, 0, n);
+  tcase_add_loop_test (tc, test_bad_region_types, 0, n);
   tcase_add_loop_test (tc, test_mask_files, 0, n);
   tcase_add_loop_test (tc, test_bad_mask_files, 0, n);
   tcase_add_loop_test (tc, test_unsupported_caps, 0, n);
