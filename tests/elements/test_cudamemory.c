@@ -244,6 +244,132 @@ compare_outputs (GPtrArray * a, GPtrArray * b, const gchar * what)
   }
 }
 
+/* ---- regions (roi) in every memory ------------------------------------ */
+
+typedef struct
+{
+  guint added, kept;            /* frames given metas here, frames that had them */
+} RegionHook;
+
+/* Three rectangles, two overlapping, on a frame that has none yet (those
+ * given to appsrc may or may not pass cudaupload). */
+static void
+add_regions (GstBuffer * b, guint index G_GNUC_UNUSED, gpointer user)
+{
+  RegionHook *h = user;
+
+  if (gst_buffer_get_video_region_of_interest_meta (b)) {
+    h->kept++;
+    return;
+  }
+  if (!gst_buffer_is_writable (b))
+    return;
+  gst_buffer_add_video_region_of_interest_meta (b, "face", 8, 6, 20, 14);
+  gst_buffer_add_video_region_of_interest_meta (b, "face", 20, 10, 15, 15);
+  gst_buffer_add_video_region_of_interest_meta (b, "license-plate", 30, 20,
+      25, 10);
+  h->added++;
+}
+
+/* Checks that `b` holds the frames of `a` within 1 level (the backends'
+ * float sums, and the feather's weights, may round apart). */
+static void
+compare_close (GPtrArray * a, GPtrArray * b, const gchar * what)
+{
+  if (!a || !b)
+    return;
+  if (!test_check (a->len == b->len && a->len > 0, "%s: %u frames, "
+          "%u expected", what, b->len, a->len))
+    return;
+  for (guint k = 0; k < a->len; k++) {
+    gsize na, nb, i = 0;
+    const guint8 *x = g_bytes_get_data (g_ptr_array_index (a, k), &na);
+    const guint8 *y = g_bytes_get_data (g_ptr_array_index (b, k), &nb);
+    while (i < MIN (na, nb) && ABS ((gint) x[i] - (gint) y[i]) <= 1)
+      i++;
+    test_check (na == nb && i == na, "%s: frame %u differs at byte %"
+        G_GSIZE_FORMAT " (%d, expected %d)", what, k, i,
+        i < nb ? y[i] : -1, i < na ? x[i] : -1);
+  }
+}
+
+/* `roi` with frames in CUDA memory in, out, both and neither, against the
+ * CPU backend; the filter must have changed the frames. */
+static void
+test_regions (void)
+{
+  static const gchar *const formats[] = { "RGBA", "NV12" };
+  static const gchar *const forms[] = {
+    "cudaupload ! identity name=probe ! cudaconv2d name=c1 %s ! "
+        "cudadownload",
+    "cudaupload ! identity name=probe ! cudaconv2d %s ! video/x-raw",
+    "identity name=probe ! cudaconv2d name=c1 %s ! "
+        "video/x-raw(memory:CUDAMemory) ! cudadownload",
+    "identity name=probe ! cudaconv2d backend=cuda %s",
+  };
+  static const gchar *const names[] = { "CUDA in and out", "CUDA in",
+    "CUDA out", "system memory"
+  };
+  const gchar *settings = "roi=true roi-grow=2 roi-feather=4 "
+      "preset=gaussian sigma=3 border=mirror planes=all";
+
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=64,"
+        "height=36,framerate=30/1", formats[f]);
+    GstVideoInfo info;
+    GPtrArray *in, *ref, *unfiltered;
+    RegionHook h = { 0, 0 };
+    Probe probe = { add_regions, &h, 0 };
+    gchar *desc;
+
+    gst_video_info_from_caps (&info, gst_caps_from_string (caps));
+    in = random_frames (&info, N_FRAMES);
+    /* the metas come with the frames; the probe adds them where an
+     * element before it dropped them */
+    for (guint k = 0; k < in->len; k++)
+      add_regions (g_ptr_array_index (in, k), k, &h);
+    h.added = 0;
+    desc = g_strdup_printf ("appsrc name=src ! identity name=probe ! "
+        "cudaconv2d backend=cpu %s ! appsink name=sink sync=false",
+        settings);
+    ref = run_pipeline (desc, in, caps, NULL, "regions reference", &probe,
+        NULL);
+    g_free (desc);
+    desc = g_strdup ("appsrc name=src ! identity ! appsink name=sink "
+        "sync=false");
+    unfiltered = run_pipeline (desc, in, caps, NULL, "regions input", NULL,
+        NULL);
+    g_free (desc);
+    if (ref && unfiltered && ref->len > 0 && unfiltered->len == ref->len)
+      test_check (!g_bytes_equal (g_ptr_array_index (ref, 0),
+              g_ptr_array_index (unfiltered, 0)), "regions %s: the "
+          "reference left the frame as it came", formats[f]);
+    for (guint k = 0; k < G_N_ELEMENTS (forms); k++) {
+      gchar *middle = g_strdup_printf (forms[k], settings);
+      gchar *what = g_strdup_printf ("regions %s, %s", formats[f], names[k]);
+      const gchar *one[] = { "c1", NULL };
+      GPtrArray *got;
+      desc = g_strdup_printf ("appsrc name=src ! %s ! appsink name=sink "
+          "sync=false", middle);
+      probe.seen = 0;
+      got = run_pipeline (desc, in, caps, strstr (middle, "name=c1")
+          && k == 2 ? one : NULL, what, &probe, NULL);
+      compare_close (ref, got, what);
+      g_clear_pointer (&got, g_ptr_array_unref);
+      g_free (desc);
+      g_free (middle);
+      g_free (what);
+    }
+    printf ("regions %s: of the frames the probe saw, %u came with their "
+        "metas and %u without (dropped on the way)\n", formats[f], h.kept,
+        h.added);
+    g_clear_pointer (&ref, g_ptr_array_unref);
+    g_clear_pointer (&unfiltered, g_ptr_array_unref);
+    g_ptr_array_unref (in);
+    g_free (caps);
+  }
+}
+
 /* ---- the same frames through both memory types ------------------------- */
 
 static gboolean
@@ -1142,6 +1268,7 @@ main (int argc, char **argv)
   test_passthrough ();
   test_caps_change ();
   test_meta ();
+  test_regions ();
   test_context ();
   test_decoder (media);
   test_two_gpus (count);
