@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo: builds the plugin (installing the build dependencies first),
 # then writes into demo-output/:
-#  - a test picture and one PNG per cudaconv2d preset;
+#  - a test picture and one PNG per cudaconv2d preset, and one with only
+#    three marked regions blurred;
 #  - the picture's box mean at a large radius and its adaptive threshold
 #    (cudaprefixsum), and the statistics message of the picture;
 #  - a plucked-string melody, the same in a room (convolution reverb with a
@@ -71,6 +72,16 @@ awk 'BEGIN { r = 20; n = 2 * r + 1; print "P2", n, n, 255
       line = line (d > r - 4 && d <= r ? 255 : 0) " " }
     print line } }' > "$out/ring-20.pgm"
 filter ring-20 RGBA mask-location="$out/ring-20.pgm" border=mirror
+# only where a detector marks: two faces and a number plate, as
+# region-of-interest metas from a stand-in detector (facedetect attaches the
+# same), each blurred by a Gaussian of 0.15 times its smaller side, feathered
+build/pipelines/tools/roi_launch "filesrc location=$out/input.png ! pngdec \
+  ! videoconvert ! video/x-raw,format=RGBA ! identity name=detector \
+  ! cudaconv2d preset=gaussian roi=true roi-sigma=0.15 roi-feather=8 \
+  border=mirror ! videoconvert ! pngenc \
+  ! filesink location=$out/region-blur.png" face:60,40,100,120 \
+  face:400,60,70,90 license-plate:250,280,120,36
+echo "wrote $out/region-blur.png  (cudaconv2d roi=true roi-sigma=0.15 roi-feather=8)"
 
 # Integral images: a box mean whose cost does not grow with the radius, an
 # adaptive threshold, and the statistics of the picture (3 x 2 regions).

@@ -452,6 +452,9 @@ clear_spectral (GstCudaConv2d * self)
     g_clear_pointer (&self->gpu_spectral[p], cf_conv2d_spectral_cuda_free);
     g_clear_pointer (&self->cpu_spectral[p], cf_conv2d_spectral_cpu_free);
   }
+  for (guint k = 0; k < N_CROP_TRANSFORMS; k++)
+    g_clear_pointer (&self->crop_transforms[k].spectral,
+        cf_conv2d_spectral_cuda_free);
 }
 
 static void
@@ -1126,6 +1129,41 @@ typedef struct
   cf_stream stream;
 } RegionJob;
 
+/* The transforms of a crop's size: crops of regions alike (faces of one
+ * size, a plate) share them, so they are kept, a few sizes, until the mask
+ * or the caps change; the oldest goes when a new size needs room. */
+static cf_conv2d_spectral_gpu *
+crop_transforms (GstCudaConv2d * self, const cf_conv2d_plan * plan,
+    const cf_plane_format * f, cf_stream stream, int *status)
+{
+  CropTransforms *slot = NULL;
+
+  for (guint k = 0; k < N_CROP_TRANSFORMS; k++) {
+    CropTransforms *c = &self->crop_transforms[k];
+    if (c->spectral && c->plan == plan && c->width == f->width
+        && c->height == f->height && c->channels == f->channels
+        && c->sample == (gint) f->sample && c->keep == f->keep_channel) {
+      c->used = ++self->crop_clock;
+      *status = CF_OK;
+      return c->spectral;
+    }
+    if (!slot || !c->spectral || (slot->spectral && c->used < slot->used))
+      slot = c;
+  }
+  g_clear_pointer (&slot->spectral, cf_conv2d_spectral_cuda_free);
+  *status = cf_conv2d_spectral_cuda_new (&slot->spectral, plan, f, stream);
+  if (*status != CF_OK)
+    return NULL;
+  slot->plan = plan;
+  slot->width = f->width;
+  slot->height = f->height;
+  slot->channels = f->channels;
+  slot->sample = f->sample;
+  slot->keep = f->keep_channel;
+  slot->used = ++self->crop_clock;
+  return slot->spectral;
+}
+
 static int
 filter_crop_cuda (GstCudaConv2d * self, const cf_conv2d_plan * plan,
     const cf_plane_format * f, const guint8 * d_src, gsize src_pitch,
@@ -1145,12 +1183,10 @@ filter_crop_cuda (GstCudaConv2d * self, const cf_conv2d_plan * plan,
   if (!plan->spectral)
     return cf_conv2d_cuda (CF_CONV2D_AUTO, plan, f, d_src, src_pitch, d_dst,
         dst_pitch, 0, f->height, stream);
-  /* crops change size from frame to frame: transforms made for this one */
-  status = cf_conv2d_spectral_cuda_new (&spectral, plan, f, stream);
-  if (status == CF_OK)
+  spectral = crop_transforms (self, plan, f, stream, &status);
+  if (spectral)
     status = cf_conv2d_spectral_cuda (spectral, d_src, src_pitch, d_dst,
         dst_pitch, stream);
-  cf_conv2d_spectral_cuda_free (spectral);
   return status;
 }
 
@@ -1270,9 +1306,7 @@ process_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
         own = g_new (cf_conv2d_plan, 1);
       status = region_cuda (self, &rj, k, own);
     }
-    /* the rectangles' host copy goes once the copy has read it */
-    if (status == CF_OK && pr.n_areas > 0)
-      status = cf_gpu_stream_sync (stream);
+    /* a copy from pageable memory has read it when it returns */
     plane_regions_free (&pr);
   }
   g_free (own);

@@ -14,6 +14,17 @@
 G_BEGIN_DECLS
 
 #define GST_TYPE_CUDA_CONV2D (gst_cuda_conv2d_get_type ())
+/* Spectral transforms kept for regions' crops of one size. */
+#define N_CROP_TRANSFORMS 4
+typedef struct
+{
+  cf_conv2d_spectral_gpu *spectral;
+  const cf_conv2d_plan *plan;   /* the element's: roi-sigma's masks are
+                                 * long, never spectral */
+  gint width, height, channels, sample, keep;
+  guint64 used;
+} CropTransforms;
+
 G_DECLARE_FINAL_TYPE (GstCudaConv2d, gst_cuda_conv2d, GST, CUDA_CONV2D,
     GstCudaFilterBase)
 
@@ -45,6 +56,8 @@ struct _GstCudaConv2d
   GArray *rects, *sigmas;       /* this frame's rectangles */
   GstCudaDeviceBuffer d_rects;  /* a plane's rectangles */
   GstCudaDeviceBuffer d_crop, d_filtered, d_area;       /* a region's */
+  CropTransforms crop_transforms[N_CROP_TRANSFORMS];
+  guint64 crop_clock;
   gpointer cpu_filtered;        /* a region's filter output, CPU */
   gsize cpu_filtered_size;
   gboolean fallback_warned;     /* this plan's algorithm could not run */

@@ -56,6 +56,8 @@ static const Case cases[] = {
   {"conv2d only separators", FAILS, V ("format=RGBA") C2 "kernel=\";\"" SINK, 0},
   {"conv2d mask 33 x 3: separable, a long mask", RUNS, V ("format=GRAY8") C2 "kernel=\"" ONES33 ";" ONES33 ";" ONES33 "\"" SINK, 0},
   {"conv2d mask 257 x 3 (over 255 and not one row)", FAILS, V ("format=GRAY8") C2 "kernel=\"" ONES257 ";" ONES257 ";" ONES257 "\"" SINK, 0},
+  {"conv2d roi-types with an empty name", FAILS, V ("format=RGBA") C2 "roi=true roi-types=\"face,,plate\"" SINK, 0},
+  {"conv2d roi on frames without metas: copied as they are", RUNS, V ("format=NV12") C2 "roi=true roi-sigma=0.2 roi-feather=20 planes=all" SINK, 0},
   {"conv2d disc radius 0", FAILS, V ("format=RGBA") C2 "preset=disc radius=0" SINK, 0},
   {"conv2d disc radius 100 on a 3x2 frame: reaches past any frame", RUNS, V ("format=RGBA,width=3,height=2") C2 "preset=disc radius=100 border=mirror" SINK, 0},
   {"conv2d one row of 33: a long mask", RUNS, V ("format=GRAY8") C2 "kernel=\"" ONES33 "\"" SINK, 0},

@@ -278,6 +278,46 @@ close_bytes "255x255 mask file RGB 1280x720, GPU within 1 of CPU" \
   video/x-raw,format=RGB,width=1280,height=720 \
   "mask-location=$out/mask-255.pgm border=wrap"
 rm -f "$out/mask-255.pgm"
+# regions: metas from the stand-in detector (pipelines/tools/roi_launch),
+# frames in CUDA memory on the GPU, in system memory on the CPU backend
+roi_launch=$(command -v roi_launch || echo "$root/build/pipelines/tools/roi_launch")
+roi_both() {
+  local name=$1 caps=$2 settings=$3 why="" rc=0
+  shift 3
+  timeout 120 "$roi_launch" "videotestsrc num-buffers=3 pattern=snow \
+    ! $caps ! cudaupload ! identity name=detector ! cudaconv2d \
+    backend=cuda $settings ! cudadownload \
+    ! filesink location=$out/roi-cuda.raw" "$@" > "$log" 2>&1 || rc=$?
+  timeout 120 "$roi_launch" "videotestsrc num-buffers=3 pattern=snow \
+    ! $caps ! identity name=detector ! cudaconv2d backend=cpu $settings \
+    ! filesink location=$out/roi-cpu.raw" "$@" >> "$log" 2>&1 || rc=$?
+  why=$(exit_reason $rc)
+  if [ -z "$why" ]; then
+    why=$(python3 - "$out/roi-cuda.raw" "$out/roi-cpu.raw" <<'PY'
+import sys
+a = open(sys.argv[1], "rb").read()
+b = open(sys.argv[2], "rb").read()
+if len(a) != len(b) or not a:
+    print("outputs of %d and %d bytes" % (len(a), len(b)))
+else:
+    worst = max(abs(x - y) for x, y in zip(a, b))
+    if worst > 1:
+        print("a byte differs by %d from the CPU backend's" % worst)
+PY
+)
+  fi
+  verdict "$name" "$why"
+  rm -f "$out/roi-cuda.raw" "$out/roi-cpu.raw"
+}
+roi_both "regions RGBA 1920x1080 in CUDA memory, roi-sigma, feather" \
+  video/x-raw,format=RGBA,width=1920,height=1080 \
+  "preset=gaussian roi=true roi-sigma=0.1 roi-feather=12 roi-grow=4" \
+  face:100,100,300,360 face:900,500,120,150 license-plate:1500,900,400,90
+roi_both "regions NV12 1280x720 in CUDA memory, faces only, disc" \
+  video/x-raw,format=NV12,width=1280,height=720 \
+  "preset=disc radius=24 planes=all roi=true roi-types=face border=wrap" \
+  face:0,0,200,200 face:150,100,300,300 license-plate:600,400,200,60 \
+  face:1200,650,200,200
 # rgba_png NAME SETTINGS FILE: a 1080p RGBA frame filtered by cudaconv2d
 # in CUDA memory, written to $out/FILE
 rgba_png() {
