@@ -1257,8 +1257,8 @@ region_cuda (GstCudaConv2d * self, const RegionJob * rj, gint k,
     crop.y};
   if (status == CF_OK)
     status = cf_conv2d_roi_blend_cuda (&pr->format, area, &filtered, &src,
-        &dst, self->d_rects.ptr, pr->n_rects, pr->feather, pr->owner[k],
-        rj->stream);
+        &dst, pr->rects, self->d_rects.ptr, pr->n_rects, pr->feather,
+        pr->owner[k], rj->stream);
   if (status == CF_OK && !rj->out_on_device)
     status = copy_rect (out_data + area->y * out_stride + area->x * pixel,
         out_stride, self->d_area.ptr, area_pitch, area->w * pixel, area->h,
@@ -1292,7 +1292,8 @@ process_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
       continue;
     plane_regions (self, &in->info, p, &pr);
     rj.pr = &pr;
-    if (pr.n_areas > 0) {
+    /* rectangles beyond those a launch carries: a device copy */
+    if (pr.n_areas > 0 && pr.n_rects > CF_ROI_LAUNCH_RECTS) {
       if (!gst_cuda_filter_base_ensure_device_ordered (base, &self->d_rects,
               sizeof (cf_rect) * pr.n_rects, stream))
         status = CF_ERR_NO_MEMORY;

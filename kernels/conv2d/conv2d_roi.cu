@@ -1,6 +1,7 @@
 /* The blend of a filtered area into the output on the device
- * (conv2d_roi.h): a thread a pixel, the rectangles read from device
- * memory for each pixel's weight. */
+ * (conv2d_roi.h): a thread a pixel, the rectangles (passed with the
+ * launch, or read from device memory past CF_ROI_LAUNCH_RECTS) for each
+ * pixel's weight. */
 #include <cuda_runtime.h>
 #include <cstdint>
 
@@ -16,7 +17,8 @@ struct Blend
 {
   cf_rect area;
   cf_roi_view filtered, src, dst;
-  const cf_rect *rects;
+  const cf_rect *rects;         /* more than CF_ROI_LAUNCH_RECTS */
+  cf_rect launch_rects[CF_ROI_LAUNCH_RECTS];
   int n, feather, owner;
   int channels, keep;
 };
@@ -38,7 +40,8 @@ blend (Blend b)
 
   if (x >= b.area.x + b.area.w || y >= b.area.y + b.area.h)
     return;
-  int who = cf_roi_owner (b.rects, b.n, b.feather, x, y, &w);
+  int who = cf_roi_owner (b.n <= CF_ROI_LAUNCH_RECTS ? b.launch_rects
+      : b.rects, b.n, b.feather, x, y, &w);
   if (b.owner >= 0 && who != b.owner)
     return;
   const T *s = at < T > (b.src, b.channels, x, y);
@@ -57,15 +60,16 @@ blend (Blend b)
 extern "C" int
 cf_conv2d_roi_blend_cuda (const cf_plane_format * f, const cf_rect * area,
     const cf_roi_view * filtered, const cf_roi_view * src,
-    const cf_roi_view * dst, const cf_rect * d_rects, int n, int feather,
-    int owner, cf_stream stream)
+    const cf_roi_view * dst, const cf_rect * rects, const cf_rect * d_rects,
+    int n, int feather, int owner, cf_stream stream)
 {
   using namespace cf_conv2d_roi;
   Blend b;
 
   if (cf_plane_format_check (f) != CF_OK || !area || !filtered || !src
       || !dst || !filtered->data || !src->data || !dst->data
-      || (n > 0 && !d_rects) || n < 0 || feather < 0
+      || (n > 0 && !rects) || (n > CF_ROI_LAUNCH_RECTS && !d_rects)
+      || n < 0 || feather < 0
       || filtered->x > area->x || filtered->y > area->y
       || src->x > area->x || src->y > area->y || dst->x > area->x
       || dst->y > area->y)
@@ -77,6 +81,8 @@ cf_conv2d_roi_blend_cuda (const cf_plane_format * f, const cf_rect * area,
   b.src = *src;
   b.dst = *dst;
   b.rects = d_rects;
+  for (int k = 0; k < n && k < CF_ROI_LAUNCH_RECTS; k++)
+    b.launch_rects[k] = rects[k];
   b.n = n;
   b.feather = feather;
   b.owner = owner;

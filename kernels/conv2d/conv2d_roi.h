@@ -98,11 +98,15 @@ int cf_conv2d_roi_blend_cpu (const cf_plane_format * format,
     const cf_rect * area, const cf_roi_view * filtered,
     const cf_roi_view * src, const cf_roi_view * dst, const cf_rect * rects,
     int n, int feather, int owner);
-/* The same on the device, `rects` in device memory. */
+/* The same on the device. Up to CF_ROI_LAUNCH_RECTS rectangles go with
+ * the launch from `rects` (host memory: nothing is copied, nothing waits);
+ * more are read from `d_rects`, a copy in device memory. */
+#define CF_ROI_LAUNCH_RECTS 64
 int cf_conv2d_roi_blend_cuda (const cf_plane_format * format,
     const cf_rect * area, const cf_roi_view * filtered,
-    const cf_roi_view * src, const cf_roi_view * dst, const cf_rect * d_rects,
-    int n, int feather, int owner, cf_stream stream);
+    const cf_roi_view * src, const cf_roi_view * dst, const cf_rect * rects,
+    const cf_rect * d_rects, int n, int feather, int owner,
+    cf_stream stream);
 
 #ifdef __cplusplus
 }

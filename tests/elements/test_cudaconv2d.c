@@ -2101,6 +2101,17 @@ GST_START_TEST (test_regions)
     check_regions (backend, "GRAY8", 120, 64, &s, small, 1, &full, FALSE, 1);
   }
   {
+    /* more rectangles than a GPU launch carries (64): a grid of 70 */
+    Region many[70];
+    Settings s = {.preset = "box",.size = 3,.roi = TRUE,.roi_feather = 2 };
+    Settings full = {.preset = "box",.size = 3 };
+    for (guint k = 0; k < G_N_ELEMENTS (many); k++)
+      many[k] = (Region) {
+      "face", 2 + 9 * (k % 14), 3 + 11 * (k / 14), 4, 5};
+    check_regions (backend, "RGBx", 130, 60, &s, many, G_N_ELEMENTS (many),
+        &full, FALSE, 0);
+  }
+  {
     /* no metas of the wanted type: the frame as it came */
     Settings s = {.preset = "sharpen",.roi = TRUE,.roi_types = "car" };
     Settings full = {.preset = "sharpen" };

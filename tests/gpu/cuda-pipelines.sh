@@ -280,13 +280,17 @@ close_bytes "255x255 mask file RGB 1280x720, GPU within 1 of CPU" \
 rm -f "$out/mask-255.pgm"
 # regions: metas from the stand-in detector (pipelines/tools/roi_launch),
 # frames in CUDA memory on the GPU, in system memory on the CPU backend
+# roi_both NAME CAPS SETTINGS MEMORY RECTANGLES...: MEMORY cuda or system
+# on the GPU (CUDA memory: 4-byte formats, whose downloaded rows have no
+# padding)
 roi_launch=$(command -v roi_launch || echo "$root/build/pipelines/tools/roi_launch")
 roi_both() {
-  local name=$1 caps=$2 settings=$3 why="" rc=0
-  shift 3
+  local name=$1 caps=$2 settings=$3 up="" down="" why="" rc=0
+  [ "$4" = cuda ] && up="cudaupload !" && down="! cudadownload"
+  shift 4
   timeout 120 "$roi_launch" "videotestsrc num-buffers=3 pattern=snow \
-    ! $caps ! cudaupload ! identity name=detector ! cudaconv2d \
-    backend=cuda $settings ! cudadownload \
+    ! $caps ! $up identity name=detector ! cudaconv2d \
+    backend=cuda $settings $down \
     ! filesink location=$out/roi-cuda.raw" "$@" > "$log" 2>&1 || rc=$?
   timeout 120 "$roi_launch" "videotestsrc num-buffers=3 pattern=snow \
     ! $caps ! identity name=detector ! cudaconv2d backend=cpu $settings \
@@ -311,12 +315,17 @@ PY
 }
 roi_both "regions RGBA 1920x1080 in CUDA memory, roi-sigma, feather" \
   video/x-raw,format=RGBA,width=1920,height=1080 \
-  "preset=gaussian roi=true roi-sigma=0.1 roi-feather=12 roi-grow=4" \
+  "preset=gaussian roi=true roi-sigma=0.1 roi-feather=12 roi-grow=4" cuda \
   face:100,100,300,360 face:900,500,120,150 license-plate:1500,900,400,90
-roi_both "regions NV12 1280x720 in CUDA memory, faces only, disc" \
+roi_both "regions BGRx 1280x720 in CUDA memory, faces only, disc" \
+  video/x-raw,format=BGRx,width=1280,height=720 \
+  "preset=disc radius=24 roi=true roi-types=face border=wrap" cuda \
+  face:0,0,200,200 face:150,100,300,300 license-plate:600,400,200,60 \
+  face:1200,650,200,200
+roi_both "regions NV12 1280x720 on the GPU, every plane, disc" \
   video/x-raw,format=NV12,width=1280,height=720 \
   "preset=disc radius=24 planes=all roi=true roi-types=face border=wrap" \
-  face:0,0,200,200 face:150,100,300,300 license-plate:600,400,200,60 \
+  system face:0,0,200,200 face:150,100,300,300 license-plate:600,400,200,60 \
   face:1200,650,200,200
 # rgba_png NAME SETTINGS FILE: a 1080p RGBA frame filtered by cudaconv2d
 # in CUDA memory, written to $out/FILE
