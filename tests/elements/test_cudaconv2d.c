@@ -1871,7 +1871,7 @@ GST_START_TEST (test_spectral_masks)
   g_free (text);
   g.offset = 0;
   /* the largest: 255 x 255 from a PGM */
-  random_general (&g, 255, 255, 0, 256);
+  g_free (random_general (&g, 255, 255, 0, 256));
   pgm = g_string_new ("P2 255 255 255\n");
   for (gint k = 0; k < 255 * 255; k++)
     g_string_append_printf (pgm, "%g\n", g.taps[k]);

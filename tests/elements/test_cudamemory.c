@@ -323,7 +323,9 @@ test_regions (void)
     Probe probe = { add_regions, &h, 0 };
     gchar *desc;
 
-    gst_video_info_from_caps (&info, gst_caps_from_string (caps));
+    GstCaps *parsed = gst_caps_from_string (caps);
+    gst_video_info_from_caps (&info, parsed);
+    gst_caps_unref (parsed);
     in = random_frames (&info, N_FRAMES);
     /* the metas come with the frames; the probe adds them where an
      * element before it dropped them */
