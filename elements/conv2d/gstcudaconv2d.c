@@ -8,9 +8,12 @@
  * @title: cudaconv2d
  *
  * Convolves video frames with a 2D mask on the GPU: blur, sharpen, edge
- * detection, emboss or any mask up to 31x31; Gaussians of sigma up to 170,
- * boxes up to 1023x1023 and masks of one row or column up to 1023 taps
- * (separable: a row pass and a column pass). The mask comes from `kernel`
+ * detection, emboss, lens (disc) blur or any mask up to 255x255 (above
+ * 31x31 through the frequency domain); Gaussians of sigma up to 170, boxes
+ * up to 1023x1023 and masks of one row or column up to 1023 taps
+ * (separable: a row pass and a column pass). With `roi`, only the
+ * rectangles of the frames' region-of-interest metas (from a detector such
+ * as facedetect) are filtered. The mask comes from `kernel`
  * (rows separated by `;`), from a file (`mask-location`: PGM, PNG or text)
  * or from `preset`; it is applied as written, not flipped:
  *
@@ -37,8 +40,15 @@
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,width=1920,height=1080 ! cudaconv2d preset=gaussian sigma=100 border=mirror ! autovideosink
  * ]| A Gaussian of sigma 100 (601 x 601 taps).
+ * |[
+ * gst-launch-1.0 videotestsrc ! cudaconv2d preset=disc radius=30 border=mirror ! videoconvert ! autovideosink
+ * ]| A lens blur: the mean over a disc of radius 30.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! facedetect display=false ! videoconvert ! cudaconv2d roi=true roi-types=face roi-sigma=0.15 roi-feather=8 ! videoconvert ! autovideosink
+ * ]| Faces blurred where facedetect finds them, each by a Gaussian of 0.15
+ * times its size.
  *
- * A bad `kernel`, `mask-location` or `size` set before the element starts makes the start
+ * A bad `kernel`, `mask-location`, `size`, `radius` or `roi-types` set before the element starts makes the start
  * fail with a LIBRARY/SETTINGS error naming the problem; set while playing
  * it is refused with a warning message and the current mask stays.
  */
