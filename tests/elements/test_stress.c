@@ -216,7 +216,29 @@ conv2d_property (GstElement * e, GRand * r)
   const gchar *algorithms[] = { "auto", "basic", "tiled", "cached", "fast" };
   GString *mask;
 
-  switch (pick (r, 12)) {
+  switch (pick (r, 13)) {
+    case 12:
+      /* regions: frames here carry no metas, so roi=true copies them */
+      switch (pick (r, 5)) {
+        case 0:
+          g_object_set (e, "roi", (gboolean) pick (r, 2), NULL);
+          break;
+        case 1:
+          g_object_set (e, "roi-types", pick (r, 2) ? "face,plate" : NULL,
+              NULL);
+          break;
+        case 2:
+          g_object_set (e, "roi-grow", pick (r, 40), NULL);
+          break;
+        case 3:
+          g_object_set (e, "roi-feather", pick (r, 40), NULL);
+          break;
+        default:
+          g_object_set (e, "roi-sigma", g_rand_double_range (r, 0, 0.5),
+              NULL);
+          break;
+      }
+      break;
     case 11:
       g_object_set (e, "radius", pick (r, 2) ? g_rand_double_range (r, 0.5,
               7.4) : g_rand_double_range (r, 15.5, 60), NULL);
@@ -879,7 +901,7 @@ static Kind conv1d_kind = { "cudaconv1d", NULL, conv1d_caps, conv1d_property,
 static Kind conv2d_kind = { "cudaconv2d", NULL, conv2d_caps, conv2d_property,
   NULL, NULL,
   "kernel=1 2 1; 2 5 2; 1 2 1|preset=gaussian|size=0|sigma=1.2|divisor=0|"
-      "offset=3|border=mirror|planes=all|algorithm=auto|qos=false",
+      "offset=3|border=mirror|planes=all|algorithm=auto|qos=false|roi=false",
   "video/x-raw,format=I420,width=160,height=120,framerate=30/1", ""
 };
 
