@@ -802,8 +802,27 @@ area_plan (GstCudaConv2d * self, const PlaneRegions * pr, gint k,
   return own;
 }
 
-/* The crop a mask reads for `area`, at least the mask's size where the
- * short path runs it (crops at the plane's edge are clipped there). */
+/* Widens [*at, *at + *n) of a side of `size` to `want`, away from the
+ * plane's edges (an edge the span touches stays touched), at most the
+ * whole side. More of the plane in a crop changes nothing inside its area:
+ * the mask reads the same samples. */
+static void
+widen (gint * at, gint * n, gint want, gint size)
+{
+  want = MIN (want, size);
+  if (*n >= want)
+    return;
+  *at = MIN (*at, size - want);
+  *n = want;
+}
+
+/* Spectral crops are sized in steps of this, so that regions of about one
+ * size (a face tracked from frame to frame) share their transforms. */
+#define SPECTRAL_CROP_STEP 64
+
+/* The crop a mask reads for `area`: at least the mask's size where the
+ * short path runs it (crops at the plane's edge are clipped there), a
+ * multiple of SPECTRAL_CROP_STEP where the spectral path does. */
 static cf_rect
 area_crop (const cf_conv2d_plan * plan, const cf_rect * area,
     const cf_plane_format * f)
@@ -811,11 +830,12 @@ area_crop (const cf_conv2d_plan * plan, const cf_rect * area,
   cf_rect c = cf_roi_crop (area, plan->kw, plan->kh, plan->border,
       f->width, f->height);
 
-  if (!plan->long_mask && !plan->spectral) {
-    if (c.w < plan->kw)
-      c.x = MIN (c.x, f->width - plan->kw), c.w = plan->kw;
-    if (c.h < plan->kh)
-      c.y = MIN (c.y, f->height - plan->kh), c.h = plan->kh;
+  if (plan->spectral) {
+    widen (&c.x, &c.w, GST_ROUND_UP_N (c.w, SPECTRAL_CROP_STEP), f->width);
+    widen (&c.y, &c.h, GST_ROUND_UP_N (c.h, SPECTRAL_CROP_STEP), f->height);
+  } else if (!plan->long_mask) {
+    widen (&c.x, &c.w, plan->kw, f->width);
+    widen (&c.y, &c.h, plan->kh, f->height);
   }
   return c;
 }
@@ -1286,6 +1306,7 @@ process_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
   GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
   cf_stream stream = gst_cuda_filter_base_streams (base)->compute;
   cf_conv2d_plan *own = NULL;
+  gboolean copy_failed = FALSE;
   int status = CF_OK;
 
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in) && status == CF_OK;
@@ -1295,8 +1316,10 @@ process_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
 
     if (!in_on_device && !out_on_device)
       copy_plane (in, out, p);
-    else if (!copy_plane_cuda (self, in, in_on_device, out, out_on_device, p))
-      return GST_FLOW_ERROR;
+    else if (!copy_plane_cuda (self, in, in_on_device, out, out_on_device, p)) {
+      copy_failed = TRUE;       /* posted; `own` is freed below */
+      break;
+    }
     if (!gst_cuda_conv2d_plane_filtered (p, self->frame_planes)
         || self->rects->len == 0)
       continue;
@@ -1321,6 +1344,8 @@ process_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
     plane_regions_free (&pr);
   }
   g_free (own);
+  if (copy_failed)
+    return GST_FLOW_ERROR;
   return GST_CUDA_FILTER_CHECK (self, status, "filtering regions")
       ? GST_FLOW_OK : GST_FLOW_ERROR;
 }

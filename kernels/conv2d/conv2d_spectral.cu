@@ -358,11 +358,13 @@ cf_conv2d_spectral_cuda_free (cf_conv2d_spectral_gpu * s)
 {
   if (!s)
     return;
+  /* work queued on the plans' work areas finishes first: cuFFT does not
+   * say that destroying a plan waits for it */
+  cudaDeviceSynchronize ();
   if (s->have_forward)
     cf_cufft ()->destroy (s->forward);
   if (s->have_inverse)
     cf_cufft ()->destroy (s->inverse);
-  /* cudaFree waits for the device: work queued on the planes finishes */
   cudaFree (s->planes);
   cudaFree (s->spectrum);
   free (s);
