@@ -2,7 +2,8 @@
 # The demo: builds the plugin (installing the build dependencies first),
 # then writes into demo-output/:
 #  - a test picture and one PNG per cudaconv2d preset, and one with only
-#    three marked regions blurred;
+#    three marked regions blurred; a photograph whose face facedetect finds
+#    and cudaconv2d blurs;
 #  - the picture's box mean at a large radius and its adaptive threshold
 #    (cudaprefixsum), and the statistics message of the picture;
 #  - a plucked-string melody, the same in a room (convolution reverb with a
@@ -82,6 +83,25 @@ build/pipelines/tools/roi_launch "filesrc location=$out/input.png ! pngdec \
   ! filesink location=$out/region-blur.png" face:60,40,100,120 \
   face:400,60,70,90 license-plate:250,280,120,36
 echo "wrote $out/region-blur.png  (cudaconv2d roi=true roi-sigma=0.15 roi-feather=8)"
+# and with a real detector: facedetect (gst-plugins-bad's opencv plugin)
+# finds the face in a photograph (scikit-image's astronaut.png, from
+# Debian's python3-skimage package) and attaches its meta
+if picture=$(bash scripts/face_picture.sh) \
+    && gst-inspect-1.0 facedetect >/dev/null 2>&1; then
+  # (opencv complains on stderr of the nose, mouth and eye cascades
+  # Debian does not ship; facedetect needs only the face's)
+  if gst-launch-1.0 -q filesrc location="$picture" ! pngdec ! videoconvert \
+      ! facedetect display=false ! videoconvert \
+      ! cudaconv2d roi=true roi-types=face roi-sigma=0.15 roi-feather=8 \
+      ! videoconvert ! pngenc ! filesink location="$out/face-blur.png" \
+      2>/dev/null; then
+    echo "wrote $out/face-blur.png  (facedetect ! cudaconv2d roi=true roi-types=face)"
+  else
+    echo "no face-blur.png: the facedetect pipeline failed"
+  fi
+else
+  echo "no face-blur.png: facedetect or the photograph is missing"
+fi
 
 # Integral images: a box mean whose cost does not grow with the radius, an
 # adaptive threshold, and the statistics of the picture (3 x 2 regions).

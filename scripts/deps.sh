@@ -11,6 +11,7 @@ packages=(
   gstreamer1.0-plugins-bad libgstreamer-plugins-bad1.0-dev
   libkissfft-dev libfftw3-dev libsndfile1-dev libebur128-dev
   python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
+  gstreamer1.0-opencv opencv-data
 )
 
 # Debian 13 and newer carry a CUDA 12 toolkit in non-free: where none is
