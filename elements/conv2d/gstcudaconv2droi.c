@@ -40,20 +40,37 @@ gst_cuda_conv2d_roi_check_types (const gchar * types)
   return error;
 }
 
-/* Whether a meta's type is one of `types` (NULL or empty: any). */
+/* Whether a meta's type is one of `types` (NULL: any), quarks of the
+ * names, 0-terminated. */
 static gboolean
-wanted (const gchar * types, GQuark type)
+wanted (const GQuark * types, GQuark type)
+{
+  if (!types)
+    return TRUE;
+  for (guint k = 0; types[k]; k++)
+    if (types[k] == type)
+      return TRUE;
+  return FALSE;
+}
+
+/* roi-types as quarks (free with g_free), NULL for all types; a name no
+ * meta has ever used is a quark no meta has, so it matches none. */
+static GQuark *
+type_quarks (const gchar * types)
 {
   gchar **names;
-  gboolean found = FALSE;
+  GQuark *quarks;
+  guint n;
 
   if (!types || !types[0])
-    return TRUE;
+    return NULL;
   names = g_strsplit (types, ",", -1);
-  for (guint k = 0; names[k] && !found; k++)
-    found = g_quark_try_string (g_strstrip (names[k])) == type && type != 0;
+  n = g_strv_length (names);
+  quarks = g_new0 (GQuark, n + 1);
+  for (guint k = 0; k < n; k++)
+    quarks[k] = g_quark_from_string (g_strstrip (names[k]));
   g_strfreev (names);
-  return found;
+  return quarks;
 }
 
 void
@@ -62,6 +79,8 @@ gst_cuda_conv2d_roi_collect (GstBuffer * buffer, const GstCudaConv2dRoi * roi,
 {
   gpointer state = NULL;
   GstMeta *meta;
+  GQuark *types = NULL;
+  gboolean parsed = FALSE;
 
   g_array_set_size (rects, 0);
   if (sigmas)
@@ -75,7 +94,12 @@ gst_cuda_conv2d_roi_collect (GstBuffer * buffer, const GstCudaConv2dRoi * roi,
     cf_rect r;
     gdouble side;
 
-    if (!wanted (roi->types, m->roi_type) || m->w == 0 || m->h == 0)
+    /* the list is read once a frame, and only for a frame with metas */
+    if (!parsed) {
+      types = type_quarks (roi->types);
+      parsed = TRUE;
+    }
+    if (!wanted (types, m->roi_type) || m->w == 0 || m->h == 0)
       continue;
     /* far outside any frame: keep the numbers in int */
     r.x = (gint) CLAMP (x0, -G_MAXINT / 4, G_MAXINT / 4);
@@ -89,6 +113,7 @@ gst_cuda_conv2d_roi_collect (GstBuffer * buffer, const GstCudaConv2dRoi * roi,
       g_array_append_val (sigmas, sigma);
     }
   }
+  g_free (types);
 }
 
 void
