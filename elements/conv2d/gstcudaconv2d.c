@@ -164,6 +164,7 @@ gst_cuda_conv2d_finalize (GObject * object)
   gst_cuda_conv2d_roi_clear (&self->frame_roi);
   g_free (self->roi_error);
   g_free (self->cpu_filtered);
+  g_free (self->region_plan);
   g_array_unref (self->rects);
   g_array_unref (self->sigmas);
   g_free (self->settings_error);
@@ -854,7 +855,6 @@ static GstFlowReturn
 process_regions_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     GstVideoFrame * out)
 {
-  cf_conv2d_plan *own = NULL;
   int status = CF_OK;
 
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in) && status == CF_OK;
@@ -875,9 +875,9 @@ process_regions_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
       cf_roi_view filtered, src, dst;
       gsize bytes;
 
-      if (pr.owner[k] >= 0 && !own)
-        own = g_new (cf_conv2d_plan, 1);
-      plan = area_plan (self, &pr, k, own);
+      if (pr.owner[k] >= 0 && !self->region_plan)
+        self->region_plan = g_new (cf_conv2d_plan, 1);
+      plan = area_plan (self, &pr, k, self->region_plan);
       crop = area_crop (plan, &pr.areas[k], &pr.format);
       bytes = (gsize) crop.w * crop.h * pixel;
       if (bytes > self->cpu_filtered_size) {
@@ -908,7 +908,6 @@ process_regions_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     }
     plane_regions_free (&pr);
   }
-  g_free (own);
   return status == CF_OK ? GST_FLOW_OK : filter_failed (self, status);
 }
 
@@ -1305,7 +1304,6 @@ process_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
 {
   GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
   cf_stream stream = gst_cuda_filter_base_streams (base)->compute;
-  cf_conv2d_plan *own = NULL;
   gboolean copy_failed = FALSE;
   int status = CF_OK;
 
@@ -1317,7 +1315,7 @@ process_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
     if (!in_on_device && !out_on_device)
       copy_plane (in, out, p);
     else if (!copy_plane_cuda (self, in, in_on_device, out, out_on_device, p)) {
-      copy_failed = TRUE;       /* posted; `own` is freed below */
+      copy_failed = TRUE;       /* posted */
       break;
     }
     if (!gst_cuda_conv2d_plane_filtered (p, self->frame_planes)
@@ -1336,14 +1334,13 @@ process_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
             sizeof (cf_rect) * pr.n_rects, 1, CF_COPY_HOST_TO_DEVICE, stream);
     }
     for (gint k = 0; k < pr.n_areas && status == CF_OK; k++) {
-      if (pr.owner[k] >= 0 && !own)
-        own = g_new (cf_conv2d_plan, 1);
-      status = region_cuda (self, &rj, k, own);
+      if (pr.owner[k] >= 0 && !self->region_plan)
+        self->region_plan = g_new (cf_conv2d_plan, 1);
+      status = region_cuda (self, &rj, k, self->region_plan);
     }
     /* a copy from pageable memory has read it when it returns */
     plane_regions_free (&pr);
   }
-  g_free (own);
   if (copy_failed)
     return GST_FLOW_ERROR;
   return GST_CUDA_FILTER_CHECK (self, status, "filtering regions")

@@ -54,6 +54,8 @@ struct _GstCudaConv2d
   GstCudaConv2dRoi frame_roi;   /* this frame's roi settings */
   GstCudaConv2dSettings frame_settings; /* roi-sigma's masks start here */
   GArray *rects, *sigmas;       /* this frame's rectangles */
+  cf_conv2d_plan *region_plan;  /* roi-sigma's mask of one region, rebuilt
+                                 * for each */
   GstCudaDeviceBuffer d_rects;  /* a plane's rectangles */
   GstCudaDeviceBuffer d_crop, d_filtered, d_area;       /* a region's */
   CropTransforms crop_transforms[N_CROP_TRANSFORMS];
