@@ -129,12 +129,30 @@ ordered (void)
 
 static GMutex other_lock;
 
+/* Both threads meet (relaxed atomics, which order nothing) before they
+ * write, so the two writes overlap in time on every run: a child that ran
+ * to its end before the parent's write made the report depend on the
+ * scheduler. Several rounds, for the same reason. */
+#define MUTEX_RACE_ROUNDS 16
+static gint arrived;
+
+static void
+meet (gint round)
+{
+  __atomic_add_fetch (&arrived, 1, __ATOMIC_RELAXED);
+  while (__atomic_load_n (&arrived, __ATOMIC_RELAXED) < 2 * (round + 1))
+    g_thread_yield ();
+}
+
 static gpointer
 write_under_other_lock (G_GNUC_UNUSED gpointer data)
 {
-  g_mutex_lock (&other_lock);
-  shared++;
-  g_mutex_unlock (&other_lock);
+  for (gint round = 0; round < MUTEX_RACE_ROUNDS; round++) {
+    meet (round);
+    g_mutex_lock (&other_lock);
+    shared++;
+    g_mutex_unlock (&other_lock);
+  }
   return NULL;
 }
 
@@ -143,9 +161,12 @@ mutex_race (void)
 {
   GThread *thread = g_thread_new ("other", write_under_other_lock, NULL);
 
-  g_mutex_lock (&lock);
-  shared++;
-  g_mutex_unlock (&lock);
+  for (gint round = 0; round < MUTEX_RACE_ROUNDS; round++) {
+    meet (round);
+    g_mutex_lock (&lock);
+    shared++;
+    g_mutex_unlock (&lock);
+  }
   g_thread_join (thread);
   return 0;
 }
