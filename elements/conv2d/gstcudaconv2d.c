@@ -92,6 +92,8 @@ static gboolean gst_cuda_conv2d_start (GstCudaFilterBase * base);
 static void gst_cuda_conv2d_stop (GstCudaFilterBase * base);
 static gboolean gst_cuda_conv2d_set_info (GstCudaFilterBase * base,
     GstCaps * incaps, GstCaps * outcaps);
+static GstFlowReturn gst_cuda_conv2d_prepare_output_buffer (GstBaseTransform
+    * trans, GstBuffer * inbuf, GstBuffer ** outbuf);
 static GstFlowReturn gst_cuda_conv2d_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
 
@@ -122,6 +124,8 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
   base_class->start = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_start);
   base_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_stop);
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_set_info);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_conv2d_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_transform);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_filter_base_transform_caps);
@@ -527,7 +531,7 @@ static GstFlowReturn filter_frames_cpu (GstCudaConv2d * self,
 
 static gboolean
 gst_cuda_conv2d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
-    GstCaps * outcaps G_GNUC_UNUSED)
+    GstCaps * outcaps)
 {
   GstCudaConv2d *self = GST_CUDA_CONV2D (base);
   GstVideoInfo info;
@@ -545,6 +549,8 @@ gst_cuda_conv2d_set_info (GstCudaFilterBase * base, GstCaps * incaps,
     self->info = info;
     self->have_info = TRUE;
   }
+  /* memory of one kind on both sides: regions may filter in place */
+  self->same_caps = gst_caps_is_equal (incaps, outcaps);
   GST_OBJECT_UNLOCK (self);
   if (error) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Cannot filter %dx%d "
@@ -737,6 +743,10 @@ typedef struct
   cf_rect *rects, *areas;
   gint *owner;                  /* the rectangle of each area, -1: merged */
   gint n_rects, n_areas, feather;
+  /* each area's crop, and where its filtered copy lies in the scratch
+   * buffer (lay_out_crops) */
+  cf_rect *crops;
+  gsize *offsets, *pitches;
 } PlaneRegions;
 
 /* Whether rectangles take masks of their own (roi-sigma on the gaussian
@@ -761,6 +771,9 @@ plane_regions (GstCudaConv2d * self, const GstVideoInfo * info, guint p,
   pr->rects = g_new (cf_rect, MAX (n, 1));
   pr->areas = g_new (cf_rect, MAX (n, 1));
   pr->owner = g_new (gint, MAX (n, 1));
+  pr->crops = g_new (cf_rect, MAX (n, 1));
+  pr->offsets = g_new (gsize, MAX (n, 1));
+  pr->pitches = g_new (gsize, MAX (n, 1));
   pr->feather = self->frame_roi.feather;
   gst_cuda_conv2d_roi_to_plane (info, p, (cf_rect *) self->rects->data, n,
       pr->rects, &pr->feather);
@@ -775,21 +788,27 @@ plane_regions_free (PlaneRegions * pr)
   g_free (pr->rects);
   g_free (pr->areas);
   g_free (pr->owner);
+  g_free (pr->crops);
+  g_free (pr->offsets);
+  g_free (pr->pitches);
 }
 
 /* The mask of area k: the element's, or with roi-sigma a Gaussian of its
- * rectangle's own sigma, built into `own`. Those are at least 33 taps a
+ * rectangle's own sigma, built into self->region_plan. Those are at least 33 taps a
  * side, so that they run the long path, which takes any plane. */
 static const cf_conv2d_plan *
-area_plan (GstCudaConv2d * self, const PlaneRegions * pr, gint k,
-    cf_conv2d_plan * own)
+area_plan (GstCudaConv2d * self, const PlaneRegions * pr, gint k)
 {
   GstCudaConv2dSettings s;
   gchar *error = NULL;
   gdouble sigma;
+  cf_conv2d_plan *own;
 
   if (pr->owner[k] < 0)
     return self->plan;
+  if (!self->region_plan)
+    self->region_plan = g_new (cf_conv2d_plan, 1);
+  own = self->region_plan;
   s = self->frame_settings;
   sigma = g_array_index (self->sigmas, gdouble, pr->owner[k]);
   s.sigma = CLAMP (sigma, 0.05, 170.0);
@@ -841,6 +860,27 @@ area_crop (const cf_conv2d_plan * plan, const cf_rect * area,
   return c;
 }
 
+/* Each area's crop, and where its filtered copy goes in one scratch
+ * buffer, rows padded to `align` bytes. Every crop is filtered before any
+ * area is blended, so that a frame filtered in place gives each crop the
+ * pixels it came with. Returns the scratch buffer's bytes. */
+static gsize
+lay_out_crops (GstCudaConv2d * self, PlaneRegions * pr, gsize align)
+{
+  gsize pixel = cf_plane_format_pixel_bytes (&pr->format), total = 0;
+
+  for (gint k = 0; k < pr->n_areas; k++) {
+    const cf_rect *c = &pr->crops[k];
+
+    pr->crops[k] = area_crop (area_plan (self, pr, k), &pr->areas[k],
+        &pr->format);
+    pr->pitches[k] = GST_ROUND_UP_N (c->w * pixel, align);
+    pr->offsets[k] = total;
+    total += pr->pitches[k] * c->h;
+  }
+  return total;
+}
+
 static GstFlowReturn
 filter_failed (GstCudaConv2d * self, int status)
 {
@@ -849,62 +889,63 @@ filter_failed (GstCudaConv2d * self, int status)
   return GST_FLOW_ERROR;
 }
 
-/* The regions of every filtered plane on the CPU: the frame copied, each
- * area's crop filtered aside and blended in. */
+/* The regions of every filtered plane on the CPU: the frame copied
+ * unless it is filtered in place (`out` is `in`), every area's crop
+ * filtered aside, then each area blended in. */
 static GstFlowReturn
 process_regions_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     GstVideoFrame * out)
 {
+  gboolean in_place = in == out;
   int status = CF_OK;
 
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in) && status == CF_OK;
       p++) {
+    guint8 *out_data = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+    gsize out_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
     PlaneRegions pr;
-    gsize pixel;
+    gsize pixel, bytes;
 
-    copy_plane (in, out, p);
+    if (!in_place)
+      copy_plane (in, out, p);
     if (!gst_cuda_conv2d_plane_filtered (p, self->frame_planes)
         || self->rects->len == 0)
       continue;
     plane_regions (self, &in->info, p, &pr);
     pixel = cf_plane_format_pixel_bytes (&pr.format);
+    bytes = lay_out_crops (self, &pr, 1);
+    if (bytes > self->cpu_filtered_size) {
+      g_free (self->cpu_filtered);
+      self->cpu_filtered = g_try_malloc (bytes);
+      self->cpu_filtered_size = self->cpu_filtered ? bytes : 0;
+      if (!self->cpu_filtered)
+        status = CF_ERR_NO_MEMORY;
+    }
     for (gint k = 0; k < pr.n_areas && status == CF_OK; k++) {
-      const cf_conv2d_plan *plan;
-      cf_rect crop;
+      const cf_rect *crop = &pr.crops[k];
       CpuJob job;
-      cf_roi_view filtered, src, dst;
-      gsize bytes;
 
-      if (pr.owner[k] >= 0 && !self->region_plan)
-        self->region_plan = g_new (cf_conv2d_plan, 1);
-      plan = area_plan (self, &pr, k, self->region_plan);
-      crop = area_crop (plan, &pr.areas[k], &pr.format);
-      bytes = (gsize) crop.w * crop.h * pixel;
-      if (bytes > self->cpu_filtered_size) {
-        g_free (self->cpu_filtered);
-        self->cpu_filtered = g_malloc (bytes);
-        self->cpu_filtered_size = bytes;
-      }
-      job.plan = plan;
+      job.plan = area_plan (self, &pr, k);
       job.format = pr.format;
-      job.format.width = crop.w;
-      job.format.height = crop.h;
+      job.format.width = crop->w;
+      job.format.height = crop->h;
       job.src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
       job.src = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (in, p)
-          + crop.y * job.src_stride + crop.x * pixel;
-      job.dst = self->cpu_filtered;
-      job.dst_stride = crop.w * pixel;
+          + crop->y * job.src_stride + crop->x * pixel;
+      job.dst = (guint8 *) self->cpu_filtered + pr.offsets[k];
+      job.dst_stride = pr.pitches[k];
       status = filter_plane_cpu (self, &job, -1);
-      filtered = (cf_roi_view) { self->cpu_filtered, job.dst_stride, crop.x,
-        crop.y};
-      src = (cf_roi_view) { GST_VIDEO_FRAME_PLANE_DATA (in, p),
-        job.src_stride, 0, 0};
-      dst = (cf_roi_view) { GST_VIDEO_FRAME_PLANE_DATA (out, p),
-        GST_VIDEO_FRAME_PLANE_STRIDE (out, p), 0, 0};
-      if (status == CF_OK)
-        status = cf_conv2d_roi_blend_cpu (&pr.format, &pr.areas[k],
-            &filtered, &src, &dst, pr.rects, pr.n_rects, pr.feather,
-            pr.owner[k]);
+    }
+    for (gint k = 0; k < pr.n_areas && status == CF_OK; k++) {
+      /* the output holds the source where the area blends: each pixel is
+       * blended by one area */
+      cf_roi_view filtered = { (guint8 *) self->cpu_filtered + pr.offsets[k],
+        pr.pitches[k], pr.crops[k].x, pr.crops[k].y
+      };
+      cf_roi_view frame = { out_data, out_stride, 0, 0 };
+
+      status = cf_conv2d_roi_blend_cpu (&pr.format, &pr.areas[k], &filtered,
+          &frame, &frame, pr.rects, pr.n_rects, pr.feather, pr.owner[k]);
     }
     plane_regions_free (&pr);
   }
@@ -1146,15 +1187,16 @@ process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
   return GST_FLOW_OK;
 }
 
-/* One area of a plane on the GPU: its crop filtered from the source (on
- * the device, or uploaded), blended into the output (on the device, or
- * its area uploaded, blended and downloaded). */
+/* A plane's regions on the GPU: crops read from the source (on the
+ * device, or uploaded into d_crop), filtered into d_filtered, areas
+ * blended into the output (on the device, or uploaded into d_area, blended
+ * and downloaded). */
 typedef struct
 {
   const GstVideoFrame *in, *out;
   gboolean in_on_device, out_on_device;
   guint p;
-  const PlaneRegions *pr;
+  PlaneRegions *pr;
   cf_stream stream;
 } RegionJob;
 
@@ -1227,84 +1269,114 @@ copy_rect (void *dst, gsize dst_pitch, const void *src, gsize src_pitch,
       kind, stream);
 }
 
+/* Area k's crop, filtered into its place in d_filtered. */
 static int
-region_cuda (GstCudaConv2d * self, const RegionJob * rj, gint k,
-    cf_conv2d_plan * own)
+filter_area_cuda (GstCudaConv2d * self, const RegionJob * rj, gint k)
 {
-  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
   const PlaneRegions *pr = rj->pr;
-  const cf_rect *area = &pr->areas[k];
-  const cf_conv2d_plan *plan = area_plan (self, pr, k, own);
-  cf_rect crop = area_crop (plan, area, &pr->format);
-  cf_plane_format cf = pr->format;
+  const cf_rect *crop = &pr->crops[k];
   gsize pixel = cf_plane_format_pixel_bytes (&pr->format);
-  guint8 *in_data = GST_VIDEO_FRAME_PLANE_DATA (rj->in, rj->p);
-  guint8 *out_data = GST_VIDEO_FRAME_PLANE_DATA (rj->out, rj->p);
+  const guint8 *in_data = GST_VIDEO_FRAME_PLANE_DATA (rj->in, rj->p);
   gsize in_stride = GST_VIDEO_FRAME_PLANE_STRIDE (rj->in, rj->p);
-  gsize out_stride = GST_VIDEO_FRAME_PLANE_STRIDE (rj->out, rj->p);
-  gsize crop_pitch = GST_ROUND_UP_N (crop.w * pixel, 256);
-  gsize area_pitch = GST_ROUND_UP_N (area->w * pixel, 256);
-  const guint8 *d_src;
-  gsize src_pitch;
-  cf_roi_view filtered, src, dst;
+  const guint8 *d_src = in_data + crop->y * in_stride + crop->x * pixel;
+  gsize src_pitch = in_stride;
+  cf_plane_format cf = pr->format;
   int status = CF_OK;
 
-  if (!gst_cuda_filter_base_ensure_device_ordered (base, &self->d_filtered,
-          crop_pitch * crop.h, rj->stream)
-      || (!rj->in_on_device && !gst_cuda_filter_base_ensure_device_ordered
-          (base, &self->d_crop, crop_pitch * crop.h, rj->stream))
-      || (!rj->out_on_device && !gst_cuda_filter_base_ensure_device_ordered
-          (base, &self->d_area, area_pitch * area->h, rj->stream)))
-    return CF_ERR_NO_MEMORY;
-  if (rj->in_on_device) {
-    d_src = in_data + crop.y * in_stride + crop.x * pixel;
-    src_pitch = in_stride;
-    src = (cf_roi_view) { in_data, in_stride, 0, 0};
-  } else {
-    status = copy_rect (self->d_crop.ptr, crop_pitch, in_data + crop.y
-        * in_stride + crop.x * pixel, in_stride, crop.w * pixel, crop.h,
-        CF_COPY_HOST_TO_DEVICE, rj->stream);
+  if (!rj->in_on_device) {
+    /* d_crop is used again by the next crop's upload, which the stream
+     * orders after this crop's filter */
+    status = copy_rect (self->d_crop.ptr, pr->pitches[k], d_src, in_stride,
+        crop->w * pixel, crop->h, CF_COPY_HOST_TO_DEVICE, rj->stream);
     d_src = self->d_crop.ptr;
-    src_pitch = crop_pitch;
-    src = (cf_roi_view) { self->d_crop.ptr, crop_pitch, crop.x, crop.y};
+    src_pitch = pr->pitches[k];
   }
-  if (rj->out_on_device) {
-    dst = (cf_roi_view) { out_data, out_stride, 0, 0};
-  } else if (status == CF_OK) {
-    /* the area as the output holds it: pixels other areas own stay */
-    status = copy_rect (self->d_area.ptr, area_pitch, out_data + area->y
-        * out_stride + area->x * pixel, out_stride, area->w * pixel,
-        area->h, CF_COPY_HOST_TO_DEVICE, rj->stream);
-    dst = (cf_roi_view) { self->d_area.ptr, area_pitch, area->x, area->y};
-  }
-  cf.width = crop.w;
-  cf.height = crop.h;
+  cf.width = crop->w;
+  cf.height = crop->h;
   if (status == CF_OK)
-    status = filter_crop_cuda (self, plan, &cf, d_src, src_pitch,
-        self->d_filtered.ptr, crop_pitch, rj->stream);
-  filtered = (cf_roi_view) { self->d_filtered.ptr, crop_pitch, crop.x,
-    crop.y};
-  if (status == CF_OK)
-    status = cf_conv2d_roi_blend_cuda (&pr->format, area, &filtered, &src,
-        &dst, pr->rects, self->d_rects.ptr, pr->n_rects, pr->feather,
-        pr->owner[k], rj->stream);
-  if (status == CF_OK && !rj->out_on_device)
-    status = copy_rect (out_data + area->y * out_stride + area->x * pixel,
-        out_stride, self->d_area.ptr, area_pitch, area->w * pixel, area->h,
-        CF_COPY_DEVICE_TO_HOST, rj->stream);
+    status = filter_crop_cuda (self, area_plan (self, pr, k), &cf, d_src,
+        src_pitch, (guint8 *) self->d_filtered.ptr + pr->offsets[k],
+        pr->pitches[k], rj->stream);
   return status;
 }
 
+/* Area k blended into the output, which holds the source there: each
+ * pixel is blended by one area. */
+static int
+blend_area_cuda (GstCudaConv2d * self, const RegionJob * rj, gint k)
+{
+  const PlaneRegions *pr = rj->pr;
+  const cf_rect *area = &pr->areas[k];
+  gsize pixel = cf_plane_format_pixel_bytes (&pr->format);
+  guint8 *out_data = GST_VIDEO_FRAME_PLANE_DATA (rj->out, rj->p);
+  gsize out_stride = GST_VIDEO_FRAME_PLANE_STRIDE (rj->out, rj->p);
+  gsize area_pitch = GST_ROUND_UP_N (area->w * pixel, 256);
+  guint8 *area_data = out_data + area->y * out_stride + area->x * pixel;
+  cf_roi_view filtered = { (guint8 *) self->d_filtered.ptr + pr->offsets[k],
+    pr->pitches[k], pr->crops[k].x, pr->crops[k].y
+  };
+  cf_roi_view frame = { out_data, out_stride, 0, 0 };
+  int status = CF_OK;
+
+  if (!rj->out_on_device) {
+    /* the area as the output holds it: pixels other areas own stay */
+    status = copy_rect (self->d_area.ptr, area_pitch, area_data, out_stride,
+        area->w * pixel, area->h, CF_COPY_HOST_TO_DEVICE, rj->stream);
+    frame = (cf_roi_view) { self->d_area.ptr, area_pitch, area->x, area->y};
+  }
+  if (status == CF_OK)
+    status = cf_conv2d_roi_blend_cuda (&pr->format, area, &filtered, &frame,
+        &frame, pr->rects, self->d_rects.ptr, pr->n_rects, pr->feather,
+        pr->owner[k], rj->stream);
+  if (status == CF_OK && !rj->out_on_device)
+    status = copy_rect (area_data, out_stride, self->d_area.ptr, area_pitch,
+        area->w * pixel, area->h, CF_COPY_DEVICE_TO_HOST, rj->stream);
+  return status;
+}
+
+/* The scratch planes a plane's regions need, and its rectangles on the
+ * device when a launch cannot carry them all. */
+static int
+prepare_regions_cuda (GstCudaConv2d * self, const RegionJob * rj)
+{
+  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
+  PlaneRegions *pr = rj->pr;
+  gsize pixel = cf_plane_format_pixel_bytes (&pr->format);
+  gsize filtered = lay_out_crops (self, pr, 256), crop = 0, area = 0;
+
+  for (gint k = 0; k < pr->n_areas; k++) {
+    crop = MAX (crop, pr->pitches[k] * pr->crops[k].h);
+    area = MAX (area, GST_ROUND_UP_N (pr->areas[k].w * pixel, 256)
+        * pr->areas[k].h);
+  }
+  if (!gst_cuda_filter_base_ensure_device_ordered (base, &self->d_filtered,
+          filtered, rj->stream)
+      || (!rj->in_on_device && !gst_cuda_filter_base_ensure_device_ordered
+          (base, &self->d_crop, crop, rj->stream))
+      || (!rj->out_on_device && !gst_cuda_filter_base_ensure_device_ordered
+          (base, &self->d_area, area, rj->stream)))
+    return CF_ERR_NO_MEMORY;
+  if (pr->n_rects <= CF_ROI_LAUNCH_RECTS)
+    return CF_OK;
+  if (!gst_cuda_filter_base_ensure_device_ordered (base, &self->d_rects,
+          sizeof (cf_rect) * pr->n_rects, rj->stream))
+    return CF_ERR_NO_MEMORY;
+  return copy_rect (self->d_rects.ptr, sizeof (cf_rect) * pr->n_rects,
+      pr->rects, sizeof (cf_rect) * pr->n_rects,
+      sizeof (cf_rect) * pr->n_rects, 1, CF_COPY_HOST_TO_DEVICE, rj->stream);
+}
+
 /* The regions of every filtered plane on the GPU, on the compute stream:
- * the frame copied (on the device where either side is), each area
- * filtered and blended in. */
+ * the frame copied (on the device where either side is) unless it is
+ * filtered in place (`out` is `in`), every area's crop filtered, then
+ * each area blended in. */
 static GstFlowReturn
 process_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
     gboolean in_on_device, GstVideoFrame * out, gboolean out_on_device)
 {
-  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
-  cf_stream stream = gst_cuda_filter_base_streams (base)->compute;
-  gboolean copy_failed = FALSE;
+  cf_stream stream =
+      gst_cuda_filter_base_streams (GST_CUDA_FILTER_BASE (self))->compute;
+  gboolean in_place = in == out, copy_failed = FALSE;
   int status = CF_OK;
 
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in) && status == CF_OK;
@@ -1312,9 +1384,12 @@ process_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
     RegionJob rj = { in, out, in_on_device, out_on_device, p, NULL, stream };
     PlaneRegions pr;
 
-    if (!in_on_device && !out_on_device)
+    if (in_place) {
+      /* nothing to copy */
+    } else if (!in_on_device && !out_on_device) {
       copy_plane (in, out, p);
-    else if (!copy_plane_cuda (self, in, in_on_device, out, out_on_device, p)) {
+    } else if (!copy_plane_cuda (self, in, in_on_device, out, out_on_device,
+            p)) {
       copy_failed = TRUE;       /* posted */
       break;
     }
@@ -1323,21 +1398,12 @@ process_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
       continue;
     plane_regions (self, &in->info, p, &pr);
     rj.pr = &pr;
-    /* rectangles beyond those a launch carries: a device copy */
-    if (pr.n_areas > 0 && pr.n_rects > CF_ROI_LAUNCH_RECTS) {
-      if (!gst_cuda_filter_base_ensure_device_ordered (base, &self->d_rects,
-              sizeof (cf_rect) * pr.n_rects, stream))
-        status = CF_ERR_NO_MEMORY;
-      else
-        status = copy_rect (self->d_rects.ptr, sizeof (cf_rect) * pr.n_rects,
-            pr.rects, sizeof (cf_rect) * pr.n_rects,
-            sizeof (cf_rect) * pr.n_rects, 1, CF_COPY_HOST_TO_DEVICE, stream);
-    }
-    for (gint k = 0; k < pr.n_areas && status == CF_OK; k++) {
-      if (pr.owner[k] >= 0 && !self->region_plan)
-        self->region_plan = g_new (cf_conv2d_plan, 1);
-      status = region_cuda (self, &rj, k, self->region_plan);
-    }
+    if (pr.n_areas > 0)
+      status = prepare_regions_cuda (self, &rj);
+    for (gint k = 0; k < pr.n_areas && status == CF_OK; k++)
+      status = filter_area_cuda (self, &rj, k);
+    for (gint k = 0; k < pr.n_areas && status == CF_OK; k++)
+      status = blend_area_cuda (self, &rj, k);
     /* a copy from pageable memory has read it when it returns */
     plane_regions_free (&pr);
   }
@@ -1356,41 +1422,45 @@ map_failed (GstCudaConv2d * self)
 }
 
 /* Both buffers mapped where they are: CUDA memory on the device, system
- * memory page-locked, so that the copies run at the bus's speed. */
+ * memory page-locked, so that the copies run at the bus's speed. A frame
+ * filtered in place (inbuf is outbuf) is mapped once, for both. */
 static GstFlowReturn
 filter_frames_cuda (GstCudaConv2d * self, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
-  gboolean in_on_device, out_on_device;
-  GstVideoFrame in, out;
+  gboolean in_place = inbuf == outbuf, in_on_device, out_on_device;
+  GstVideoFrame in, out_frame, *out = in_place ? &in : &out_frame;
   GstFlowReturn ret;
 
   if (!gst_cuda_filter_base_is_device_buffer (base, inbuf))
     gst_cuda_pin_buffer (inbuf);
-  if (!gst_cuda_filter_base_is_device_buffer (base, outbuf))
+  if (!in_place && !gst_cuda_filter_base_is_device_buffer (base, outbuf))
     gst_cuda_pin_buffer (outbuf);
   if (!gst_cuda_filter_base_map_frame (base, &in, &self->info, inbuf,
-          GST_MAP_READ, &in_on_device))
+          in_place ? GST_MAP_READWRITE : GST_MAP_READ, &in_on_device))
     return map_failed (self);
-  if (!gst_cuda_filter_base_map_frame (base, &out, &self->info, outbuf,
-          GST_MAP_WRITE, &out_on_device)) {
+  out_on_device = in_on_device;
+  if (!in_place && !gst_cuda_filter_base_map_frame (base, out, &self->info,
+          outbuf, GST_MAP_WRITE, &out_on_device)) {
     gst_video_frame_unmap (&in);
     return map_failed (self);
   }
-  GST_LOG_OBJECT (self, "input on the %s, output on the %s",
-      in_on_device ? "device" : "host", out_on_device ? "device" : "host");
+  GST_LOG_OBJECT (self, "input on the %s, output on the %s%s",
+      in_on_device ? "device" : "host", out_on_device ? "device" : "host",
+      in_place ? ", in place" : "");
   if (self->frame_roi.enabled) {
     gst_cuda_conv2d_roi_collect (inbuf, &self->frame_roi, self->rects,
         self->sigmas);
-    ret = process_regions_cuda (self, &in, in_on_device, &out,
+    ret = process_regions_cuda (self, &in, in_on_device, out,
         out_on_device);
   } else {
-    ret = process_cuda (self, &in, in_on_device, &out, out_on_device);
+    ret = process_cuda (self, &in, in_on_device, out, out_on_device);
   }
   if (!gst_cuda_filter_base_finish (base, inbuf, outbuf))
     ret = GST_FLOW_ERROR;
-  gst_video_frame_unmap (&out);
+  if (!in_place)
+    gst_video_frame_unmap (out);
   gst_video_frame_unmap (&in);
   return ret;
 }
@@ -1400,25 +1470,50 @@ static GstFlowReturn
 filter_frames_cpu (GstCudaConv2d * self, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
-  GstVideoFrame in, out;
+  gboolean in_place = inbuf == outbuf;
+  GstVideoFrame in, out_frame, *out = in_place ? &in : &out_frame;
   GstFlowReturn ret;
 
-  if (!gst_video_frame_map (&in, &self->info, inbuf, GST_MAP_READ))
+  if (!gst_video_frame_map (&in, &self->info, inbuf,
+          in_place ? GST_MAP_READWRITE : GST_MAP_READ))
     return map_failed (self);
-  if (!gst_video_frame_map (&out, &self->info, outbuf, GST_MAP_WRITE)) {
+  if (!in_place && !gst_video_frame_map (out, &self->info, outbuf,
+          GST_MAP_WRITE)) {
     gst_video_frame_unmap (&in);
     return map_failed (self);
   }
   if (self->frame_roi.enabled) {
     gst_cuda_conv2d_roi_collect (inbuf, &self->frame_roi, self->rects,
         self->sigmas);
-    ret = process_regions_cpu (self, &in, &out);
+    ret = process_regions_cpu (self, &in, out);
   } else {
-    ret = process_cpu (self, &in, &out);
+    ret = process_cpu (self, &in, out);
   }
-  gst_video_frame_unmap (&out);
+  if (!in_place)
+    gst_video_frame_unmap (out);
   gst_video_frame_unmap (&in);
   return ret;
+}
+
+/* Per frame, before the output exists: the settings the frame takes, and
+ * where it goes. Regions change only the pixels they cover, so a writable
+ * frame whose caps stay the same is filtered where it is, without a copy;
+ * a frame others hold (a tee, a test) goes into a new one. */
+static GstFlowReturn
+gst_cuda_conv2d_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstCudaConv2d *self = GST_CUDA_CONV2D (trans);
+
+  take_pending_mask (self);
+  if (self->frame_roi.enabled && self->same_caps
+      && gst_buffer_is_writable (inbuf)) {
+    GST_LOG_OBJECT (self, "filtering in place");
+    *outbuf = inbuf;
+    return GST_FLOW_OK;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
+      (trans, inbuf, outbuf);
 }
 
 static GstFlowReturn
@@ -1427,7 +1522,7 @@ gst_cuda_conv2d_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 {
   GstCudaConv2d *self = GST_CUDA_CONV2D (trans);
 
-  take_pending_mask (self);
+  /* the settings were taken by prepare_output_buffer */
   if (!self->have_info || !self->plan) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
         ("buffer before caps"));

@@ -41,6 +41,7 @@ struct _GstCudaConv2d
   gboolean started;             /* bad settings are refused, not stored */
   GstVideoInfo info;            /* the negotiated frames, for size checks */
   gboolean have_info;
+  gboolean same_caps;           /* in and out: regions filter in place */
   GstCudaConv2dRoi roi;
   gchar *roi_error;             /* why roi-types is unusable, or NULL */
 

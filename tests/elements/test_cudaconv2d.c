@@ -1932,6 +1932,44 @@ typedef struct
   guint x, y, w, h;
 } Region;
 
+/* A writable copy of `in` pushed through the regions of `c`: it must come
+ * out as the same buffer (filtered in place, no copy) with the pixels of
+ * `expected`, the output of a frame that was not writable (padding aside:
+ * the copy keeps the input's). */
+static void
+expect_in_place (Conv * c, const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * expected, const gchar * what)
+{
+  GstBuffer *copy = gst_buffer_copy_deep (in), *out;
+  gconstpointer pushed = copy;  /* compared, never used */
+  PlaneDesc planes[GST_VIDEO_MAX_PLANES];
+  GstVideoFrame a, b;
+  guint n_planes;
+
+  fail_unless (gst_harness_push (c->h, copy) == GST_FLOW_OK,
+      "%s: pushing a writable frame failed", what);
+  out = gst_harness_try_pull (c->h);
+  fail_unless (out != NULL, "%s: no output for a writable frame", what);
+  fail_unless ((gconstpointer) out == pushed, "%s: a writable frame was "
+      "copied, not filtered in place", what);
+  fail_unless (gst_video_frame_map (&a, info, out, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&b, info, expected, GST_MAP_READ));
+  n_planes = describe_planes (GST_VIDEO_INFO_FORMAT (info),
+      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), planes);
+  for (guint p = 0; p < n_planes; p++)
+    for (gint y = 0; y < planes[p].height; y++)
+      fail_unless (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&a, p)
+              + y * GST_VIDEO_FRAME_PLANE_STRIDE (&a, p),
+              (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&b, p)
+              + y * GST_VIDEO_FRAME_PLANE_STRIDE (&b, p),
+              (gsize) planes[p].width * planes[p].channels
+              * planes[p].bytes) == 0, "%s: in place, plane %u row %d "
+          "differs from the frame filtered into a new one", what, p, y);
+  gst_video_frame_unmap (&b);
+  gst_video_frame_unmap (&a);
+  gst_buffer_unref (out);
+}
+
 /* One frame through `s` (roi on) and, for the reference, through
  * `full[k]` (roi off: the whole frame filtered) for region k, or `full[0]`
  * for all. Every sample must be the source where no wanted rectangle
@@ -1955,8 +1993,10 @@ check_regions (const gchar * backend, const gchar * format, gint w, gint h,
   gchar *what = g_strdup_printf ("%u regions [%s, %s %dx%d, %s]", n, backend,
       format, w, h, s->roi_types ? s->roi_types : "all types");
   const GstVideoFormatInfo *finfo;
+  guint8 *before;
 
   video_info (&info, format, w, h);
+  before = g_malloc (info.size);
   finfo = info.finfo;
   in = random_frame (&info);
   for (guint k = 0; k < n; k++)
@@ -1972,7 +2012,13 @@ check_regions (const gchar * backend, const gchar * format, gint w, gint h,
   }
   conv_start (&c, backend, s);
   conv_set_caps (&c, &info);
+  gst_buffer_extract (in, 0, before, info.size);
+  /* a frame the test keeps (not writable): filtered into a new one */
   out = conv_push (&c, in, what);
+  fail_unless (out != in, "%s: a frame held elsewhere was written", what);
+  fail_unless (gst_buffer_memcmp (in, 0, before, info.size) == 0,
+      "%s: the input frame changed", what);
+  expect_in_place (&c, &info, in, out, what);
   fail_unless (gst_video_frame_map (&vin, &info, in, GST_MAP_READ));
   fail_unless (gst_video_frame_map (&vout, &info, out, GST_MAP_READ));
   n_planes = describe_planes (GST_VIDEO_INFO_FORMAT (&info), w, h, planes);
@@ -2046,6 +2092,7 @@ check_regions (const gchar * backend, const gchar * format, gint w, gint h,
   release_output (out);
   gst_buffer_unref (in);
   conv_stop (&c, what);
+  g_free (before);
   g_free (what);
 }
 
