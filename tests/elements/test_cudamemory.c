@@ -293,8 +293,9 @@ compare_close (GPtrArray * a, GPtrArray * b, const gchar * what)
   }
 }
 
-/* `roi` with frames in CUDA memory in, out, both and neither, against the
- * CPU backend; the filter must have changed the frames. */
+/* `roi` with frames in CUDA memory in, out, both and neither, filtered in
+ * place and copied, against the CPU backend; the filter must have changed
+ * the frames. */
 static void
 test_regions (void)
 {
@@ -306,9 +307,12 @@ test_regions (void)
     "identity name=probe ! cudaconv2d name=c1 %s ! "
         "video/x-raw(memory:CUDAMemory) ! cudadownload",
     "identity name=probe ! cudaconv2d backend=cuda %s",
+    /* a frame held by two branches is not written: copied, then filtered */
+    "cudaupload ! identity name=probe ! tee name=t t. ! queue ! fakesink "
+        "t. ! queue ! cudaconv2d %s ! cudadownload",
   };
-  static const gchar *const names[] = { "CUDA in and out", "CUDA in",
-    "CUDA out", "system memory"
+  static const gchar *const names[] = { "CUDA in and out (in place)",
+    "CUDA in", "CUDA out", "system memory", "CUDA in and out, held twice"
   };
   /* a 13x13 Gaussian: the mask fits NV12's 32x18 chroma planes */
   const gchar *settings = "roi=true roi-grow=2 roi-feather=4 "
