@@ -56,6 +56,14 @@ static const struct
   {"cudaconv1d, FFT", "audiotestsrc num-buffers=10 samplesperbuffer=1024 ! "
         "audio/x-raw,format=F32LE,channels=2,rate=48000 ! cudaconv1d "
         "backend=cuda preset=low-pass taps=16383 ! fakesink"},
+  {"cudaprefixsum, loudness", "audiotestsrc num-buffers=30 "
+        "samplesperbuffer=4800 ! audio/x-raw,format=F32LE,channels=2,"
+        "rate=48000 ! cudaprefixsum backend=cuda loudness=true "
+        "interval=100000000 ! fakesink"},
+  {"cudaconv2d, long and spectral masks", "videotestsrc num-buffers=6 ! "
+        "video/x-raw,format=RGBA,width=320,height=240 ! cudaconv2d "
+        "backend=cuda preset=gaussian sigma=12 ! cudaconv2d backend=cuda "
+        "preset=disc radius=20 ! fakesink"},
 };
 
 static const gchar *const kinds[] = { "alloc", "copy", "sync", "launch" };
@@ -65,7 +73,7 @@ static const gint nths[] = { 1, 3 };
     * G_N_ELEMENTS (nths))
 
 /* the GPU lost: the pipelines on system memory, at the Nth call */
-static const guint lost_pipelines[] = { 0, 2, 3, 4, 5 };
+static const guint lost_pipelines[] = { 0, 2, 3, 4, 5, 6, 7 };
 #define LOST_AT 12
 #define N_LOST G_N_ELEMENTS (lost_pipelines)
 
