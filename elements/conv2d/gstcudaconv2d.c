@@ -62,11 +62,13 @@
 #include "conv2d_long.h"
 #include "gstcudamaskparse.h"
 #include "gstcudaconv2dmaskfile.h"
+#include "gstcudaconv2dplane.h"
 #include "gstcudaconv2dplanes.h"
+#include "gstcudaconv2dregions.h"
 #include "gstcudapin.h"
 #include "gstcudarows.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_conv2d_debug);
+GST_DEBUG_CATEGORY (gst_cuda_conv2d_debug);
 #define GST_CAT_DEFAULT gst_cuda_conv2d_debug
 
 #define CONV2D_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, " \
@@ -597,8 +599,9 @@ take_pending_mask (GstCudaConv2d * self)
     clear_spectral (self);
 }
 
-static void
-copy_plane (const GstVideoFrame * in, GstVideoFrame * out, guint p)
+void
+gst_cuda_conv2d_copy_plane (const GstVideoFrame * in, GstVideoFrame * out,
+    guint p)
 {
   cf_plane_format f;
   const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
@@ -613,21 +616,10 @@ copy_plane (const GstVideoFrame * in, GstVideoFrame * out, guint p)
     memcpy (dst + (gsize) y * ds, src + (gsize) y * ss, row_bytes);
 }
 
-/* One plane on the CPU, for gst_cuda_rows_parallel(). */
-typedef struct
-{
-  const cf_conv2d_plan *plan;
-  cf_plane_format format;
-  const guint8 *src;
-  gsize src_stride;
-  guint8 *dst;
-  gsize dst_stride;
-} CpuJob;
-
 static int
 filter_rows_cpu (gpointer user, gint row_begin, gint row_end)
 {
-  CpuJob *job = user;
+  GstCudaConv2dCpuJob *job = user;
   return cf_conv2d_cpu (job->plan, &job->format, job->src, job->src_stride,
       job->dst, job->dst_stride, row_begin, row_end);
 }
@@ -640,7 +632,7 @@ filter_rows_cpu (gpointer user, gint row_begin, gint row_end)
  * gst_cuda_rows_parallel(). */
 typedef struct
 {
-  CpuJob *job;
+  GstCudaConv2dCpuJob *job;
   gpointer work;
   cf_conv2d_long_stage stage;
 } LongStage;
@@ -649,7 +641,7 @@ static int
 filter_long_stage (gpointer user, gint begin, gint end)
 {
   LongStage *ls = user;
-  CpuJob *job = ls->job;
+  GstCudaConv2dCpuJob *job = ls->job;
   return cf_conv2d_long_cpu_stage (job->plan, &job->format, job->src,
       job->src_stride, job->dst, job->dst_stride, ls->work, ls->stage, begin,
       end);
@@ -658,7 +650,7 @@ filter_long_stage (gpointer user, gint begin, gint end)
 /* A long mask's plane: each stage's rows over every core, the stages one
  * after the other, in work planes kept from frame to frame. */
 static int
-filter_long_cpu (GstCudaConv2d * self, CpuJob * job)
+filter_long_cpu (GstCudaConv2d * self, GstCudaConv2dCpuJob * job)
 {
   LongStage ls = { job, NULL, CF_CONV2D_LONG_ROWS };
   gsize bytes = cf_conv2d_long_cpu_work_bytes (job->plan, &job->format);
@@ -684,7 +676,7 @@ filter_long_cpu (GstCudaConv2d * self, CpuJob * job)
 /* A spectral mask's plane on the CPU: its channels over the cores. */
 typedef struct
 {
-  CpuJob *job;
+  GstCudaConv2dCpuJob *job;
   cf_conv2d_spectral_cpu *spectral;
 } SpectralJob;
 
@@ -701,7 +693,7 @@ filter_spectral_channels (gpointer user, gint begin, gint end)
 }
 
 static int
-filter_spectral_cpu (GstCudaConv2d * self, CpuJob * job, guint p)
+filter_spectral_cpu (GstCudaConv2d * self, GstCudaConv2dCpuJob * job, guint p)
 {
   SpectralJob sj = { job, NULL };
   int status;
@@ -717,10 +709,9 @@ filter_spectral_cpu (GstCudaConv2d * self, CpuJob * job, guint p)
       (sj.spectral), 1, filter_spectral_channels, &sj);
 }
 
-/* One plane, or a crop of one (`p` < 0: its spectral transforms are not
- * kept), on the CPU. */
-static int
-filter_plane_cpu (GstCudaConv2d * self, CpuJob * job, gint p)
+int
+gst_cuda_conv2d_filter_plane_cpu (GstCudaConv2d * self,
+    GstCudaConv2dCpuJob * job, gint p)
 {
   if (job->plan->long_mask)
     return filter_long_cpu (self, job);
@@ -733,223 +724,12 @@ filter_plane_cpu (GstCudaConv2d * self, CpuJob * job, gint p)
       filter_rows_cpu, job);
 }
 
-/* ---- regions (roi) ------------------------------------------------------- */
-
-/* A plane's regions: the rectangles in its coordinates, the areas to
- * filter and whose mask each takes. */
-typedef struct
-{
-  cf_plane_format format;
-  cf_rect *rects, *areas;
-  gint *owner;                  /* the rectangle of each area, -1: merged */
-  gint n_rects, n_areas, feather;
-  /* each area's crop, and where its filtered copy lies in the scratch
-   * buffer (lay_out_crops) */
-  cf_rect *crops;
-  gsize *offsets, *pitches;
-} PlaneRegions;
-
-/* Whether rectangles take masks of their own (roi-sigma on the gaussian
- * preset). */
-static gboolean
-own_masks (GstCudaConv2d * self)
-{
-  const GstCudaConv2dSettings *s = &self->frame_settings;
-  return self->frame_roi.sigma > 0
-      && s->preset == GST_CUDA_CONV2D_PRESET_GAUSSIAN
-      && !gst_cuda_mask_text_is_set (s->kernel)
-      && !(s->mask_location && s->mask_location[0]);
-}
-
-static void
-plane_regions (GstCudaConv2d * self, const GstVideoInfo * info, guint p,
-    PlaneRegions * pr)
-{
-  guint n = self->rects->len;
-
-  gst_cuda_conv2d_describe_plane (info, p, &pr->format);
-  pr->rects = g_new (cf_rect, MAX (n, 1));
-  pr->areas = g_new (cf_rect, MAX (n, 1));
-  pr->owner = g_new (gint, MAX (n, 1));
-  pr->crops = g_new (cf_rect, MAX (n, 1));
-  pr->offsets = g_new (gsize, MAX (n, 1));
-  pr->pitches = g_new (gsize, MAX (n, 1));
-  pr->feather = self->frame_roi.feather;
-  gst_cuda_conv2d_roi_to_plane (info, p, (cf_rect *) self->rects->data, n,
-      pr->rects, &pr->feather);
-  pr->n_rects = n;
-  pr->n_areas = cf_roi_areas (pr->rects, n, pr->feather, pr->format.width,
-      pr->format.height, !own_masks (self), pr->areas, pr->owner);
-}
-
-static void
-plane_regions_free (PlaneRegions * pr)
-{
-  g_free (pr->rects);
-  g_free (pr->areas);
-  g_free (pr->owner);
-  g_free (pr->crops);
-  g_free (pr->offsets);
-  g_free (pr->pitches);
-}
-
-/* The mask of area k: the element's, or with roi-sigma a Gaussian of its
- * rectangle's own sigma, built into self->region_plan. Those are at least 33 taps a
- * side, so that they run the long path, which takes any plane. */
-static const cf_conv2d_plan *
-area_plan (GstCudaConv2d * self, const PlaneRegions * pr, gint k)
-{
-  GstCudaConv2dSettings s;
-  gchar *error = NULL;
-  gdouble sigma;
-  cf_conv2d_plan *own;
-
-  if (pr->owner[k] < 0)
-    return self->plan;
-  if (!self->region_plan)
-    self->region_plan = g_new (cf_conv2d_plan, 1);
-  own = self->region_plan;
-  s = self->frame_settings;
-  sigma = g_array_index (self->sigmas, gdouble, pr->owner[k]);
-  s.sigma = CLAMP (sigma, 0.05, 170.0);
-  s.size = MAX (gst_cuda_conv2d_gaussian_size (s.sigma),
-      CF_CONV2D_MAX_SIZE + 2);
-  if (!gst_cuda_conv2d_build_plan (&s, own, &error)) {
-    GST_WARNING_OBJECT (self, "region mask: %s", error);
-    g_free (error);
-    return self->plan;
-  }
-  return own;
-}
-
-/* Widens [*at, *at + *n) of a side of `size` to `want`, away from the
- * plane's edges (an edge the span touches stays touched), at most the
- * whole side. More of the plane in a crop changes nothing inside its area:
- * the mask reads the same samples. */
-static void
-widen (gint * at, gint * n, gint want, gint size)
-{
-  want = MIN (want, size);
-  if (*n >= want)
-    return;
-  *at = MIN (*at, size - want);
-  *n = want;
-}
-
-/* Spectral crops are sized in steps of this, so that regions of about one
- * size (a face tracked from frame to frame) share their transforms. */
-#define SPECTRAL_CROP_STEP 64
-
-/* The crop a mask reads for `area`: at least the mask's size where the
- * short path runs it (crops at the plane's edge are clipped there), a
- * multiple of SPECTRAL_CROP_STEP where the spectral path does. */
-static cf_rect
-area_crop (const cf_conv2d_plan * plan, const cf_rect * area,
-    const cf_plane_format * f)
-{
-  cf_rect c = cf_roi_crop (area, plan->kw, plan->kh, plan->border,
-      f->width, f->height);
-
-  if (plan->spectral) {
-    widen (&c.x, &c.w, GST_ROUND_UP_N (c.w, SPECTRAL_CROP_STEP), f->width);
-    widen (&c.y, &c.h, GST_ROUND_UP_N (c.h, SPECTRAL_CROP_STEP), f->height);
-  } else if (!plan->long_mask) {
-    widen (&c.x, &c.w, plan->kw, f->width);
-    widen (&c.y, &c.h, plan->kh, f->height);
-  }
-  return c;
-}
-
-/* Each area's crop, and where its filtered copy goes in one scratch
- * buffer, rows padded to `align` bytes. Every crop is filtered before any
- * area is blended, so that a frame filtered in place gives each crop the
- * pixels it came with. Returns the scratch buffer's bytes. */
-static gsize
-lay_out_crops (GstCudaConv2d * self, PlaneRegions * pr, gsize align)
-{
-  gsize pixel = cf_plane_format_pixel_bytes (&pr->format), total = 0;
-
-  for (gint k = 0; k < pr->n_areas; k++) {
-    const cf_rect *c = &pr->crops[k];
-
-    pr->crops[k] = area_crop (area_plan (self, pr, k), &pr->areas[k],
-        &pr->format);
-    pr->pitches[k] = GST_ROUND_UP_N (c->w * pixel, align);
-    pr->offsets[k] = total;
-    total += pr->pitches[k] * c->h;
-  }
-  return total;
-}
-
-static GstFlowReturn
-filter_failed (GstCudaConv2d * self, int status)
+GstFlowReturn
+gst_cuda_conv2d_filter_failed (GstCudaConv2d * self, int status)
 {
   GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Filtering failed: %s.",
           cf_status_name (status)), (NULL));
   return GST_FLOW_ERROR;
-}
-
-/* The regions of every filtered plane on the CPU: the frame copied
- * unless it is filtered in place (`out` is `in`), every area's crop
- * filtered aside, then each area blended in. */
-static GstFlowReturn
-process_regions_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
-    GstVideoFrame * out)
-{
-  gboolean in_place = in == out;
-  int status = CF_OK;
-
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in) && status == CF_OK;
-      p++) {
-    guint8 *out_data = GST_VIDEO_FRAME_PLANE_DATA (out, p);
-    gsize out_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
-    PlaneRegions pr;
-    gsize pixel, bytes;
-
-    if (!in_place)
-      copy_plane (in, out, p);
-    if (!gst_cuda_conv2d_plane_filtered (p, self->frame_planes)
-        || self->rects->len == 0)
-      continue;
-    plane_regions (self, &in->info, p, &pr);
-    pixel = cf_plane_format_pixel_bytes (&pr.format);
-    bytes = lay_out_crops (self, &pr, 1);
-    if (bytes > self->cpu_filtered_size) {
-      g_free (self->cpu_filtered);
-      self->cpu_filtered = g_try_malloc (bytes);
-      self->cpu_filtered_size = self->cpu_filtered ? bytes : 0;
-      if (!self->cpu_filtered)
-        status = CF_ERR_NO_MEMORY;
-    }
-    for (gint k = 0; k < pr.n_areas && status == CF_OK; k++) {
-      const cf_rect *crop = &pr.crops[k];
-      CpuJob job;
-
-      job.plan = area_plan (self, &pr, k);
-      job.format = pr.format;
-      job.format.width = crop->w;
-      job.format.height = crop->h;
-      job.src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
-      job.src = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (in, p)
-          + crop->y * job.src_stride + crop->x * pixel;
-      job.dst = (guint8 *) self->cpu_filtered + pr.offsets[k];
-      job.dst_stride = pr.pitches[k];
-      status = filter_plane_cpu (self, &job, -1);
-    }
-    for (gint k = 0; k < pr.n_areas && status == CF_OK; k++) {
-      /* the output holds the source where the area blends: each pixel is
-       * blended by one area */
-      cf_roi_view filtered = { (guint8 *) self->cpu_filtered + pr.offsets[k],
-        pr.pitches[k], pr.crops[k].x, pr.crops[k].y
-      };
-      cf_roi_view frame = { out_data, out_stride, 0, 0 };
-
-      status = cf_conv2d_roi_blend_cpu (&pr.format, &pr.areas[k], &filtered,
-          &frame, &frame, pr.rects, pr.n_rects, pr.feather, pr.owner[k]);
-    }
-    plane_regions_free (&pr);
-  }
-  return status == CF_OK ? GST_FLOW_OK : filter_failed (self, status);
 }
 
 static GstFlowReturn
@@ -957,11 +737,11 @@ process_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     GstVideoFrame * out)
 {
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
-    CpuJob job;
+    GstCudaConv2dCpuJob job;
     int status;
 
     if (!gst_cuda_conv2d_plane_filtered (p, self->frame_planes)) {
-      copy_plane (in, out, p);
+      gst_cuda_conv2d_copy_plane (in, out, p);
       continue;
     }
     job.plan = self->plan;
@@ -972,9 +752,9 @@ process_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     job.dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
     /* long and spectral masks filter a plane whole, through planes of
      * their own */
-    status = filter_plane_cpu (self, &job, (gint) p);
+    status = gst_cuda_conv2d_filter_plane_cpu (self, &job, (gint) p);
     if (status != CF_OK)
-      return filter_failed (self, status);
+      return gst_cuda_conv2d_filter_failed (self, status);
   }
   return GST_FLOW_OK;
 }
@@ -1044,11 +824,8 @@ last_read_row (gpointer user, gint row_begin, gint row_end)
   return last;
 }
 
-/* Copies an unfiltered plane when either frame is on the device. On the
- * compute stream: a source written by the element before ours is ready
- * there. */
-static gboolean
-copy_plane_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
+gboolean
+gst_cuda_conv2d_copy_plane_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
     gboolean in_on_device, GstVideoFrame * out, gboolean out_on_device,
     guint p)
 {
@@ -1169,8 +946,8 @@ process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
     if (gst_cuda_conv2d_plane_filtered (p, self->frame_planes))
       continue;
     if (!in_on_device && !out_on_device)
-      copy_plane (in, out, p);
-    else if (!copy_plane_cuda (self, in, in_on_device, out, out_on_device, p))
+      gst_cuda_conv2d_copy_plane (in, out, p);
+    else if (!gst_cuda_conv2d_copy_plane_cuda (self, in, in_on_device, out, out_on_device, p))
       return GST_FLOW_ERROR;
   }
 
@@ -1185,232 +962,6 @@ process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
             "on the device"));
   }
   return GST_FLOW_OK;
-}
-
-/* A plane's regions on the GPU: crops read from the source (on the
- * device, or uploaded into d_crop), filtered into d_filtered, areas
- * blended into the output (on the device, or uploaded into d_area, blended
- * and downloaded). */
-typedef struct
-{
-  const GstVideoFrame *in, *out;
-  gboolean in_on_device, out_on_device;
-  guint p;
-  PlaneRegions *pr;
-  cf_stream stream;
-} RegionJob;
-
-/* The transforms of a crop's size: crops of regions alike (faces of one
- * size, a plate) share them, so they are kept, a few sizes, until the mask
- * or the caps change; the oldest goes when a new size needs room. */
-static cf_conv2d_spectral_gpu *
-crop_transforms (GstCudaConv2d * self, const cf_conv2d_plan * plan,
-    const cf_plane_format * f, cf_stream stream, int *status)
-{
-  CropTransforms *slot = NULL;
-
-  for (guint k = 0; k < N_CROP_TRANSFORMS; k++) {
-    CropTransforms *c = &self->crop_transforms[k];
-    if (c->spectral && c->plan == plan && c->width == f->width
-        && c->height == f->height && c->channels == f->channels
-        && c->sample == (gint) f->sample && c->keep == f->keep_channel) {
-      c->used = ++self->crop_clock;
-      *status = CF_OK;
-      return c->spectral;
-    }
-    if (!slot || !c->spectral || (slot->spectral && c->used < slot->used))
-      slot = c;
-  }
-  g_clear_pointer (&slot->spectral, cf_conv2d_spectral_cuda_free);
-  *status = cf_conv2d_spectral_cuda_new (&slot->spectral, plan, f, stream);
-  if (*status != CF_OK)
-    return NULL;
-  slot->plan = plan;
-  slot->width = f->width;
-  slot->height = f->height;
-  slot->channels = f->channels;
-  slot->sample = f->sample;
-  slot->keep = f->keep_channel;
-  slot->used = ++self->crop_clock;
-  return slot->spectral;
-}
-
-static int
-filter_crop_cuda (GstCudaConv2d * self, const cf_conv2d_plan * plan,
-    const cf_plane_format * f, const guint8 * d_src, gsize src_pitch,
-    guint8 * d_dst, gsize dst_pitch, cf_stream stream)
-{
-  cf_conv2d_spectral_gpu *spectral;
-  int status;
-
-  if (plan->long_mask) {
-    if (!gst_cuda_filter_base_ensure_device_ordered (GST_CUDA_FILTER_BASE
-            (self), &self->d_work, cf_conv2d_long_work_bytes (plan, f),
-            stream))
-      return CF_ERR_NO_MEMORY;
-    return cf_conv2d_long_cuda (plan, f, d_src, src_pitch, d_dst, dst_pitch,
-        self->d_work.ptr, stream);
-  }
-  if (!plan->spectral)
-    return cf_conv2d_cuda (CF_CONV2D_AUTO, plan, f, d_src, src_pitch, d_dst,
-        dst_pitch, 0, f->height, stream);
-  spectral = crop_transforms (self, plan, f, stream, &status);
-  if (spectral)
-    status = cf_conv2d_spectral_cuda (spectral, d_src, src_pitch, d_dst,
-        dst_pitch, stream);
-  return status;
-}
-
-static int
-copy_rect (void *dst, gsize dst_pitch, const void *src, gsize src_pitch,
-    gsize row_bytes, gint rows, cf_copy_kind kind, cf_stream stream)
-{
-  return cf_gpu_copy_2d (dst, dst_pitch, src, src_pitch, row_bytes, rows,
-      kind, stream);
-}
-
-/* Area k's crop, filtered into its place in d_filtered. */
-static int
-filter_area_cuda (GstCudaConv2d * self, const RegionJob * rj, gint k)
-{
-  const PlaneRegions *pr = rj->pr;
-  const cf_rect *crop = &pr->crops[k];
-  gsize pixel = cf_plane_format_pixel_bytes (&pr->format);
-  const guint8 *in_data = GST_VIDEO_FRAME_PLANE_DATA (rj->in, rj->p);
-  gsize in_stride = GST_VIDEO_FRAME_PLANE_STRIDE (rj->in, rj->p);
-  const guint8 *d_src = in_data + crop->y * in_stride + crop->x * pixel;
-  gsize src_pitch = in_stride;
-  cf_plane_format cf = pr->format;
-  int status = CF_OK;
-
-  if (!rj->in_on_device) {
-    /* d_crop is used again by the next crop's upload, which the stream
-     * orders after this crop's filter */
-    status = copy_rect (self->d_crop.ptr, pr->pitches[k], d_src, in_stride,
-        crop->w * pixel, crop->h, CF_COPY_HOST_TO_DEVICE, rj->stream);
-    d_src = self->d_crop.ptr;
-    src_pitch = pr->pitches[k];
-  }
-  cf.width = crop->w;
-  cf.height = crop->h;
-  if (status == CF_OK)
-    status = filter_crop_cuda (self, area_plan (self, pr, k), &cf, d_src,
-        src_pitch, (guint8 *) self->d_filtered.ptr + pr->offsets[k],
-        pr->pitches[k], rj->stream);
-  return status;
-}
-
-/* Area k blended into the output, which holds the source there: each
- * pixel is blended by one area. */
-static int
-blend_area_cuda (GstCudaConv2d * self, const RegionJob * rj, gint k)
-{
-  const PlaneRegions *pr = rj->pr;
-  const cf_rect *area = &pr->areas[k];
-  gsize pixel = cf_plane_format_pixel_bytes (&pr->format);
-  guint8 *out_data = GST_VIDEO_FRAME_PLANE_DATA (rj->out, rj->p);
-  gsize out_stride = GST_VIDEO_FRAME_PLANE_STRIDE (rj->out, rj->p);
-  gsize area_pitch = GST_ROUND_UP_N (area->w * pixel, 256);
-  guint8 *area_data = out_data + area->y * out_stride + area->x * pixel;
-  cf_roi_view filtered = { (guint8 *) self->d_filtered.ptr + pr->offsets[k],
-    pr->pitches[k], pr->crops[k].x, pr->crops[k].y
-  };
-  cf_roi_view frame = { out_data, out_stride, 0, 0 };
-  int status = CF_OK;
-
-  if (!rj->out_on_device) {
-    /* the area as the output holds it: pixels other areas own stay */
-    status = copy_rect (self->d_area.ptr, area_pitch, area_data, out_stride,
-        area->w * pixel, area->h, CF_COPY_HOST_TO_DEVICE, rj->stream);
-    frame = (cf_roi_view) { self->d_area.ptr, area_pitch, area->x, area->y};
-  }
-  if (status == CF_OK)
-    status = cf_conv2d_roi_blend_cuda (&pr->format, area, &filtered, &frame,
-        &frame, pr->rects, self->d_rects.ptr, pr->n_rects, pr->feather,
-        pr->owner[k], rj->stream);
-  if (status == CF_OK && !rj->out_on_device)
-    status = copy_rect (area_data, out_stride, self->d_area.ptr, area_pitch,
-        area->w * pixel, area->h, CF_COPY_DEVICE_TO_HOST, rj->stream);
-  return status;
-}
-
-/* The scratch planes a plane's regions need, and its rectangles on the
- * device when a launch cannot carry them all. */
-static int
-prepare_regions_cuda (GstCudaConv2d * self, const RegionJob * rj)
-{
-  GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
-  PlaneRegions *pr = rj->pr;
-  gsize pixel = cf_plane_format_pixel_bytes (&pr->format);
-  gsize filtered = lay_out_crops (self, pr, 256), crop = 0, area = 0;
-
-  for (gint k = 0; k < pr->n_areas; k++) {
-    crop = MAX (crop, pr->pitches[k] * pr->crops[k].h);
-    area = MAX (area, GST_ROUND_UP_N (pr->areas[k].w * pixel, 256)
-        * pr->areas[k].h);
-  }
-  if (!gst_cuda_filter_base_ensure_device_ordered (base, &self->d_filtered,
-          filtered, rj->stream)
-      || (!rj->in_on_device && !gst_cuda_filter_base_ensure_device_ordered
-          (base, &self->d_crop, crop, rj->stream))
-      || (!rj->out_on_device && !gst_cuda_filter_base_ensure_device_ordered
-          (base, &self->d_area, area, rj->stream)))
-    return CF_ERR_NO_MEMORY;
-  if (pr->n_rects <= CF_ROI_LAUNCH_RECTS)
-    return CF_OK;
-  if (!gst_cuda_filter_base_ensure_device_ordered (base, &self->d_rects,
-          sizeof (cf_rect) * pr->n_rects, rj->stream))
-    return CF_ERR_NO_MEMORY;
-  return copy_rect (self->d_rects.ptr, sizeof (cf_rect) * pr->n_rects,
-      pr->rects, sizeof (cf_rect) * pr->n_rects,
-      sizeof (cf_rect) * pr->n_rects, 1, CF_COPY_HOST_TO_DEVICE, rj->stream);
-}
-
-/* The regions of every filtered plane on the GPU, on the compute stream:
- * the frame copied (on the device where either side is) unless it is
- * filtered in place (`out` is `in`), every area's crop filtered, then
- * each area blended in. */
-static GstFlowReturn
-process_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
-    gboolean in_on_device, GstVideoFrame * out, gboolean out_on_device)
-{
-  cf_stream stream =
-      gst_cuda_filter_base_streams (GST_CUDA_FILTER_BASE (self))->compute;
-  gboolean in_place = in == out, copy_failed = FALSE;
-  int status = CF_OK;
-
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in) && status == CF_OK;
-      p++) {
-    RegionJob rj = { in, out, in_on_device, out_on_device, p, NULL, stream };
-    PlaneRegions pr;
-
-    if (in_place) {
-      /* nothing to copy */
-    } else if (!in_on_device && !out_on_device) {
-      copy_plane (in, out, p);
-    } else if (!copy_plane_cuda (self, in, in_on_device, out, out_on_device,
-            p)) {
-      copy_failed = TRUE;       /* posted */
-      break;
-    }
-    if (!gst_cuda_conv2d_plane_filtered (p, self->frame_planes)
-        || self->rects->len == 0)
-      continue;
-    plane_regions (self, &in->info, p, &pr);
-    rj.pr = &pr;
-    if (pr.n_areas > 0)
-      status = prepare_regions_cuda (self, &rj);
-    for (gint k = 0; k < pr.n_areas && status == CF_OK; k++)
-      status = filter_area_cuda (self, &rj, k);
-    for (gint k = 0; k < pr.n_areas && status == CF_OK; k++)
-      status = blend_area_cuda (self, &rj, k);
-    /* a copy from pageable memory has read it when it returns */
-    plane_regions_free (&pr);
-  }
-  if (copy_failed)
-    return GST_FLOW_ERROR;
-  return GST_CUDA_FILTER_CHECK (self, status, "filtering regions")
-      ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
 static GstFlowReturn
@@ -1452,7 +1003,7 @@ filter_frames_cuda (GstCudaConv2d * self, GstBuffer * inbuf,
   if (self->frame_roi.enabled) {
     gst_cuda_conv2d_roi_collect (inbuf, &self->frame_roi, self->rects,
         self->sigmas);
-    ret = process_regions_cuda (self, &in, in_on_device, out,
+    ret = gst_cuda_conv2d_regions_cuda (self, &in, in_on_device, out,
         out_on_device);
   } else {
     ret = process_cuda (self, &in, in_on_device, out, out_on_device);
@@ -1485,7 +1036,7 @@ filter_frames_cpu (GstCudaConv2d * self, GstBuffer * inbuf,
   if (self->frame_roi.enabled) {
     gst_cuda_conv2d_roi_collect (inbuf, &self->frame_roi, self->rects,
         self->sigmas);
-    ret = process_regions_cpu (self, &in, out);
+    ret = gst_cuda_conv2d_regions_cpu (self, &in, out);
   } else {
     ret = process_cpu (self, &in, out);
   }
