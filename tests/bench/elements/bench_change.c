@@ -2,18 +2,23 @@
  * filters stereo F32 at 48 kHz in 1024-frame buffers through a 1 s
  * impulse response (appsrc ! cudaconv1d ! fakesink, as fast as it goes);
  * the application's thread sets `location` to a 10 s response (480000
- * taps) three times, each once the last has taken over. Each buffer's
- * time in the element (sink pad to source pad) is sorted by when it
- * passed: the steady state before the first change, while the new
- * response is prepared (off the streaming thread), and during the
- * crossfade that follows (both responses filter).
+ * taps) three times, each once the last has taken over and played as
+ * long as the first did. Each buffer's time in the element (sink pad to
+ * source pad) is sorted by when it passed: the steady state of the
+ * response playing, while the new response is prepared (off the streaming
+ * thread), and from its take-over to the end of its crossfade (both
+ * responses filter: the new one unheard until the input it did not see
+ * is out of its reach, then the crossfade), as the take-over message's
+ * offset and crossfade say.
  *
- * Prints, per backend: the steady state's median, 99th percentile and
- * largest, the largest time of a buffer while a response was prepared and
- * during the crossfades, and the bound those must keep: the steady p99
- * plus one normal (median) buffer; then when the slowest buffer while
- * preparing left, after its change was set, and how many went over the
- * bound.
+ * Prints, per backend and change: the steady state's median, 99th
+ * percentile and largest for the response playing when the change was
+ * set (the 1 s one for the first change, a 10 s one for the others), the
+ * largest time of a buffer while the new response was prepared and during
+ * its crossfade, and the bound a buffer must keep while preparing: that
+ * steady p99 plus one normal (median) buffer; then when the slowest
+ * buffer while preparing left, after its change was set, and how many
+ * went over the bound.
  *
  *   bench_change [--quick] [--no-gpu]
  *
@@ -48,12 +53,15 @@ typedef struct
   gint64 in_time;               /* the buffer in the element now */
   gdouble us[MAX_BUFFERS];
   Phase phase[MAX_BUFFERS];
+  guint8 change[MAX_BUFFERS];   /* changes set before it left */
   gint64 at[MAX_BUFFERS];       /* when it left, monotonic µs */
   gint64 asked[CHANGES];        /* when each change was set */
   guint n;
   /* set by the application's thread and the bus handler */
   volatile gint phase_now;
-  gint64 fade_end;              /* monotonic µs */
+  volatile gint changes_set;
+  volatile gint fade_end;       /* the stream's frame where the new
+                                 * response plays alone */
   gint takeovers;
 } Run;
 
@@ -84,17 +92,20 @@ on_sink (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info G_GNUC_UNUSED,
 }
 
 static GstPadProbeReturn
-on_src (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info G_GNUC_UNUSED,
-    Run * r)
+on_src (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, Run * r)
 {
   gint64 now = g_get_monotonic_time ();
   gint phase = g_atomic_int_get (&r->phase_now);
+  GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+  gint64 end = (gint64) gst_util_uint64_scale_int (GST_BUFFER_PTS (b)
+      + GST_BUFFER_DURATION (b), RATE, GST_SECOND);
 
-  if (phase == CROSSFADING && now > r->fade_end)
+  if (phase == CROSSFADING && end > (gint64) g_atomic_int_get (&r->fade_end))
     g_atomic_int_set (&r->phase_now, phase = AFTER);
   if (r->n < MAX_BUFFERS) {
     r->us[r->n] = (gdouble) (now - r->in_time);
     r->phase[r->n] = (Phase) phase;
+    r->change[r->n] = (guint8) g_atomic_int_get (&r->changes_set);
     r->at[r->n] = now;
     r->n++;
   }
@@ -108,11 +119,15 @@ on_message (GstBus * bus G_GNUC_UNUSED, GstMessage * m, Run * r)
   if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT
       && gst_structure_has_name (gst_message_get_structure (m),
           "cudaconv1d-response")) {
-    guint64 fade = 0;
-    gst_structure_get_uint64 (gst_message_get_structure (m), "crossfade",
-        &fade);
-    /* the crossfade's audio, at the rate the stream goes, plus a margin */
-    r->fade_end = g_get_monotonic_time () + 20000;
+    const GstStructure *s = gst_message_get_structure (m);
+    guint64 fade = 0, offset = 0;
+    gst_structure_get_uint64 (s, "crossfade", &fade);
+    gst_structure_get_uint64 (s, "offset", &offset);
+    /* both responses filter from here: the new one unheard until the
+     * input it did not see is out of its reach (it is first heard at
+     * `offset`), then the crossfade */
+    g_atomic_int_set (&r->fade_end, (gint) (offset
+            + gst_util_uint64_scale_int (fade, RATE, GST_SECOND)));
     g_atomic_int_set (&r->phase_now, CROSSFADING);
     g_atomic_int_inc (&r->takeovers);
   }
@@ -147,8 +162,52 @@ compare (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Runs one backend; prints its row; FALSE when it failed or the bound
- * was broken. */
+/* Change c's row: the steady state of the response playing when it was
+ * set (the buffers that left before it, since the last crossfade ended),
+ * the buffers while the new one was prepared, and its crossfade. FALSE
+ * when a buffer while preparing went over the bound. */
+static gboolean
+report_change (const Run * r, const gchar * backend, gint c)
+{
+  gdouble *steady = g_new (gdouble, r->n), med, p99;
+  gdouble worst_prep = 0, worst_fade = 0;
+  guint n_steady = 0, n_prep = 0, n_fade = 0, worst_at = 0, over = 0;
+  Phase before = c == 0 ? STEADY : AFTER;
+
+  /* the first buffers set the filter up: left out */
+  for (guint k = 10; k < r->n; k++) {
+    if (r->change[k] == c && r->phase[k] == before)
+      steady[n_steady++] = r->us[k];
+    if (r->change[k] != c + 1)
+      continue;
+    if (r->phase[k] == PREPARING) {
+      if (r->us[k] > worst_prep)
+        worst_at = k;
+      worst_prep = MAX (worst_prep, r->us[k]);
+      n_prep++;
+    } else if (r->phase[k] == CROSSFADING) {
+      worst_fade = MAX (worst_fade, r->us[k]);
+      n_fade++;
+    }
+  }
+  qsort (steady, n_steady, sizeof (gdouble), compare);
+  med = n_steady ? steady[n_steady / 2] : -1;
+  p99 = n_steady ? steady[(gsize) ((n_steady - 1) * 0.99)] : -1;
+  for (guint k = 10; k < r->n; k++)
+    over += r->change[k] == c + 1 && r->phase[k] == PREPARING
+        && r->us[k] > p99 + med;
+  printf ("%-6s %6d %8.1f %8.1f %8.1f %10.1f (%4u) %10.1f (%4u) %8.1f  "
+      "%-6s %7.1f %5u\n", backend, c + 1, med, p99,
+      n_steady ? steady[n_steady - 1] : -1, worst_prep, n_prep, worst_fade,
+      n_fade, p99 + med, n_steady > 0 && worst_prep <= p99 + med
+      ? "within" : "BEYOND", n_prep ? (r->at[worst_at] - r->asked[c])
+      / 1000.0 : -1.0, over);
+  g_free (steady);
+  return n_steady > 0 && over == 0;
+}
+
+/* Runs one backend; prints a row per change; FALSE when it failed or the
+ * bound was broken. */
 static gboolean
 run_backend (const gchar * backend, const gchar * ir1, gchar ** ir10,
     guint64 buffers)
@@ -160,9 +219,6 @@ run_backend (const gchar * backend, const gchar * ir1, gchar ** ir10,
   GstElement *p = gst_parse_launch (desc, NULL), *src, *f;
   Run *r = g_new0 (Run, 1);
   GstBus *bus = gst_element_get_bus (p);
-  gdouble *steady = g_new (gdouble, MAX_BUFFERS), med, p99;
-  gdouble worst_prep = 0, worst_fade = 0;
-  guint n_steady = 0, n_prep = 0, n_fade = 0, worst_at = 0, over = 0;
   GstMapInfo map;
   GstMessage *m;
   GstPad *pad;
@@ -197,13 +253,19 @@ run_backend (const gchar * backend, const gchar * ir1, gchar ** ir10,
   for (gint c = 0; c < CHANGES; c++) {
     gint before = g_atomic_int_get (&r->takeovers);
     gint64 give_up = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+    guint played;
     g_atomic_int_set (&r->phase_now, PREPARING);
+    g_atomic_int_set (&r->changes_set, c + 1);
     r->asked[c] = g_get_monotonic_time ();
     g_object_set (f, "location", ir10[c % 2], NULL);
     while (g_atomic_int_get (&r->takeovers) == before
         && g_get_monotonic_time () < give_up)
       g_usleep (1000);
     while (g_atomic_int_get (&r->phase_now) == CROSSFADING)
+      g_usleep (1000);
+    /* the new response's own steady state, as long as the first's */
+    played = r->n;
+    while (r->n < played + buffers && g_get_monotonic_time () < give_up)
       g_usleep (1000);
   }
   g_atomic_pointer_set (&r->buffers, GSIZE_TO_POINTER (r->pushed + 100));
@@ -223,45 +285,13 @@ run_backend (const gchar * backend, const gchar * ir1, gchar ** ir10,
   gst_message_unref (m);
   gst_element_set_state (p, GST_STATE_NULL);
 
-  /* the first buffers set the filter up: left out */
-  for (guint k = 10; k < r->n; k++) {
-    if (r->phase[k] == STEADY)
-      steady[n_steady++] = r->us[k];
-    else if (r->phase[k] == PREPARING) {
-      if (r->us[k] > worst_prep)
-        worst_at = k;
-      worst_prep = MAX (worst_prep, r->us[k]);
-      n_prep++;
-    } else if (r->phase[k] == CROSSFADING) {
-      worst_fade = MAX (worst_fade, r->us[k]);
-      n_fade++;
-    }
-  }
-  qsort (steady, n_steady, sizeof (gdouble), compare);
-  med = n_steady ? steady[n_steady / 2] : -1;
-  p99 = n_steady ? steady[(gsize) ((n_steady - 1) * 0.99)] : -1;
-  for (guint k = 10; k < r->n; k++)
-    over += r->phase[k] == PREPARING && r->us[k] > p99 + med;
-  printf ("%-10s %8.1f %8.1f %8.1f %10.1f (%5u) %10.1f (%5u) %10.1f  %s\n",
-      backend, med, p99, n_steady ? steady[n_steady - 1] : -1, worst_prep,
-      n_prep, worst_fade, n_fade, p99 + med, ok && worst_prep <= p99 + med
-      ? "within" : "BEYOND");
-  /* where the slowest fell: at the start of a preparation (the file, the
-   * allocations), in its middle (the transforms) or at its end */
-  if (n_prep > 0) {
-    gint c = 0;
-    while (c + 1 < CHANGES && r->asked[c + 1] <= r->at[worst_at])
-      c++;
-    printf ("%-10s the slowest while preparing left %.1f ms after change "
-        "%d was set; %u of %u buffers over the bound\n", "",
-        (r->at[worst_at] - r->asked[c]) / 1000.0, c + 1, over, n_prep);
-  }
+  for (gint c = 0; c < CHANGES; c++)
+    ok &= report_change (r, backend, c);
   gst_object_unref (src);
   gst_object_unref (f);
   gst_object_unref (bus);
   gst_object_unref (p);
   gst_buffer_unref (r->tmpl);
-  g_free (steady);
   g_free (desc);
   g_free (r);
   return ok;
@@ -285,13 +315,17 @@ main (int argc, char **argv)
   write_ir (ir10[1], 10 * RATE, 3);
   printf ("response changes while playing: stereo F32 48 kHz, %d-frame "
       "buffers, a 1 s response, then 10 s ones (480000 taps) set %d times; "
-      "time a buffer spends in the element, us (buffers)\n%-10s %8s %8s "
-      "%8s %18s %18s %10s\n", FRAMES, CHANGES, "backend", "median", "p99",
-      "max", "max preparing", "max crossfading", "bound");
+      "time a buffer spends in the element, us (buffers)\n%-6s %6s %8s %8s "
+      "%8s %17s %17s %8s  %-6s %7s %5s\n", FRAMES, CHANGES, "", "change",
+      "median", "p99", "max", "max preparing", "max crossfading", "bound",
+      "", "at ms", "over");
   if (!no_gpu)
     ok &= run_backend ("cuda", ir1, ir10, quick ? 5000 : 20000);
   ok &= run_backend ("cpu", ir1, ir10, quick ? 500 : 2000);
-  printf ("bound: the steady p99 plus one median buffer\n");
+  printf ("median, p99, max: the steady state of the response playing "
+      "when the change was set; bound: its p99 plus its median; at ms: "
+      "when the slowest buffer while preparing left, after the change was "
+      "set; over: buffers over the bound while preparing\n");
   g_unlink (ir1);
   g_unlink (ir10[0]);
   g_unlink (ir10[1]);
