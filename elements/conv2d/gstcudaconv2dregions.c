@@ -19,7 +19,8 @@ typedef struct
   cf_plane_format format;
   cf_rect *rects, *areas;
   gint *owner;                  /* the rectangle of each area, -1: merged */
-  gint n_rects, n_areas, feather;
+  gint n_rects, n_areas;
+  gint feather_x, feather_y;    /* the plane's, across and down */
   /* each area's crop, and where its filtered copy lies in the scratch
    * buffer (lay_out_crops) */
   cf_rect *crops;
@@ -51,12 +52,12 @@ plane_regions (GstCudaConv2d * self, const GstVideoInfo * info, guint p,
   pr->crops = g_new (cf_rect, MAX (n, 1));
   pr->offsets = g_new (gsize, MAX (n, 1));
   pr->pitches = g_new (gsize, MAX (n, 1));
-  pr->feather = self->frame_roi.feather;
   gst_cuda_conv2d_roi_to_plane (info, p, (cf_rect *) self->rects->data, n,
-      pr->rects, &pr->feather);
+      pr->rects, self->frame_roi.feather, &pr->feather_x, &pr->feather_y);
   pr->n_rects = n;
-  pr->n_areas = cf_roi_areas (pr->rects, n, pr->feather, pr->format.width,
-      pr->format.height, !own_masks (self), pr->areas, pr->owner);
+  pr->n_areas = cf_roi_areas (pr->rects, n, pr->feather_x, pr->feather_y,
+      pr->format.width, pr->format.height, !own_masks (self), pr->areas,
+      pr->owner);
 }
 
 static void
@@ -214,7 +215,8 @@ gst_cuda_conv2d_regions_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
       cf_roi_view frame = { out_data, out_stride, 0, 0 };
 
       status = cf_conv2d_roi_blend_cpu (&pr.format, &pr.areas[k], &filtered,
-          &frame, &frame, pr.rects, pr.n_rects, pr.feather, pr.owner[k]);
+          &frame, &frame, pr.rects, pr.n_rects, pr.feather_x, pr.feather_y,
+          pr.owner[k]);
     }
     plane_regions_free (&pr);
   }
@@ -360,8 +362,8 @@ blend_area_cuda (GstCudaConv2d * self, const RegionJob * rj, gint k)
   }
   if (status == CF_OK)
     status = cf_conv2d_roi_blend_cuda (&pr->format, area, &filtered, &frame,
-        &frame, pr->rects, self->d_rects.ptr, pr->n_rects, pr->feather,
-        pr->owner[k], rj->stream);
+        &frame, pr->rects, self->d_rects.ptr, pr->n_rects, pr->feather_x,
+        pr->feather_y, pr->owner[k], rj->stream);
   if (status == CF_OK && !rj->out_on_device)
     status = copy_rect (area_data, out_stride, self->d_area.ptr, area_pitch,
         area->w * pixel, area->h, CF_COPY_DEVICE_TO_HOST, rj->stream);

@@ -119,7 +119,7 @@ gst_cuda_conv2d_roi_collect (GstBuffer * buffer, const GstCudaConv2dRoi * roi,
 void
 gst_cuda_conv2d_roi_to_plane (const GstVideoInfo * info, guint p,
     const cf_rect * frame_rects, guint n, cf_rect * plane_rects,
-    gint * feather)
+    gint feather, gint * feather_x, gint * feather_y)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
   gint comp[GST_VIDEO_MAX_COMPONENTS];
@@ -138,5 +138,7 @@ gst_cuda_conv2d_roi_to_plane (const GstVideoInfo * info, guint p,
     plane_rects[k].w = x1 - x0;
     plane_rects[k].h = y1 - y0;
   }
-  *feather = ws ? -((-*feather) >> ws) : *feather;
+  /* rounded up: a feather of 1 frame pixel stays a feather */
+  *feather_x = -((-feather) >> ws);
+  *feather_y = -((-feather) >> hs);
 }

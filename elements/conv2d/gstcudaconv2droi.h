@@ -40,10 +40,11 @@ void gst_cuda_conv2d_roi_collect (GstBuffer * buffer,
 
 /* Rectangles of the frame in the coordinates of plane `p` (chroma planes
  * subsampled, each rectangle covering every sample it touches), and the
- * feather there. */
+ * frame's `feather` there: across and down, each divided by the plane's
+ * subsampling that way, rounded up. */
 void gst_cuda_conv2d_roi_to_plane (const GstVideoInfo * info, guint p,
     const cf_rect * frame_rects, guint n, cf_rect * plane_rects,
-    gint * feather);
+    gint feather, gint * feather_x, gint * feather_y);
 
 G_END_DECLS
 #endif

@@ -57,11 +57,11 @@ cf_conv2d_spectral_cuda_free (cf_conv2d_spectral_gpu * sp)
 int
 cf_conv2d_roi_blend_cuda (const cf_plane_format * f, const cf_rect * a,
     const cf_roi_view * g, const cf_roi_view * s, const cf_roi_view * d,
-    const cf_rect * r, const cf_rect * dr, int n, int feather, int owner,
+    const cf_rect * r, const cf_rect * dr, int n, int fx, int fy, int owner,
     cf_stream st)
 {
   (void) f; (void) a; (void) g; (void) s; (void) d; (void) r; (void) dr;
   (void) n;
-  (void) feather; (void) owner; (void) st;
+  (void) fx; (void) fy; (void) owner; (void) st;
   return CF_ERR_NO_CUDA;
 }

@@ -22,13 +22,13 @@ around (const cf_rect * a, const cf_rect * b)
   return r;
 }
 
-/* `r` grown by g each side and clipped to the plane; w = 0 when nothing
- * is left. */
+/* `r` grown by gx either side across, gy down, and clipped to the plane;
+ * w = 0 when nothing is left. */
 static cf_rect
-grow_clip (const cf_rect * r, int g, int width, int height)
+grow_clip (const cf_rect * r, int gx, int gy, int width, int height)
 {
-  long x0 = (long) r->x - g, y0 = (long) r->y - g;
-  long x1 = (long) r->x + r->w + g, y1 = (long) r->y + r->h + g;
+  long x0 = (long) r->x - gx, y0 = (long) r->y - gy;
+  long x1 = (long) r->x + r->w + gx, y1 = (long) r->y + r->h + gy;
   cf_rect c = { 0, 0, 0, 0 };
 
   x0 = x0 < 0 ? 0 : x0;
@@ -45,13 +45,13 @@ grow_clip (const cf_rect * r, int g, int width, int height)
 }
 
 int
-cf_roi_areas (const cf_rect * rects, int n, int feather, int width,
+cf_roi_areas (const cf_rect * rects, int n, int fx, int fy, int width,
     int height, int merge, cf_rect * areas, int *owner)
 {
   int count = 0, joined = 1;
 
   for (int k = 0; k < n; k++) {
-    cf_rect a = grow_clip (&rects[k], feather, width, height);
+    cf_rect a = grow_clip (&rects[k], fx, fy, width, height);
     if (a.w == 0)
       continue;
     areas[count] = a;
@@ -74,7 +74,7 @@ cf_rect
 cf_roi_crop (const cf_rect * area, int kw, int kh, cf_border border,
     int width, int height)
 {
-  cf_rect c = grow_clip (area, 0, width, height);
+  cf_rect c = grow_clip (area, 0, 0, width, height);
   int rx = kw / 2, ry = kh / 2;
   long x0 = (long) c.x - rx, x1 = (long) c.x + c.w + rx;
   long y0 = (long) c.y - ry, y1 = (long) c.y + c.h + ry;
@@ -132,7 +132,7 @@ store (uint8_t * p, int u16, float v)
 int
 cf_conv2d_roi_blend_cpu (const cf_plane_format * f, const cf_rect * area,
     const cf_roi_view * filtered, const cf_roi_view * src,
-    const cf_roi_view * dst, const cf_rect * rects, int n, int feather,
+    const cf_roi_view * dst, const cf_rect * rects, int n, int fx, int fy,
     int owner)
 {
   int u16, bytes;
@@ -140,7 +140,7 @@ cf_conv2d_roi_blend_cpu (const cf_plane_format * f, const cf_rect * area,
   float top;
 
   if (cf_plane_format_check (f) != CF_OK || !area || !rects || n < 0
-      || feather < 0 || !holds (filtered, area) || !holds (src, area)
+      || fx < 0 || fy < 0 || !holds (filtered, area) || !holds (src, area)
       || !holds (dst, area))
     return CF_ERR_INVALID;
   u16 = f->sample == CF_SAMPLE_U16;
@@ -150,7 +150,7 @@ cf_conv2d_roi_blend_cpu (const cf_plane_format * f, const cf_rect * area,
   for (int y = area->y; y < area->y + area->h; y++)
     for (int x = area->x; x < area->x + area->w; x++) {
       float w;
-      int who = cf_roi_owner (rects, n, feather, x, y, &w);
+      int who = cf_roi_owner (rects, n, fx, fy, x, y, &w);
       const uint8_t *s = at (src, pixel, x, y);
       const uint8_t *g = at (filtered, pixel, x, y);
       uint8_t *d = at (dst, pixel, x, y);

@@ -19,7 +19,7 @@ struct Blend
   cf_roi_view filtered, src, dst;
   const cf_rect *rects;         /* more than CF_ROI_LAUNCH_RECTS */
   cf_rect launch_rects[CF_ROI_LAUNCH_RECTS];
-  int n, feather, owner;
+  int n, fx, fy, owner;
   int channels, keep;
 };
 
@@ -41,7 +41,7 @@ blend (Blend b)
   if (x >= b.area.x + b.area.w || y >= b.area.y + b.area.h)
     return;
   int who = cf_roi_owner (b.n <= CF_ROI_LAUNCH_RECTS ? b.launch_rects
-      : b.rects, b.n, b.feather, x, y, &w);
+      : b.rects, b.n, b.fx, b.fy, x, y, &w);
   if (b.owner >= 0 && who != b.owner)
     return;
   const T *s = at < T > (b.src, b.channels, x, y);
@@ -61,7 +61,7 @@ extern "C" int
 cf_conv2d_roi_blend_cuda (const cf_plane_format * f, const cf_rect * area,
     const cf_roi_view * filtered, const cf_roi_view * src,
     const cf_roi_view * dst, const cf_rect * rects, const cf_rect * d_rects,
-    int n, int feather, int owner, cf_stream stream)
+    int n, int fx, int fy, int owner, cf_stream stream)
 {
   using namespace cf_conv2d_roi;
   Blend b;
@@ -69,7 +69,7 @@ cf_conv2d_roi_blend_cuda (const cf_plane_format * f, const cf_rect * area,
   if (cf_plane_format_check (f) != CF_OK || !area || !filtered || !src
       || !dst || !filtered->data || !src->data || !dst->data
       || (n > 0 && !rects) || (n > CF_ROI_LAUNCH_RECTS && !d_rects)
-      || n < 0 || feather < 0
+      || n < 0 || fx < 0 || fy < 0
       || filtered->x > area->x || filtered->y > area->y
       || src->x > area->x || src->y > area->y || dst->x > area->x
       || dst->y > area->y)
@@ -84,7 +84,8 @@ cf_conv2d_roi_blend_cuda (const cf_plane_format * f, const cf_rect * area,
   for (int k = 0; k < n && k < CF_ROI_LAUNCH_RECTS; k++)
     b.launch_rects[k] = rects[k];
   b.n = n;
-  b.feather = feather;
+  b.fx = fx;
+  b.fy = fy;
   b.owner = owner;
   b.channels = f->channels;
   b.keep = f->keep_channel;

@@ -2026,21 +2026,22 @@ check_regions (const gchar * backend, const gchar * format, gint w, gint h,
     const PlaneDesc *d = &planes[p];
     gint comp[GST_VIDEO_MAX_COMPONENTS];
     guint ws, hs;
-    gint feather = s->roi_feather;
+    gint fx, fy;
 
     gst_video_format_info_component (finfo, p, comp);
     ws = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]);
     hs = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]);
     /* chroma: rectangles cover every sample they touch, the feather
-     * follows the width's subsampling, rounded up */
-    feather = (feather + (1 << ws) - 1) >> ws;
+     * follows the subsampling each way, rounded up */
+    fx = (s->roi_feather + (1 << ws) - 1) >> ws;
+    fy = (s->roi_feather + (1 << hs) - 1) >> hs;
     for (gint y = 0; y < d->height; y++)
       for (gint x = 0; x < d->width; x++) {
         gdouble best = 0.0;
         gint owner = -1;
         for (guint k = 0; k < n; k++) {
           gint g = s->roi_grow, rx0, ry0, rx1, ry1, dx, dy;
-          gdouble dist, wt;
+          gdouble t, wt;
           if (s->roi_types && !strstr (s->roi_types, regions[k].type))
             continue;
           rx0 = ((gint) regions[k].x - g) >> ws;
@@ -2051,9 +2052,11 @@ check_regions (const gchar * backend, const gchar * format, gint w, gint h,
               >> hs;
           dx = x < rx0 ? rx0 - x : (x >= rx1 ? x - rx1 + 1 : 0);
           dy = y < ry0 ? ry0 - y : (y >= ry1 ? y - ry1 + 1 : 0);
-          dist = sqrt ((gdouble) dx * dx + (gdouble) dy * dy);
-          wt = dist == 0 ? 1.0 : (dist >= feather ? 0.0
-              : 0.5 * (1 + cos (G_PI * dist / feather)));
+          /* an ellipse of fx across, fy down */
+          t = fx > 0 && fy > 0 ? sqrt ((gdouble) dx * dx / (fx * fx)
+              + (gdouble) dy * dy / (fy * fy)) : 1.0;
+          wt = dx == 0 && dy == 0 ? 1.0 : (t >= 1 ? 0.0
+              : 0.5 * (1 + cos (G_PI * t)));
           if (wt > best) {
             best = wt;
             owner = k;
@@ -2135,6 +2138,11 @@ GST_START_TEST (test_regions)
     s.border = full.border = "wrap";
     check_regions (backend, "GRAY16_LE", 180, 100, &s, crowded, 4, &full,
         FALSE, 0);
+    /* chroma subsampled across only: the feather halved across, whole
+     * down */
+    s.border = full.border = "clamp";
+    check_regions (backend, "Y42B", 180, 100, &s, crowded, 4, &full, FALSE,
+        0);
   }
   {
     /* a region smaller than the mask: a long Gaussian, a disc */

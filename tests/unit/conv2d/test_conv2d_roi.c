@@ -14,15 +14,32 @@
 #define W 97
 #define H 61
 
+/* The documented weight: 1 inside; outside, t = sqrt((dx / fx)^2 +
+ * (dy / fy)^2), the raised cosine (1 + cos(pi t)) / 2 below 1, else 0;
+ * 0 outside where either feather is 0. */
 static double
-weight (const cf_rect * r, int feather, int x, int y)
+weight (const cf_rect * r, int fx, int fy, int x, int y)
 {
   int dx = x < r->x ? r->x - x : (x >= r->x + r->w ? x - (r->x + r->w) + 1 : 0);
   int dy = y < r->y ? r->y - y : (y >= r->y + r->h ? y - (r->y + r->h) + 1 : 0);
-  double d = sqrt ((double) dx * dx + (double) dy * dy);
-  if (d == 0)
+  double t;
+  if (dx == 0 && dy == 0)
     return 1;
-  return d >= feather ? 0 : 0.5 * (1 + cos (M_PI * d / feather));
+  if (fx == 0 || fy == 0)
+    return 0;
+  t = sqrt ((double) dx * dx / ((double) fx * fx)
+      + (double) dy * dy / ((double) fy * fy));
+  return t >= 1 ? 0 : 0.5 * (1 + cos (M_PI * t));
+}
+
+/* Feathers of 0 to max - 1, the same both ways in half the draws (as on
+ * planes subsampled both ways or neither), else each its own (Y42B's
+ * chroma: half across). */
+static void
+random_feather (int max, int *fx, int *fy)
+{
+  *fx = test_rand_int (max);
+  *fy = test_rand_int (2) ? *fx : test_rand_int (max);
 }
 
 static int
@@ -49,11 +66,12 @@ check_areas (void)
 {
   for (int t = 0; t < 200; t++) {
     cf_rect rects[6], areas[6];
-    int owner[6], n = 1 + test_rand_int (6), feather = test_rand_int (8);
+    int owner[6], n = 1 + test_rand_int (6), fx, fy;
     int merge = t % 2, count, bad = 0;
 
+    random_feather (8, &fx, &fy);
     random_rects (rects, n);
-    count = cf_roi_areas (rects, n, feather, W, H, merge, areas, owner);
+    count = cf_roi_areas (rects, n, fx, fy, W, H, merge, areas, owner);
     for (int a = 0; a < count; a++) {
       bad += areas[a].x < 0 || areas[a].y < 0 || areas[a].w < 1
           || areas[a].x + areas[a].w > W || areas[a].h < 1
@@ -69,15 +87,15 @@ check_areas (void)
       for (int x = 0; x < W; x++)
         for (int k = 0; k < n; k++) {
           int covered = 0;
-          if (weight (&rects[k], feather, x, y) == 0)
+          if (weight (&rects[k], fx, fy, x, y) == 0)
             continue;
           for (int a = 0; a < count; a++)
             covered |= inside (&areas[a], x, y)
                 && (merge || owner[a] == k);
           bad += !covered;
         }
-    if (!test_check (bad == 0, "areas of %d rectangles (feather %d, %s): "
-            "%d faults", n, feather, merge ? "merged" : "one each", bad))
+    if (!test_check (bad == 0, "areas of %d rectangles (feather %d x %d, "
+            "%s): %d faults", n, fx, fy, merge ? "merged" : "one each", bad))
       return;
   }
   test_check (1, "areas of random rectangles");
@@ -131,7 +149,7 @@ check_blend (int channels, cf_sample sample, int keep)
 
   for (int t = 0; t < 40; t++) {
     cf_rect rects[5], areas[5];
-    int owner[5], n = 1 + test_rand_int (5), feather = test_rand_int (9);
+    int owner[5], n = 1 + test_rand_int (5), fx, fy;
     int merge = t % 2, count, bad = 0;
     cf_roi_view vf = { filt, stride, 0, 0 }, vs = { src, stride, 0, 0 };
     cf_roi_view vd = { dst, stride, 0, 0 };
@@ -140,17 +158,18 @@ check_blend (int channels, cf_sample sample, int keep)
     test_fill_random (filt, bytes);
     test_fill_random (poison, bytes);
     memcpy (dst, poison, bytes);
+    random_feather (9, &fx, &fy);
     random_rects (rects, n);
-    count = cf_roi_areas (rects, n, feather, W, H, merge, areas, owner);
+    count = cf_roi_areas (rects, n, fx, fy, W, H, merge, areas, owner);
     for (int a = 0; a < count; a++)
       bad += cf_conv2d_roi_blend_cpu (&f, &areas[a], &vf, &vs, &vd, rects, n,
-          feather, owner[a]) != CF_OK;
+          fx, fy, owner[a]) != CF_OK;
     for (int y = 0; y < H; y++)
       for (int x = 0; x < W; x++) {
         double best = 0;
         int written = 0;
         for (int k = 0; k < n; k++)
-          best = fmax (best, weight (&rects[k], feather, x, y));
+          best = fmax (best, weight (&rects[k], fx, fy, x, y));
         /* merged areas write every pixel they hold; owned ones only the
          * pixels a rectangle owns (weight above 0) */
         for (int a = 0; a < count; a++)
@@ -179,9 +198,9 @@ check_blend (int channels, cf_sample sample, int keep)
               ? 0.5 + 1e-9 : 1.0);
         }
       }
-    if (!test_check (bad == 0, "blend of %d rectangles (feather %d, %s) on "
-            "%d x %d-bit: %d samples wrong", n, feather, merge ? "merged"
-            : "owned", channels, u16 ? 16 : 8, bad))
+    if (!test_check (bad == 0, "blend of %d rectangles (feather %d x %d, "
+            "%s) on %d x %d-bit: %d samples wrong", n, fx, fy, merge
+            ? "merged" : "owned", channels, u16 ? 16 : 8, bad))
       break;
   }
   test_check (1, "blends on %d x %d-bit", channels, u16 ? 16 : 8);
@@ -209,8 +228,11 @@ main (void)
   check_blend (4, CF_SAMPLE_U8, 0);
   check_blend (1, CF_SAMPLE_U16, -1);
   test_check (cf_conv2d_roi_blend_cpu (&f, &area, &late, &v, &v, &r, 1, 0,
-          -1) == CF_ERR_INVALID, "a view that does not hold the area refused");
-  test_check (cf_conv2d_roi_blend_cpu (&f, &area, &v, &v, &v, &r, -1, 0,
+          0, -1) == CF_ERR_INVALID, "a view that does not hold the area "
+      "refused");
+  test_check (cf_conv2d_roi_blend_cpu (&f, &area, &v, &v, &v, &r, -1, 0, 0,
           -1) == CF_ERR_INVALID, "a negative count refused");
+  test_check (cf_conv2d_roi_blend_cpu (&f, &area, &v, &v, &v, &r, 1, 2, -1,
+          -1) == CF_ERR_INVALID, "a negative feather refused");
   return test_finish (name);
 }
