@@ -8,7 +8,7 @@
  *   kernel    the same GPU work launched alone, back to back (GPU time),
  *             and frame by frame with the host waiting for each (the
  *             floor of any element that hands finished frames on)
- *   system    appsrc (system memory) ! element ! fakesink
+ *   system    appsrc (pooled system memory) ! element ! fakesink
  *   up/down   appsrc (system memory) ! cudaupload ! CUDA memory
  *             ! cudadownload ! fakesink
  *   empty     appsrc (CUDA buffers) ! fakesink: the source's and sink's
@@ -78,9 +78,8 @@ typedef enum
 
 typedef struct
 {
-  GstBufferPool *pool;          /* CUDA memory, or NULL */
+  GstBufferPool *pool;          /* CUDA or system memory */
   gboolean flag_written;        /* set NEED_SYNC on each frame pushed */
-  GstBuffer *frames[POOL_BUFFERS];      /* system memory */
   guint pushed;
   gint64 start, deadline;
   /* at the sink */
@@ -98,20 +97,17 @@ need_data (GstAppSrc * src, guint length G_GNUC_UNUSED, gpointer user)
     gst_app_src_end_of_stream (src);
     return;
   }
-  if (s->pool) {
-    if (gst_buffer_pool_acquire_buffer (s->pool, &buf, NULL) != GST_FLOW_OK) {
-      gst_app_src_end_of_stream (src);
-      return;
-    }
-#ifdef HAVE_GST_CUDA_STREAM
-    /* as a writer of 1.24+ leaves a frame it has just queued */
-    if (s->flag_written)
-      GST_MINI_OBJECT_FLAG_SET (gst_buffer_peek_memory (buf, 0),
-          GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
-#endif
-  } else {
-    buf = gst_buffer_ref (s->frames[s->pushed % POOL_BUFFERS]);
+  /* a frame of the source's own, as a decoder gives it: writable */
+  if (gst_buffer_pool_acquire_buffer (s->pool, &buf, NULL) != GST_FLOW_OK) {
+    gst_app_src_end_of_stream (src);
+    return;
   }
+#ifdef HAVE_GST_CUDA_STREAM
+  /* as a writer of 1.24+ leaves a frame it has just queued */
+  if (s->flag_written)
+    GST_MINI_OBJECT_FLAG_SET (gst_buffer_peek_memory (buf, 0),
+        GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+#endif
   if (region_count) {
     buf = gst_buffer_make_writable (buf);
     for (guint k = 0; k < region_count; k++)
@@ -145,18 +141,23 @@ fill_random (guint8 * data, gsize size, guint32 seed)
   }
 }
 
-/* CUDA buffers of the pool, written once (uploaded at their first use);
- * from 1.24 their memories carry `stream` when given. */
+/* The buffers of `pool` (CUDA memory: `context` given; else system
+ * memory), written once (CUDA ones uploaded at their first use); from
+ * 1.24 CUDA memories carry `stream` when given. */
 static GstBufferPool *
-make_cuda_pool (GstCudaContext * context, GstCaps * caps, gpointer stream)
+make_pool (GstCudaContext * context, GstCaps * caps, gpointer stream)
 {
   GstBufferPool *pool;
   GstStructure *config;
   GstBuffer *held[POOL_BUFFERS];
   GstVideoInfo info;
 
-  gst_cuda_memory_init_once ();
-  pool = gst_cuda_buffer_pool_new (context);
+  if (context) {
+    gst_cuda_memory_init_once ();
+    pool = gst_cuda_buffer_pool_new (context);
+  } else {
+    pool = gst_video_buffer_pool_new ();
+  }
   config = gst_buffer_pool_get_config (pool);
 
   gst_video_info_from_caps (&info, caps);
@@ -172,13 +173,13 @@ make_cuda_pool (GstCudaContext * context, GstCaps * caps, gpointer stream)
 #endif
   if (!gst_buffer_pool_set_config (pool, config)
       || !gst_buffer_pool_set_active (pool, TRUE)) {
-    fprintf (stderr, "cannot start a CUDA buffer pool\n");
+    fprintf (stderr, "cannot start a buffer pool\n");
     exit (1);
   }
   for (guint k = 0; k < POOL_BUFFERS; k++) {
     GstMapInfo map;
     if (gst_buffer_pool_acquire_buffer (pool, &held[k], NULL) != GST_FLOW_OK) {
-      fprintf (stderr, "cannot take a buffer from the CUDA pool\n");
+      fprintf (stderr, "cannot take a buffer from the pool\n");
       exit (1);
     }
     gst_buffer_map (held[k], &map, GST_MAP_WRITE);
@@ -242,15 +243,9 @@ run_pipeline (const gchar * middle, GstCaps * caps, GstCudaContext * context,
       return 0;
     }
 #endif
-    s.pool = make_cuda_pool (context, src_caps, stream);
+    s.pool = make_pool (context, src_caps, stream);
   } else {
-    for (guint k = 0; k < POOL_BUFFERS; k++) {
-      GstMapInfo map;
-      s.frames[k] = gst_buffer_new_allocate (NULL, info.size, NULL);
-      gst_buffer_map (s.frames[k], &map, GST_MAP_WRITE);
-      fill_random (map.data, map.size, k + 1);
-      gst_buffer_unmap (s.frames[k], &map);
-    }
+    s.pool = make_pool (NULL, src_caps, NULL);
   }
   /* one context for the whole pipeline, as a decoder would share it */
   {
@@ -292,10 +287,8 @@ run_pipeline (const gchar * middle, GstCaps * caps, GstCudaContext * context,
     gst_message_unref (msg);
   gst_object_unref (bus);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  if (s.pool) {
-    gst_buffer_pool_set_active (s.pool, FALSE);
-    gst_object_unref (s.pool);
-  }
+  gst_buffer_pool_set_active (s.pool, FALSE);
+  gst_object_unref (s.pool);
 #ifdef HAVE_GST_CUDA_STREAM
   if (stream)
     gst_cuda_stream_unref (stream);
@@ -304,8 +297,6 @@ run_pipeline (const gchar * middle, GstCaps * caps, GstCudaContext * context,
     gst_element_set_state (keep, GST_STATE_NULL);
     gst_object_unref (keep);
   }
-  for (guint k = 0; k < POOL_BUFFERS; k++)
-    gst_clear_buffer (&s.frames[k]);
   gst_object_unref (src);
   gst_object_unref (sink);
   gst_object_unref (pipe);
