@@ -947,7 +947,8 @@ process_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
       continue;
     if (!in_on_device && !out_on_device)
       gst_cuda_conv2d_copy_plane (in, out, p);
-    else if (!gst_cuda_conv2d_copy_plane_cuda (self, in, in_on_device, out, out_on_device, p))
+    else if (!gst_cuda_conv2d_copy_plane_cuda (self, in, in_on_device, out,
+            out_on_device, p))
       return GST_FLOW_ERROR;
   }
 

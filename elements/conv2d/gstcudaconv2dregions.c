@@ -72,8 +72,8 @@ plane_regions_free (PlaneRegions * pr)
 }
 
 /* The mask of area k: the element's, or with roi-sigma a Gaussian of its
- * rectangle's own sigma, built into self->region_plan. Those are at least 33 taps a
- * side, so that they run the long path, which takes any plane. */
+ * rectangle's own sigma, built into self->region_plan. Those are at least
+ * 33 taps a side, so that they run the long path, which takes any plane. */
 static const cf_conv2d_plan *
 area_plan (GstCudaConv2d * self, const PlaneRegions * pr, gint k)
 {
@@ -220,7 +220,8 @@ gst_cuda_conv2d_regions_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     }
     plane_regions_free (&pr);
   }
-  return status == CF_OK ? GST_FLOW_OK : gst_cuda_conv2d_filter_failed (self, status);
+  return status == CF_OK ? GST_FLOW_OK
+      : gst_cuda_conv2d_filter_failed (self, status);
 }
 
 /* A plane's regions on the GPU: crops read from the source (on the
@@ -424,8 +425,8 @@ gst_cuda_conv2d_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
       /* nothing to copy */
     } else if (!in_on_device && !out_on_device) {
       gst_cuda_conv2d_copy_plane (in, out, p);
-    } else if (!gst_cuda_conv2d_copy_plane_cuda (self, in, in_on_device, out, out_on_device,
-            p)) {
+    } else if (!gst_cuda_conv2d_copy_plane_cuda (self, in, in_on_device,
+            out, out_on_device, p)) {
       copy_failed = TRUE;       /* posted */
       break;
     }
