@@ -96,6 +96,10 @@ static gboolean gst_cuda_conv2d_set_info (GstCudaFilterBase * base,
     GstCaps * incaps, GstCaps * outcaps);
 static GstFlowReturn gst_cuda_conv2d_prepare_output_buffer (GstBaseTransform
     * trans, GstBuffer * inbuf, GstBuffer ** outbuf);
+static gboolean gst_cuda_conv2d_transform_meta (GstBaseTransform * trans,
+    GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf);
+static gboolean gst_cuda_conv2d_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query);
 static GstFlowReturn gst_cuda_conv2d_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
 
@@ -128,6 +132,10 @@ gst_cuda_conv2d_class_init (GstCudaConv2dClass * klass)
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_set_info);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_cuda_conv2d_prepare_output_buffer);
+  trans_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_cuda_conv2d_transform_meta);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_conv2d_decide_allocation);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_conv2d_transform);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_filter_base_transform_caps);
@@ -1002,8 +1010,7 @@ filter_frames_cuda (GstCudaConv2d * self, GstBuffer * inbuf,
       in_on_device ? "device" : "host", out_on_device ? "device" : "host",
       in_place ? ", in place" : "");
   if (self->frame_roi.enabled) {
-    gst_cuda_conv2d_roi_collect (inbuf, &self->frame_roi, self->rects,
-        self->sigmas);
+    /* the rectangles were collected by prepare_output_buffer */
     ret = gst_cuda_conv2d_regions_cuda (self, &in, in_on_device, out,
         out_on_device);
   } else {
@@ -1035,8 +1042,7 @@ filter_frames_cpu (GstCudaConv2d * self, GstBuffer * inbuf,
     return map_failed (self);
   }
   if (self->frame_roi.enabled) {
-    gst_cuda_conv2d_roi_collect (inbuf, &self->frame_roi, self->rects,
-        self->sigmas);
+    /* the rectangles were collected by prepare_output_buffer */
     ret = gst_cuda_conv2d_regions_cpu (self, &in, out);
   } else {
     ret = process_cpu (self, &in, out);
@@ -1047,10 +1053,31 @@ filter_frames_cpu (GstCudaConv2d * self, GstBuffer * inbuf,
   return ret;
 }
 
-/* Per frame, before the output exists: the settings the frame takes, and
- * where it goes. Regions change only the pixels they cover, so a writable
- * frame whose caps stay the same is filtered where it is, without a copy;
- * a frame others hold (a tee, a test) goes into a new one. */
+/* Whether `buf` may go downstream as it came: CUDA memory describes its
+ * own layout; system memory must have the caps' layout unless downstream
+ * reads video metas. */
+static gboolean
+layout_passes (GstCudaConv2d * self, GstBuffer * buf)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+
+  if (self->downstream_video_meta || !meta
+      || gst_cuda_filter_base_is_device_buffer (GST_CUDA_FILTER_BASE (self),
+          buf))
+    return TRUE;
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&self->info); p++)
+    if (meta->offset[p] != GST_VIDEO_INFO_PLANE_OFFSET (&self->info, p)
+        || meta->stride[p] != GST_VIDEO_INFO_PLANE_STRIDE (&self->info, p))
+      return FALSE;
+  return TRUE;
+}
+
+/* Per frame, before the output exists: the settings the frame takes, its
+ * rectangles, and where it goes. Regions change only the pixels they
+ * cover, so a writable frame is filtered where it is, without a copy,
+ * when its caps stay the same, downstream can take its layout and its
+ * crops, all held at once, fit in a frame's bytes; else (a frame others
+ * hold, a tee's) it goes into a new one. */
 static GstFlowReturn
 gst_cuda_conv2d_prepare_output_buffer (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer ** outbuf)
@@ -1058,14 +1085,56 @@ gst_cuda_conv2d_prepare_output_buffer (GstBaseTransform * trans,
   GstCudaConv2d *self = GST_CUDA_CONV2D (trans);
 
   take_pending_mask (self);
-  if (self->frame_roi.enabled && self->same_caps
-      && gst_buffer_is_writable (inbuf)) {
-    GST_LOG_OBJECT (self, "filtering in place");
-    *outbuf = inbuf;
-    return GST_FLOW_OK;
+  if (self->frame_roi.enabled) {
+    gst_cuda_conv2d_roi_collect (inbuf, &self->frame_roi, self->rects,
+        self->sigmas);
+    if (self->have_info && self->plan && self->same_caps
+        && gst_buffer_is_writable (inbuf) && layout_passes (self, inbuf)
+        && gst_cuda_conv2d_regions_fit_in_place (self)) {
+      GST_LOG_OBJECT (self, "filtering in place");
+      *outbuf = inbuf;
+      return GST_FLOW_OK;
+    }
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
       (trans, inbuf, outbuf);
+}
+
+/* Metas about the frame's geometry and colours stay true through a
+ * filter that changes neither: a detector's regions among them, kept for
+ * the elements after this one, as in place. The output's own layout
+ * (GstVideoMeta) is its pool's. */
+static gboolean
+gst_cuda_conv2d_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
+    GstMeta * meta, GstBuffer * inbuf)
+{
+  static const gchar *const kept[] = { GST_META_TAG_VIDEO_STR,
+    GST_META_TAG_VIDEO_ORIENTATION_STR, GST_META_TAG_VIDEO_SIZE_STR,
+    GST_META_TAG_VIDEO_COLORSPACE_STR, NULL
+  };
+  const gchar *const *tags = gst_meta_api_type_get_tags (meta->info->api);
+
+  if (meta->info->api == GST_VIDEO_META_API_TYPE)
+    return FALSE;
+  for (guint k = 0; tags && tags[k]; k++)
+    if (!g_strv_contains (kept, tags[k]))
+      return GST_BASE_TRANSFORM_CLASS (parent_class)->transform_meta (trans,
+          outbuf, meta, inbuf);
+  return TRUE;
+}
+
+/* Whether downstream reads video metas: a frame filtered in place keeps
+ * the layout it came with. */
+static gboolean
+gst_cuda_conv2d_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstCudaConv2d *self = GST_CUDA_CONV2D (trans);
+
+  self->downstream_video_meta = gst_query_find_allocation_meta (query,
+      GST_VIDEO_META_API_TYPE, NULL);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
 }
 
 static GstFlowReturn

@@ -42,6 +42,7 @@ struct _GstCudaConv2d
   GstVideoInfo info;            /* the negotiated frames, for size checks */
   gboolean have_info;
   gboolean same_caps;           /* in and out: regions filter in place */
+  gboolean downstream_video_meta;       /* it reads layouts of any stride */
   GstCudaConv2dRoi roi;
   gchar *roi_error;             /* why roi-types is unusable, or NULL */
 

@@ -138,30 +138,98 @@ area_crop (const cf_conv2d_plan * plan, const cf_rect * area,
   return c;
 }
 
-/* Each area's crop, and where its filtered copy goes in one scratch
- * buffer, rows padded to `align` bytes. Every crop is filtered before any
- * area is blended, so that a frame filtered in place gives each crop the
- * pixels it came with. Returns the scratch buffer's bytes. */
+/* Each area's crop, and where its filtered copy goes in the scratch
+ * buffer, rows padded to `align` bytes: `stacked`, one after the other
+ * (in place, every crop is filtered before any area is blended, so that
+ * each crop reads the pixels the frame came with); else all at its start
+ * (into a copy, the source stays as it came: each area is filtered and
+ * blended in turn). Returns the scratch buffer's bytes. */
 static gsize
-lay_out_crops (GstCudaConv2d * self, PlaneRegions * pr, gsize align)
+lay_out_crops (GstCudaConv2d * self, PlaneRegions * pr, gsize align,
+    gboolean stacked)
 {
   gsize pixel = cf_plane_format_pixel_bytes (&pr->format), total = 0;
 
   for (gint k = 0; k < pr->n_areas; k++) {
     const cf_rect *c = &pr->crops[k];
+    gsize bytes;
 
     pr->crops[k] = area_crop (area_plan (self, pr, k), &pr->areas[k],
         &pr->format);
     pr->pitches[k] = GST_ROUND_UP_N (c->w * pixel, align);
-    pr->offsets[k] = total;
-    total += pr->pitches[k] * c->h;
+    bytes = pr->pitches[k] * c->h;
+    pr->offsets[k] = stacked ? total : 0;
+    total = stacked ? total + bytes : MAX (total, bytes);
   }
   return total;
 }
 
-/* The regions of every filtered plane on the CPU: the frame copied
- * unless it is filtered in place (`out` is `in`), every area's crop
- * filtered aside, then each area blended in. */
+/* Rows of the GPU path's scratch buffers are padded to this. */
+#define DEVICE_ROW_ALIGN 256
+
+/* Crops held at once may take this much even where a frame is smaller. */
+#define IN_PLACE_SCRATCH_FLOOR (16u << 20)
+
+gboolean
+gst_cuda_conv2d_regions_fit_in_place (GstCudaConv2d * self)
+{
+  const GstVideoInfo *info = &self->info;
+  gsize align = gst_cuda_filter_base_uses_cuda (GST_CUDA_FILTER_BASE (self))
+      ? DEVICE_ROW_ALIGN : 1, total = 0;
+
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    PlaneRegions pr;
+
+    if (!gst_cuda_conv2d_plane_filtered (p, self->frame_planes)
+        || self->rects->len == 0)
+      continue;
+    plane_regions (self, info, p, &pr);
+    total += lay_out_crops (self, &pr, align, TRUE);
+    plane_regions_free (&pr);
+  }
+  return total <= MAX (GST_VIDEO_INFO_SIZE (info), IN_PLACE_SCRATCH_FLOOR);
+}
+
+/* Area k's crop of plane `p` of `in`, filtered into its place in
+ * cpu_filtered. */
+static int
+filter_area_cpu (GstCudaConv2d * self, const GstVideoFrame * in, guint p,
+    const PlaneRegions * pr, gint k)
+{
+  const cf_rect *crop = &pr->crops[k];
+  gsize pixel = cf_plane_format_pixel_bytes (&pr->format);
+  GstCudaConv2dCpuJob job;
+
+  job.plan = area_plan (self, pr, k);
+  job.format = pr->format;
+  job.format.width = crop->w;
+  job.format.height = crop->h;
+  job.src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
+  job.src = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (in, p)
+      + crop->y * job.src_stride + crop->x * pixel;
+  job.dst = (guint8 *) self->cpu_filtered + pr->offsets[k];
+  job.dst_stride = pr->pitches[k];
+  return gst_cuda_conv2d_filter_plane_cpu (self, &job, -1);
+}
+
+/* Area k blended into plane `p` of `out`, which holds the source there:
+ * each pixel is blended by one area. */
+static int
+blend_area_cpu (GstCudaConv2d * self, GstVideoFrame * out, guint p,
+    const PlaneRegions * pr, gint k)
+{
+  cf_roi_view filtered = { (guint8 *) self->cpu_filtered + pr->offsets[k],
+    pr->pitches[k], pr->crops[k].x, pr->crops[k].y
+  };
+  cf_roi_view frame = { GST_VIDEO_FRAME_PLANE_DATA (out, p),
+    GST_VIDEO_FRAME_PLANE_STRIDE (out, p), 0, 0
+  };
+
+  return cf_conv2d_roi_blend_cpu (&pr->format, &pr->areas[k], &filtered,
+      &frame, &frame, pr->rects, pr->n_rects, pr->feather_x, pr->feather_y,
+      pr->owner[k]);
+}
+
 GstFlowReturn
 gst_cuda_conv2d_regions_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
     GstVideoFrame * out)
@@ -171,10 +239,8 @@ gst_cuda_conv2d_regions_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
 
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in) && status == CF_OK;
       p++) {
-    guint8 *out_data = GST_VIDEO_FRAME_PLANE_DATA (out, p);
-    gsize out_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
     PlaneRegions pr;
-    gsize pixel, bytes;
+    gsize bytes;
 
     if (!in_place)
       gst_cuda_conv2d_copy_plane (in, out, p);
@@ -182,8 +248,7 @@ gst_cuda_conv2d_regions_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
         || self->rects->len == 0)
       continue;
     plane_regions (self, &in->info, p, &pr);
-    pixel = cf_plane_format_pixel_bytes (&pr.format);
-    bytes = lay_out_crops (self, &pr, 1);
+    bytes = lay_out_crops (self, &pr, 1, in_place);
     if (bytes > self->cpu_filtered_size) {
       g_free (self->cpu_filtered);
       self->cpu_filtered = g_try_malloc (bytes);
@@ -191,32 +256,17 @@ gst_cuda_conv2d_regions_cpu (GstCudaConv2d * self, const GstVideoFrame * in,
       if (!self->cpu_filtered)
         status = CF_ERR_NO_MEMORY;
     }
-    for (gint k = 0; k < pr.n_areas && status == CF_OK; k++) {
-      const cf_rect *crop = &pr.crops[k];
-      GstCudaConv2dCpuJob job;
-
-      job.plan = area_plan (self, &pr, k);
-      job.format = pr.format;
-      job.format.width = crop->w;
-      job.format.height = crop->h;
-      job.src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
-      job.src = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (in, p)
-          + crop->y * job.src_stride + crop->x * pixel;
-      job.dst = (guint8 *) self->cpu_filtered + pr.offsets[k];
-      job.dst_stride = pr.pitches[k];
-      status = gst_cuda_conv2d_filter_plane_cpu (self, &job, -1);
-    }
-    for (gint k = 0; k < pr.n_areas && status == CF_OK; k++) {
-      /* the output holds the source where the area blends: each pixel is
-       * blended by one area */
-      cf_roi_view filtered = { (guint8 *) self->cpu_filtered + pr.offsets[k],
-        pr.pitches[k], pr.crops[k].x, pr.crops[k].y
-      };
-      cf_roi_view frame = { out_data, out_stride, 0, 0 };
-
-      status = cf_conv2d_roi_blend_cpu (&pr.format, &pr.areas[k], &filtered,
-          &frame, &frame, pr.rects, pr.n_rects, pr.feather_x, pr.feather_y,
-          pr.owner[k]);
+    if (in_place) {
+      for (gint k = 0; k < pr.n_areas && status == CF_OK; k++)
+        status = filter_area_cpu (self, in, p, &pr, k);
+      for (gint k = 0; k < pr.n_areas && status == CF_OK; k++)
+        status = blend_area_cpu (self, out, p, &pr, k);
+    } else {
+      for (gint k = 0; k < pr.n_areas && status == CF_OK; k++) {
+        status = filter_area_cpu (self, in, p, &pr, k);
+        if (status == CF_OK)
+          status = blend_area_cpu (self, out, p, &pr, k);
+      }
     }
     plane_regions_free (&pr);
   }
@@ -347,7 +397,7 @@ blend_area_cuda (GstCudaConv2d * self, const RegionJob * rj, gint k)
   gsize pixel = cf_plane_format_pixel_bytes (&pr->format);
   guint8 *out_data = GST_VIDEO_FRAME_PLANE_DATA (rj->out, rj->p);
   gsize out_stride = GST_VIDEO_FRAME_PLANE_STRIDE (rj->out, rj->p);
-  gsize area_pitch = GST_ROUND_UP_N (area->w * pixel, 256);
+  gsize area_pitch = GST_ROUND_UP_N (area->w * pixel, DEVICE_ROW_ALIGN);
   guint8 *area_data = out_data + area->y * out_stride + area->x * pixel;
   cf_roi_view filtered = { (guint8 *) self->d_filtered.ptr + pr->offsets[k],
     pr->pitches[k], pr->crops[k].x, pr->crops[k].y
@@ -379,12 +429,13 @@ prepare_regions_cuda (GstCudaConv2d * self, const RegionJob * rj)
   GstCudaFilterBase *base = GST_CUDA_FILTER_BASE (self);
   PlaneRegions *pr = rj->pr;
   gsize pixel = cf_plane_format_pixel_bytes (&pr->format);
-  gsize filtered = lay_out_crops (self, pr, 256), crop = 0, area = 0;
+  gsize filtered = lay_out_crops (self, pr, DEVICE_ROW_ALIGN,
+      rj->in == rj->out), crop = 0, area = 0;
 
   for (gint k = 0; k < pr->n_areas; k++) {
     crop = MAX (crop, pr->pitches[k] * pr->crops[k].h);
-    area = MAX (area, GST_ROUND_UP_N (pr->areas[k].w * pixel, 256)
-        * pr->areas[k].h);
+    area = MAX (area, GST_ROUND_UP_N (pr->areas[k].w * pixel,
+            DEVICE_ROW_ALIGN) * pr->areas[k].h);
   }
   if (!gst_cuda_filter_base_ensure_device_ordered (base, &self->d_filtered,
           filtered, rj->stream)
@@ -437,10 +488,20 @@ gst_cuda_conv2d_regions_cuda (GstCudaConv2d * self, const GstVideoFrame * in,
     rj.pr = &pr;
     if (pr.n_areas > 0)
       status = prepare_regions_cuda (self, &rj);
-    for (gint k = 0; k < pr.n_areas && status == CF_OK; k++)
-      status = filter_area_cuda (self, &rj, k);
-    for (gint k = 0; k < pr.n_areas && status == CF_OK; k++)
-      status = blend_area_cuda (self, &rj, k);
+    if (in_place) {
+      for (gint k = 0; k < pr.n_areas && status == CF_OK; k++)
+        status = filter_area_cuda (self, &rj, k);
+      for (gint k = 0; k < pr.n_areas && status == CF_OK; k++)
+        status = blend_area_cuda (self, &rj, k);
+    } else {
+      /* one crop at a time in d_filtered: the stream orders the next
+       * crop's filter after this area's blend */
+      for (gint k = 0; k < pr.n_areas && status == CF_OK; k++) {
+        status = filter_area_cuda (self, &rj, k);
+        if (status == CF_OK)
+          status = blend_area_cuda (self, &rj, k);
+      }
+    }
     /* a copy from pageable memory has read it when it returns */
     plane_regions_free (&pr);
   }

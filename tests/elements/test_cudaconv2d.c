@@ -1936,37 +1936,81 @@ typedef struct
  * out as the same buffer (filtered in place, no copy) with the pixels of
  * `expected`, the output of a frame that was not writable (padding aside:
  * the copy keeps the input's). */
-static void
-expect_in_place (Conv * c, const GstVideoInfo * info, GstBuffer * in,
-    GstBuffer * expected, const gchar * what)
+/* Pushes a writable copy of `in` (metas included) through `c`: the
+ * output, and whether it is the buffer pushed (filtered in place). */
+static GstBuffer *
+push_writable (Conv * c, GstBuffer * in, gboolean * same, const gchar * what)
 {
   GstBuffer *copy = gst_buffer_copy_deep (in), *out;
   gconstpointer pushed = copy;  /* compared, never used */
-  PlaneDesc planes[GST_VIDEO_MAX_PLANES];
-  GstVideoFrame a, b;
-  guint n_planes;
 
   fail_unless (gst_harness_push (c->h, copy) == GST_FLOW_OK,
       "%s: pushing a writable frame failed", what);
   out = gst_harness_try_pull (c->h);
   fail_unless (out != NULL, "%s: no output for a writable frame", what);
-  fail_unless ((gconstpointer) out == pushed, "%s: a writable frame was "
-      "copied, not filtered in place", what);
-  fail_unless (gst_video_frame_map (&a, info, out, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&b, info, expected, GST_MAP_READ));
+  *same = (gconstpointer) out == pushed;
+  return out;
+}
+
+/* The region-of-interest metas of `b`, in a string (type and rectangle
+ * each), so that two buffers' can be compared. */
+static gchar *
+describe_regions (GstBuffer * b)
+{
+  GString *s = g_string_new (NULL);
+  gpointer state = NULL;
+  GstMeta *m;
+
+  while ((m = gst_buffer_iterate_meta_filtered (b, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) m;
+    g_string_append_printf (s, "%s:%u,%u,%u,%u ",
+        g_quark_to_string (r->roi_type), r->x, r->y, r->w, r->h);
+  }
+  return g_string_free (s, FALSE);
+}
+
+/* The pixels of two frames, each in its own layout (padding aside). */
+static void
+expect_same_pixels (const GstVideoInfo * info, GstBuffer * x, GstBuffer * y,
+    const gchar * what)
+{
+  PlaneDesc planes[GST_VIDEO_MAX_PLANES];
+  GstVideoFrame a, b;
+  guint n_planes;
+
+  fail_unless (gst_video_frame_map (&a, info, x, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&b, info, y, GST_MAP_READ));
   n_planes = describe_planes (GST_VIDEO_INFO_FORMAT (info),
       GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), planes);
   for (guint p = 0; p < n_planes; p++)
-    for (gint y = 0; y < planes[p].height; y++)
+    for (gint row = 0; row < planes[p].height; row++)
       fail_unless (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&a, p)
-              + y * GST_VIDEO_FRAME_PLANE_STRIDE (&a, p),
+              + row * GST_VIDEO_FRAME_PLANE_STRIDE (&a, p),
               (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&b, p)
-              + y * GST_VIDEO_FRAME_PLANE_STRIDE (&b, p),
+              + row * GST_VIDEO_FRAME_PLANE_STRIDE (&b, p),
               (gsize) planes[p].width * planes[p].channels
-              * planes[p].bytes) == 0, "%s: in place, plane %u row %d "
-          "differs from the frame filtered into a new one", what, p, y);
+              * planes[p].bytes) == 0, "%s: plane %u row %d differs from "
+          "the frame filtered into a new one", what, p, row);
   gst_video_frame_unmap (&b);
   gst_video_frame_unmap (&a);
+}
+
+static void
+expect_in_place (Conv * c, const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * expected, const gchar * what)
+{
+  gboolean same;
+  GstBuffer *out = push_writable (c, in, &same, what);
+  gchar *got = describe_regions (out), *want = describe_regions (in);
+
+  fail_unless (same, "%s: a writable frame was copied, not filtered in "
+      "place", what);
+  fail_unless (strcmp (got, want) == 0, "%s: in place, the output's "
+      "regions are \"%s\", the input's \"%s\"", what, got, want);
+  g_free (got);
+  g_free (want);
+  expect_same_pixels (info, out, expected, what);
   gst_buffer_unref (out);
 }
 
@@ -2016,6 +2060,13 @@ check_regions (const gchar * backend, const gchar * format, gint w, gint h,
   /* a frame the test keeps (not writable): filtered into a new one */
   out = conv_push (&c, in, what);
   fail_unless (out != in, "%s: a frame held elsewhere was written", what);
+  {
+    gchar *got = describe_regions (out), *want = describe_regions (in);
+    fail_unless (strcmp (got, want) == 0, "%s: the copy's regions are "
+        "\"%s\", the input's \"%s\"", what, got, want);
+    g_free (got);
+    g_free (want);
+  }
   fail_unless (gst_buffer_memcmp (in, 0, before, info.size) == 0,
       "%s: the input frame changed", what);
   expect_in_place (&c, &info, in, out, what);
@@ -2193,6 +2244,100 @@ GST_START_TEST (test_region_sigma)
   };
 
   check_regions (backend, "RGBA", 160, 90, &s, faces, 2, full, TRUE, 1);
+}
+
+GST_END_TEST;
+
+/* In place only while the crops, held at once, fit in a frame's bytes or
+ * 16 MB: a 4K GRAY8 frame (8.3 MB) with a 301-tap box on the wrap border,
+ * where each corner's crop is the whole plane, stays in place with one
+ * corner and is copied with three (24.9 MB), filtered the same. */
+GST_START_TEST (test_regions_in_place_limit)
+{
+  const gchar *backend = backends[__i__];
+  static const Region corners[] = {
+    {"face", 2, 2, 8, 8}, {"face", 3826, 2, 8, 8}, {"face", 2, 2150, 8, 8},
+  };
+  Settings s = {.preset = "box",.size = 301,.border = "wrap",.roi = TRUE };
+  GstVideoInfo info;
+
+  video_info (&info, "GRAY8", 3840, 2160);
+  for (guint n = 1; n <= 3; n += 2) {
+    gchar *what = g_strdup_printf ("%u corners [%s]", n, backend);
+    GstBuffer *in = random_frame (&info), *shared, *out;
+    GstMapInfo a, b;
+    gboolean same;
+    Conv c;
+
+    for (guint k = 0; k < n; k++)
+      gst_buffer_add_video_region_of_interest_meta (in, corners[k].type,
+          corners[k].x, corners[k].y, corners[k].w, corners[k].h);
+    conv_start (&c, backend, &s);
+    conv_set_caps (&c, &info);
+    shared = conv_push (&c, in, what);
+    out = push_writable (&c, in, &same, what);
+    fail_unless (same == (n == 1), "%s: %s", what, same ? "filtered in "
+        "place, its crops beyond the limit" : "copied, its crops within "
+        "the limit");
+    fail_unless (gst_buffer_map (out, &a, GST_MAP_READ));
+    fail_unless (gst_buffer_map (shared, &b, GST_MAP_READ));
+    fail_unless (a.size == b.size && memcmp (a.data, b.data, a.size) == 0,
+        "%s: a writable frame filtered differently", what);
+    gst_buffer_unmap (shared, &b);
+    gst_buffer_unmap (out, &a);
+    gst_buffer_unref (out);
+    release_output (shared);
+    gst_buffer_unref (in);
+    conv_stop (&c, what);
+    g_free (what);
+  }
+}
+
+GST_END_TEST;
+
+/* A frame whose rows are padded (a video meta says so) stays in place
+ * only where downstream reads video metas; else it is copied into the
+ * caps' layout. Filtered the same either way. */
+GST_START_TEST (test_regions_padded_layout)
+{
+  const gchar *backend = backends[__i__];
+  Settings s = {.preset = "gaussian",.sigma = 2,.roi = TRUE };
+  GstVideoInfo info, padded;
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint stride[GST_VIDEO_MAX_PLANES] = { 0 };
+
+  video_info (&info, "RGBA", 64, 36);
+  padded = info;
+  stride[0] = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0) + 64;
+  padded.stride[0] = stride[0];
+  padded.size = (gsize) stride[0] * 36;
+  for (gboolean reads_metas = FALSE; reads_metas <= TRUE; reads_metas++) {
+    gchar *what = g_strdup_printf ("padded rows, downstream %s video "
+        "metas [%s]", reads_metas ? "reading" : "not reading", backend);
+    GstBuffer *in = random_frame (&padded), *shared, *out;
+    gboolean same;
+    Conv c;
+
+    gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_RGBA, 64, 36, 1, offset, stride);
+    gst_buffer_add_video_region_of_interest_meta (in, "face", 10, 8, 20, 12);
+    conv_start (&c, backend, &s);
+    if (reads_metas)
+      gst_harness_add_propose_allocation_meta (c.h, GST_VIDEO_META_API_TYPE,
+          NULL);
+    conv_set_caps (&c, &info);
+    shared = conv_push (&c, in, what);
+    out = push_writable (&c, in, &same, what);
+    fail_unless (same == reads_metas, "%s: %s", what, same ? "filtered in "
+        "place, its padded rows handed to an element that cannot read "
+        "them" : "copied, though downstream reads video metas");
+    expect_same_pixels (&info, out, shared, what);
+    gst_buffer_unref (out);
+    release_output (shared);
+    gst_buffer_unref (in);
+    conv_stop (&c, what);
+    g_free (what);
+  }
 }
 
 GST_END_TEST;
@@ -3019,6 +3164,8 @@ cudaconv2d_suite (void)
   tcase_add_loop_test (tc, test_spectral_mask_limits, 0, n);
   tcase_add_loop_test (tc, test_regions, 0, n);
   tcase_add_loop_test (tc, test_region_sigma, 0, n);
+  tcase_add_loop_test (tc, test_regions_in_place_limit, 0, n);
+  tcase_add_loop_test (tc, test_regions_padded_layout, 0, n);
   tcase_add_loop_test (tc, test_bad_region_types, 0, n);
   tcase_add_loop_test (tc, test_mask_files, 0, n);
   tcase_add_loop_test (tc, test_bad_mask_files, 0, n);

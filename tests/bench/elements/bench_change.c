@@ -97,10 +97,12 @@ on_src (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, Run * r)
   gint64 now = g_get_monotonic_time ();
   gint phase = g_atomic_int_get (&r->phase_now);
   GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
-  gint64 end = (gint64) gst_util_uint64_scale_int (GST_BUFFER_PTS (b)
-      + GST_BUFFER_DURATION (b), RATE, GST_SECOND);
+  gint64 start = (gint64) gst_util_uint64_scale_int_round (GST_BUFFER_PTS (b),
+      RATE, GST_SECOND);
 
-  if (phase == CROSSFADING && end > (gint64) g_atomic_int_get (&r->fade_end))
+  /* a buffer that starts where the new response plays alone */
+  if (phase == CROSSFADING
+      && start >= (gint64) g_atomic_int_get (&r->fade_end))
     g_atomic_int_set (&r->phase_now, phase = AFTER);
   if (r->n < MAX_BUFFERS) {
     r->us[r->n] = (gdouble) (now - r->in_time);
@@ -254,8 +256,9 @@ run_backend (const gchar * backend, const gchar * ir1, gchar ** ir10,
     gint before = g_atomic_int_get (&r->takeovers);
     gint64 give_up = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
     guint played;
-    g_atomic_int_set (&r->phase_now, PREPARING);
+    /* the count first: a buffer tagged PREPARING has its change's */
     g_atomic_int_set (&r->changes_set, c + 1);
+    g_atomic_int_set (&r->phase_now, PREPARING);
     r->asked[c] = g_get_monotonic_time ();
     g_object_set (f, "location", ir10[c % 2], NULL);
     while (g_atomic_int_get (&r->takeovers) == before
@@ -263,9 +266,11 @@ run_backend (const gchar * backend, const gchar * ir1, gchar ** ir10,
       g_usleep (1000);
     while (g_atomic_int_get (&r->phase_now) == CROSSFADING)
       g_usleep (1000);
-    /* the new response's own steady state, as long as the first's */
+    /* the new response's own steady state, as long as the first's, for
+     * the next change */
     played = r->n;
-    while (r->n < played + buffers && g_get_monotonic_time () < give_up)
+    while (c + 1 < CHANGES && r->n < played + buffers
+        && g_get_monotonic_time () < give_up)
       g_usleep (1000);
   }
   g_atomic_pointer_set (&r->buffers, GSIZE_TO_POINTER (r->pushed + 100));
