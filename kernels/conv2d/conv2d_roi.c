@@ -1,6 +1,7 @@
 /* Regions of a plane (conv2d_roi.h): the areas to filter, the crops their
  * masks read, and the CPU twin of the blend. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conv2d_roi.h"
@@ -135,7 +136,7 @@ cf_conv2d_roi_blend_cpu (const cf_plane_format * f, const cf_rect * area,
     const cf_roi_view * dst, const cf_rect * rects, int n, int fx, int fy,
     int owner)
 {
-  int u16, bytes;
+  int u16, bytes, n_near = 0, *near;
   size_t pixel;
   float top;
 
@@ -147,15 +148,45 @@ cf_conv2d_roi_blend_cpu (const cf_plane_format * f, const cf_rect * area,
   bytes = u16 ? 2 : 1;
   pixel = cf_plane_format_pixel_bytes (f);
   top = u16 ? 65535.0f : 255.0f;
+  /* the rectangles whose feather reaches the area, in their order: the
+   * others weigh 0 on all of it, and a pixel's owner is the same without
+   * them */
+  near = malloc (sizeof (int) * (n > 0 ? n : 1));
+  if (!near)
+    return CF_ERR_NO_MEMORY;
+  for (int k = 0; k < n; k++) {
+    cf_rect reach = rects[k];
+    reach.x -= fx;
+    reach.y -= fy;
+    reach.w += 2 * fx;
+    reach.h += 2 * fy;
+    if (reach.x < area->x + area->w && area->x < reach.x + reach.w
+        && reach.y < area->y + area->h && area->y < reach.y + reach.h)
+      near[n_near++] = k;
+  }
   for (int y = area->y; y < area->y + area->h; y++)
     for (int x = area->x; x < area->x + area->w; x++) {
-      float w;
-      int who = cf_roi_owner (rects, n, fx, fy, x, y, &w);
+      float w = 0.0f;
+      int who = -1;
+      for (int j = 0; j < n_near; j++) {
+        float wk = cf_roi_weight (&rects[near[j]], fx, fy, x, y);
+        if (wk > w) {
+          w = wk;
+          who = near[j];
+        }
+      }
       const uint8_t *s = at (src, pixel, x, y);
       const uint8_t *g = at (filtered, pixel, x, y);
       uint8_t *d = at (dst, pixel, x, y);
       if (owner >= 0 && who != owner)
         continue;
+      if (w == 1.0f) {
+        /* inside: the filtered value, exactly as the sum below gives it */
+        for (int c = 0; c < f->channels; c++)
+          memmove (d + c * bytes, (c == f->keep_channel ? s : g) + c * bytes,
+              bytes);
+        continue;
+      }
       for (int c = 0; c < f->channels; c++) {
         float a = load (s + c * bytes, u16), v = a;
         if (c != f->keep_channel)
@@ -164,5 +195,6 @@ cf_conv2d_roi_blend_cpu (const cf_plane_format * f, const cf_rect * area,
         store (d + c * bytes, u16, v);
       }
     }
+  free (near);
   return CF_OK;
 }
