@@ -1500,40 +1500,75 @@ long_preset (const Settings * s)
       && n > MAX_SIZE;
 }
 
+/* One random frame through settings `s`, both frames mapped for reading,
+ * for a check sample by sample; finished by finish_checked_frame(). */
+typedef struct
+{
+  GstVideoInfo info;
+  Conv c;
+  GstBuffer *in, *out;
+  GstVideoFrame vin, vout;
+  PlaneDesc planes[GST_VIDEO_MAX_PLANES];
+  guint n_planes;
+} CheckedFrame;
+
+static void
+filter_random_frame (CheckedFrame * f, const gchar * backend,
+    const gchar * format, gint w, gint h, const Settings * s,
+    const gchar * what)
+{
+  video_info (&f->info, format, w, h);
+  conv_start (&f->c, backend, s);
+  conv_set_caps (&f->c, &f->info);
+  f->in = random_frame (&f->info);
+  f->out = conv_push (&f->c, f->in, what);
+  fail_unless (gst_video_frame_map (&f->vin, &f->info, f->in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&f->vout, &f->info, f->out,
+          GST_MAP_READ));
+  f->n_planes = describe_planes (GST_VIDEO_INFO_FORMAT (&f->info), w, h,
+      f->planes);
+}
+
+/* Fails the check when `bad` of `total` samples were wrong (`first` says
+ * where), counts them, and releases the frames and the element. */
+static void
+finish_checked_frame (CheckedFrame * f, const gchar * what, guint bad,
+    guint total, const gchar * first)
+{
+  gst_video_frame_unmap (&f->vout);
+  gst_video_frame_unmap (&f->vin);
+  frames_checked++;
+  samples_checked += total;
+  fail_unless (bad == 0, "%s: %u of %u samples wrong; first at %s", what,
+      bad, total, first);
+  release_output (f->out);
+  gst_buffer_unref (f->in);
+  conv_stop (&f->c, what);
+}
+
 /* One frame through settings `s` whose mask is `f`: every filtered sample
  * within `tol` of the exact value, the others unchanged. */
 static void
 check_long_mask (const gchar * backend, const gchar * format, gint w,
     gint h, const Settings * s, const Factors * f, gdouble tol)
 {
-  GstVideoInfo info;
-  GstVideoFrame vin, vout;
-  PlaneDesc planes[GST_VIDEO_MAX_PLANES];
-  GstBuffer *in, *out;
-  Conv c;
-  guint n_planes, bad = 0, total = 0;
+  CheckedFrame cf;
+  guint bad = 0, total = 0;
   gchar first[200] = "";
   gchar *what = g_strdup_printf ("%dx%d mask [%s, %s %dx%d, %s]", f->w, f->h,
       backend, format, w, h, s->border);
 
-  video_info (&info, format, w, h);
-  conv_start (&c, backend, s);
-  conv_set_caps (&c, &info);
-  in = random_frame (&info);
-  out = conv_push (&c, in, what);
-  fail_unless (gst_video_frame_map (&vin, &info, in, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&vout, &info, out, GST_MAP_READ));
-  n_planes = describe_planes (GST_VIDEO_INFO_FORMAT (&info), w, h, planes);
-  for (guint p = 0; p < n_planes; p++) {
-    const PlaneDesc *d = &planes[p];
-    gdouble *exact = factors_reference (&vin, p, d, f);
+  filter_random_frame (&cf, backend, format, w, h, s, what);
+  for (guint p = 0; p < cf.n_planes; p++) {
+    const PlaneDesc *d = &cf.planes[p];
+    gdouble *exact = factors_reference (&cf.vin, p, d, f);
     for (gint y = 0; y < d->height; y++)
       for (gint x = 0; x < d->width; x++)
         for (gint ch = 0; ch < d->channels; ch++) {
           gboolean filtered = (p == 0 || all_planes (s)) && ch != d->keep;
-          gdouble got = get_sample (&vout, p, d, x, y, ch);
+          gdouble got = get_sample (&cf.vout, p, d, x, y, ch);
           gdouble want = filtered ? exact[((gsize) y * d->width + x)
-              * d->channels + ch] : get_sample (&vin, p, d, x, y, ch);
+              * d->channels + ch] : get_sample (&cf.vin, p, d, x, y, ch);
           if (fabs (got - want) > (filtered ? tol : 0.0) && !bad++)
             g_snprintf (first, sizeof (first), "plane %u, x %d, y %d, "
                 "channel %d: got %g, exact %.4f", p, x, y, ch, got, want);
@@ -1541,15 +1576,7 @@ check_long_mask (const gchar * backend, const gchar * format, gint w,
         }
     g_free (exact);
   }
-  gst_video_frame_unmap (&vout);
-  gst_video_frame_unmap (&vin);
-  frames_checked++;
-  samples_checked += total;
-  fail_unless (bad == 0, "%s: %u of %u samples wrong; first at %s", what,
-      bad, total, first);
-  release_output (out);
-  gst_buffer_unref (in);
-  conv_stop (&c, what);
+  finish_checked_frame (&cf, what, bad, total, first);
   g_free (what);
 }
 
@@ -1759,35 +1786,24 @@ static void
 check_general_mask (const gchar * backend, const gchar * format, gint w,
     gint h, const Settings * s, const General * g, guint samples)
 {
-  GstVideoInfo info;
-  GstVideoFrame vin, vout;
-  PlaneDesc planes[GST_VIDEO_MAX_PLANES];
-  GstBuffer *in, *out;
-  Conv c;
-  guint n_planes, bad = 0, total = 0;
+  CheckedFrame cf;
+  guint bad = 0, total = 0;
   gchar first[200] = "";
   gchar *what = g_strdup_printf ("%dx%d mask [%s, %s %dx%d, %s]", g->w, g->h,
       backend, format, w, h, s->border);
 
-  video_info (&info, format, w, h);
-  conv_start (&c, backend, s);
-  conv_set_caps (&c, &info);
-  in = random_frame (&info);
-  out = conv_push (&c, in, what);
-  fail_unless (gst_video_frame_map (&vin, &info, in, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&vout, &info, out, GST_MAP_READ));
-  n_planes = describe_planes (GST_VIDEO_INFO_FORMAT (&info), w, h, planes);
-  for (guint p = 0; p < n_planes; p++) {
-    const PlaneDesc *d = &planes[p];
+  filter_random_frame (&cf, backend, format, w, h, s, what);
+  for (guint p = 0; p < cf.n_planes; p++) {
+    const PlaneDesc *d = &cf.planes[p];
     gdouble top = d->bytes == 2 ? 65535.0 : 255.0;
     for (guint k = 0; k < samples; k++) {
       gint x = g_rand_int_range (rng, 0, d->width);
       gint y = g_rand_int_range (rng, 0, d->height);
       for (gint ch = 0; ch < d->channels; ch++) {
         gboolean filtered = (p == 0 || all_planes (s)) && ch != d->keep;
-        gdouble got = get_sample (&vout, p, d, x, y, ch), want = 0.0;
+        gdouble got = get_sample (&cf.vout, p, d, x, y, ch), want = 0.0;
         if (!filtered) {
-          want = get_sample (&vin, p, d, x, y, ch);
+          want = get_sample (&cf.vin, p, d, x, y, ch);
         } else {
           for (gint j = 0; j < g->h; j++) {
             gint sy = ref_border_source (y + j - g->h / 2, d->height,
@@ -1797,7 +1813,7 @@ check_general_mask (const gchar * backend, const gchar * format, gint w,
                   g->border);
               if (sx >= 0)
                 want += g->taps[j * g->w + i]
-                    * get_sample (&vin, p, d, sx, sy, ch);
+                    * get_sample (&cf.vin, p, d, sx, sy, ch);
             }
           }
           want = CLAMP (want / g->divisor + g->offset, 0.0, top);
@@ -1809,15 +1825,7 @@ check_general_mask (const gchar * backend, const gchar * format, gint w,
       }
     }
   }
-  gst_video_frame_unmap (&vout);
-  gst_video_frame_unmap (&vin);
-  frames_checked++;
-  samples_checked += total;
-  fail_unless (bad == 0, "%s: %u of %u samples wrong; first at %s", what,
-      bad, total, first);
-  release_output (out);
-  gst_buffer_unref (in);
-  conv_stop (&c, what);
+  finish_checked_frame (&cf, what, bad, total, first);
   g_free (what);
 }
 
