@@ -218,7 +218,8 @@ conv2d_property (GstElement * e, GRand * r)
 
   switch (pick (r, 13)) {
     case 12:
-      /* regions: frames here carry no metas, so roi=true copies them */
+      /* regions: each frame carries two rectangles (make_buffer), filtered
+       * in place */
       switch (pick (r, 5)) {
         case 0:
           g_object_set (e, "roi", (gboolean) pick (r, 2), NULL);
@@ -418,6 +419,15 @@ make_buffer (GstCaps * caps, GRand * r, gint frames, GstClockTime * dur)
     for (gsize k = 0; k < map.size; k++)
       map.data[k] = (guint8) g_rand_int (r);
     gst_buffer_unmap (buf, &map);
+    /* a detector's rectangles, for cudaconv2d's roi: anywhere, some
+     * reaching past the frame */
+    for (gint k = 0; k < 2; k++) {
+      gint w = GST_VIDEO_INFO_WIDTH (&info), h = GST_VIDEO_INFO_HEIGHT (&info);
+      gst_buffer_add_video_region_of_interest_meta (buf, k ? "plate" : "face",
+          g_rand_int_range (r, 0, w), g_rand_int_range (r, 0, h),
+          g_rand_int_range (r, 1, w / 2 + 2), g_rand_int_range (r, 1,
+              h / 2 + 2));
+    }
     *dur = GST_SECOND / 30;
   }
   return buf;
